@@ -1,0 +1,62 @@
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import { AppError } from './common/errors/app-error.js';
+import { toAppError } from './common/validation/validation.pipe.js';
+import { loadConfig } from './config/config.js';
+import { createDataSource } from './database/data-source.js';
+import { ensureDatabase, runMigrations } from './database/preflight.js';
+import { CreateOrganizationBody } from './modules/tenancy/dto/bootstrap.dto.js';
+import { TenancyService } from './modules/tenancy/tenancy.service.js';
+import { runProcess } from './process.js';
+
+const USAGE = `usage:
+  npm run cli -- migrate
+  npm run cli -- bootstrap --org NAME --app NAME [--multi-org] [--time-zone ZONE]`;
+
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+async function migrate(): Promise<void> {
+  const config = loadConfig(process.env);
+  await ensureDatabase(config.databaseUrl);
+  print({ status: 'ok', applied: await runMigrations(config.databaseUrl) });
+}
+
+/** The same organization bootstrap as POST /admin/v1/organizations, printing the same JSON. */
+async function bootstrap(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { org: { type: 'string' }, app: { type: 'string' }, 'multi-org': { type: 'boolean' }, 'time-zone': { type: 'string' } },
+  });
+  const body = plainToInstance(CreateOrganizationBody, {
+    organization: { name: values.org, multi_org_enabled: values['multi-org'] ?? false, time_zone: values['time-zone'] ?? 'UTC' },
+    application: { name: values.app },
+  });
+  const errors = await validate(body);
+  if (errors.length) throw toAppError(errors);
+  const config = loadConfig(process.env);
+  const dataSource = createDataSource(config.databaseUrl);
+  await dataSource.initialize();
+  try {
+    print(await new TenancyService(dataSource).createOrganization(body));
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+const [command, ...rest] = process.argv.slice(2);
+await runProcess('cli', async () => {
+  try {
+    if (command === 'migrate') return await migrate();
+    if (command === 'bootstrap') return await bootstrap(rest);
+    process.stderr.write(`${USAGE}\n`);
+    process.exitCode = 2;
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    print({ status: 'error', errors: { code: error.code, message: error.message, details: error.details } });
+    process.exitCode = 1;
+  }
+});

@@ -1,0 +1,31 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { AppConfig } from '../../config/config.js';
+import { LOGGER, Logger } from '../logging/logger.js';
+import { requestContext } from './request-id.middleware.js';
+
+/** Everything main.ts and the e2e tests must set up the same way on the HTTP application. */
+export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+  const logger = app.get<Logger>(LOGGER);
+  app.use(requestContext(logger));
+  app.useBodyParser('json', { limit: config.bodyLimit });
+  app.disable('x-powered-by');
+  app.set('query parser', 'extended');
+  app.enableShutdownHooks();
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Campaign engine')
+      .setDescription(
+        'Customer events evaluated in real time against live loyalty campaigns. Every /priv route takes the api key in ' +
+          'the path and HTTP Basic credentials api_key:api_secret. Errors share one envelope: ' +
+          '{"status":"error","errors":{"code","message","details"}}.',
+      )
+      .setVersion('1')
+      .addBasicAuth({ type: 'http', scheme: 'basic', description: 'username = api_key, password = api_secret' }, 'api_key')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' }, 'admin')
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+}

@@ -1,0 +1,59 @@
+import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
+import { AppError, ErrorDetail } from '../errors/app-error.js';
+
+function flatten(errors: ValidationError[], parent = ''): Array<ErrorDetail & { constraint: string }> {
+  const out: Array<ErrorDetail & { constraint: string }> = [];
+  for (const error of errors) {
+    const field = parent ? `${parent}.${error.property}` : error.property;
+    for (const [constraint, message] of Object.entries(error.constraints ?? {})) {
+      out.push({ field, constraint, message: message.replace(new RegExp(`^${error.property}\\b ?`), '') || message });
+    }
+    if (error.children?.length) out.push(...flatten(error.children, field));
+  }
+  return out;
+}
+
+/**
+ * Validates request DTOs and answers with the contract's codes: unknown members → argument_error (never dropped),
+ * a required member absent → missing_data, anything else → validation. Every offending field is listed in details.
+ */
+export function toAppError(errors: ValidationError[]): AppError {
+  const all = flatten(errors);
+  const pick = (constraint: string) => all.filter((e) => e.constraint === constraint);
+  const unknown = pick('whitelistValidation');
+  if (unknown.length) {
+    const details = unknown.map((e) => ({ field: e.field, message: 'is not a known attribute' }));
+    return new AppError('argument_error', `unknown attributes: ${details.map((d) => d.field).join(', ')}`, details);
+  }
+  const missing = pick('isDefined');
+  if (missing.length) {
+    const details = missing.map((e) => ({ field: e.field, message: 'is required' }));
+    return new AppError('missing_data', `missing ${details.map((d) => d.field).join(', ')}`, details);
+  }
+  const details = all.map(({ field, message }) => ({ field, message }));
+  return new AppError('validation', details.map((d) => `${d.field} ${d.message}`).join('; '), details);
+}
+
+function pipe(forbidUnknown: boolean): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: forbidUnknown,
+    transform: true,
+    validationError: { target: false, value: false },
+    exceptionFactory: toAppError,
+  });
+}
+
+/**
+ * Bodies reject unknown members; query strings ignore unknown parameters (proxies and clients add their own, such as
+ * cache busters), while the known ones are still validated.
+ */
+@Injectable()
+export class AppValidationPipe implements PipeTransform {
+  private readonly strict = pipe(true);
+  private readonly lenient = pipe(false);
+
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    return (metadata.type === 'query' ? this.lenient : this.strict).transform(value, metadata);
+  }
+}

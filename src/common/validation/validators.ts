@@ -1,0 +1,66 @@
+import { registerDecorator, ValidationArguments, ValidationOptions, IsDefined } from 'class-validator';
+
+/** An IANA time zone name that this runtime knows, like America/New_York. */
+export function isTimeZone(value: unknown): boolean {
+  if (typeof value !== 'string' || value.length === 0) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function IsTimeZone(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isTimeZone',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: '$property must be a known IANA time zone such as America/New_York', ...options },
+      validator: { validate: (value: unknown) => isTimeZone(value) },
+    });
+}
+
+const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z| ?[+-]\d{2}:?\d{2})?$/;
+
+/** Flat values: boolean, string (datetimes are strings), integer, decimal. No objects, arrays or null. */
+export function flatObjectProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be an object';
+  for (const [key, item] of Object.entries(value)) {
+    if (key.length === 0 || key.length > 100) return `has a key of invalid length`;
+    const type = typeof item;
+    if (type === 'string' || type === 'boolean') continue;
+    if (type === 'number' && Number.isFinite(item)) continue;
+    return `member "${key}" must be a boolean, string, integer, decimal or datetime (nested objects, arrays and null are not supported)`;
+  }
+  return null;
+}
+
+export function IsFlatObject(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isFlatObject',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: {
+        message: (args: ValidationArguments) => `${args.property} ${flatObjectProblem(args.value) ?? 'is invalid'}`,
+        ...options,
+      },
+      validator: { validate: (value: unknown) => flatObjectProblem(value) === null },
+    });
+}
+
+export function isIsoDatetime(value: unknown): boolean {
+  return typeof value === 'string' && ISO_DATETIME.test(value) && !Number.isNaN(Date.parse(normalizeOffset(value)));
+}
+
+/** `2026-01-05 10:00:00 +0200` → `2026-01-05T10:00:00+02:00`, which Date.parse reads everywhere. */
+export function normalizeOffset(value: string): string {
+  return value.replace(' ', 'T').replace(/ ?([+-]\d{2}):?(\d{2})$/, '$1:$2');
+}
+
+/** A required member: absent (or null) is `missing_data`, unlike a present but invalid value (`validation`). */
+export function Required(options?: ValidationOptions): PropertyDecorator {
+  return IsDefined({ message: '$property is required', ...options });
+}

@@ -1,0 +1,107 @@
+/** Configuration read from the environment once, validated, and typed. Nothing else reads process.env. */
+export interface AppConfig {
+  databaseUrl: string;
+  redisUrl: string;
+  port: number;
+  adminToken: string | null;
+  queuePrefix: string;
+  rateLimitPerMinute: number;
+  bodyLimit: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  webhookAllowPrivateNetworks: boolean;
+  storageDir: string;
+  apiKeyCacheSeconds: number;
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+type Env = Record<string, string | undefined>;
+
+function url(env: Env, name: string, fallback: string, protocols: string[]): string {
+  const value = env[name] ?? fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  }
+  return value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, values: readonly T[]): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function bodyLimit(env: Env): string {
+  const raw = env.BODY_LIMIT ?? '1mb';
+  if (!/^\d+(b|kb|mb)$/i.test(raw)) throw new ConfigError(`BODY_LIMIT must look like 512kb or 1mb, got "${raw}"`);
+  return raw.toLowerCase();
+}
+
+function adminToken(env: Env): string | null {
+  const raw = env.ADMIN_TOKEN;
+  if (raw === undefined || raw === '') return null;
+  if (raw.length < 16) throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
+  return raw;
+}
+
+function queuePrefix(env: Env): string {
+  const raw = env.QUEUE_PREFIX ?? 'ce';
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(raw)) throw new ConfigError('QUEUE_PREFIX may hold only letters, digits, _ . and -');
+  return raw;
+}
+
+export function loadConfig(env: Env): AppConfig {
+  return {
+    databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/campaign_engine', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    adminToken: adminToken(env),
+    queuePrefix: queuePrefix(env),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1, 10_000_000),
+    bodyLimit: bodyLimit(env),
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
+    webhookAllowPrivateNetworks: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    storageDir: env.STORAGE_DIR || './storage',
+    apiKeyCacheSeconds: integer(env, 'API_KEY_CACHE_SECONDS', 30, 0, 3600),
+  };
+}
+
+/** A URL with its password replaced, safe for logs and error lines. */
+export function redactUrl(value: string): string {
+  try {
+    const parsed = new URL(value);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '<invalid url>';
+  }
+}

@@ -1,0 +1,20 @@
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { migrations } from '../../migrations/index.js';
+import { entities } from './entities/index.js';
+
+/** The one description of the database connection, used by the app, the CLI and the test setup. */
+export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: databaseUrl,
+    entities,
+    migrations,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    extra: { max: 20, connectionTimeoutMillis: 5000 },
+  };
+}
+
+export function createDataSource(databaseUrl: string): DataSource {
+  return new DataSource(dataSourceOptions(databaseUrl));
+}

@@ -1,0 +1,47 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { bigintAsNumber, type FlatObject } from './column-types.js';
+
+@Entity('customers')
+export class Customer {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column('integer', { name: 'organization_id' })
+  organizationId: number;
+
+  @Column('text', { name: 'external_id' })
+  externalId: string;
+
+  @Column('text', { name: 'time_zone' })
+  timeZone: string;
+
+  @Column('integer', { name: 'division_id' })
+  divisionId: number;
+
+  @Column('text', { array: true })
+  tags: string[];
+
+  @Column('jsonb')
+  attributes: FlatObject;
+
+  @Column('bigint', { name: 'available_points', transformer: bigintAsNumber })
+  availablePoints: number;
+
+  @Column('bigint', { name: 'lifetime_points', transformer: bigintAsNumber })
+  lifetimePoints: number;
+
+  @Column('integer', { name: 'tier_id', nullable: true })
+  tierId: number | null;
+
+  @Column('integer', { name: 'qualified_campaign_ids', array: true })
+  qualifiedCampaignIds: number[];
+
+  @Column('integer', { name: 'completed_campaign_ids', array: true })
+  completedCampaignIds: number[];
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

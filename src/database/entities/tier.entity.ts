@@ -1,0 +1,25 @@
+import { Column, CreateDateColumn, DeleteDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+@Entity('tiers')
+export class Tier {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column('integer', { name: 'organization_id' })
+  organizationId: number;
+
+  @Column('text')
+  name: string;
+
+  @Column('integer', { name: 'min_points' })
+  minPoints: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+
+  @DeleteDateColumn({ name: 'deleted_at', type: 'timestamptz' })
+  deletedAt: Date | null;
+}

@@ -1,0 +1,80 @@
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { redactUrl } from '../config/config.js';
+import { createDataSource } from './data-source.js';
+
+/** A dependency that is missing or unreachable; its message is the one line the process prints before exiting. */
+export class DependencyError extends Error {}
+
+function reason(error: unknown): string {
+  const e = error as { code?: string; message?: string };
+  return e.code ?? e.message ?? String(error);
+}
+
+/** Creates the database named in the URL when it does not exist yet (first run on a fresh machine). */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  const target = new URL(databaseUrl);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  if (!name) throw new DependencyError(`DATABASE_URL names no database: ${redactUrl(databaseUrl)}`);
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new DependencyError(`PostgreSQL unreachable at ${redactUrl(admin.toString())} (${reason(error)})`);
+  }
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+  } catch (error) {
+    throw new DependencyError(`PostgreSQL database "${name}" could not be created (${reason(error)})`);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function runMigrations(databaseUrl: string): Promise<string[]> {
+  const dataSource = createDataSource(databaseUrl);
+  try {
+    await dataSource.initialize();
+  } catch (error) {
+    throw new DependencyError(`PostgreSQL unreachable at ${redactUrl(databaseUrl)} (${reason(error)})`);
+  }
+  try {
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((m) => m.name);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+export async function checkPostgres(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    const pending = await client
+      .query(`SELECT count(*)::int AS n FROM migrations`)
+      .then((r) => r.rows[0].n as number)
+      .catch(() => 0);
+    if (pending === 0) throw new DependencyError(`PostgreSQL at ${redactUrl(databaseUrl)} has no schema: run npm run migration:run`);
+  } catch (error) {
+    if (error instanceof DependencyError) throw error;
+    throw new DependencyError(`PostgreSQL unreachable at ${redactUrl(databaseUrl)} (${reason(error)})`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export async function checkRedis(redisUrl: string): Promise<void> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    throw new DependencyError(`Redis unreachable at ${redactUrl(redisUrl)} (${reason(error)})`);
+  } finally {
+    redis.disconnect();
+  }
+}

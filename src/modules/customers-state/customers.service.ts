@@ -1,0 +1,121 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
+import { AppError } from '../../common/errors/app-error.js';
+import { pageWindow, PageQuery } from '../../common/http/pagination.dto.js';
+import type { Tenant } from '../../common/http/request-context.js';
+import { Customer, Division, EventRecord, Tier } from '../../database/entities/index.js';
+import type { CreateUserInput, TimelineResponse, UpdateUserInput, UserView } from './dto/user.dto.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** How a route names a customer: by the service's id or by the organization's external id. */
+export type CustomerRef = { userId: string } | { externalId: string };
+
+/** The customer profile interface: create, read, update, and the timeline of a customer's events. */
+@Injectable()
+export class CustomersService {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async create(tenant: Tenant, input: CreateUserInput): Promise<UserView> {
+    const divisionId = input.division_id ?? tenant.rootDivisionId;
+    await this.assertDivision(tenant, divisionId);
+    const customer = this.db.manager.create(Customer, {
+      organizationId: tenant.organizationId,
+      externalId: input.external_id,
+      timeZone: input.time_zone ?? tenant.timeZone,
+      divisionId,
+      tags: unique(input.tags ?? []),
+      attributes: input.attributes ?? {},
+    });
+    await this.db.manager.insert(Customer, customer).catch(duplicateExternalId);
+    return this.get(tenant, { userId: customer.id });
+  }
+
+  async get(tenant: Tenant, ref: CustomerRef): Promise<UserView> {
+    return this.view(await this.find(tenant, ref));
+  }
+
+  async update(tenant: Tenant, ref: CustomerRef, input: UpdateUserInput): Promise<UserView> {
+    const customer = await this.find(tenant, ref);
+    if (input.division_id !== undefined) await this.assertDivision(tenant, input.division_id);
+    // Only the profile columns the body names: points and tier are written by event processing, never here.
+    const patch: Partial<Customer> = {};
+    if (input.external_id !== undefined) patch.externalId = input.external_id;
+    if (input.time_zone !== undefined) patch.timeZone = input.time_zone;
+    if (input.division_id !== undefined) patch.divisionId = input.division_id;
+    if (input.tags !== undefined) patch.tags = unique(input.tags);
+    if (input.attributes !== undefined) patch.attributes = input.attributes;
+    if (Object.keys(patch).length > 0) {
+      await this.db.manager.update(Customer, { id: customer.id, organizationId: tenant.organizationId }, patch).catch(duplicateExternalId);
+    }
+    return this.get(tenant, { userId: customer.id });
+  }
+
+  async timeline(tenant: Tenant, ref: CustomerRef, query: PageQuery): Promise<TimelineResponse> {
+    const customer = await this.find(tenant, ref);
+    const [events, total] = await this.db.manager.findAndCount(EventRecord, {
+      where: { customerId: customer.id, organizationId: tenant.organizationId },
+      order: { occurredAt: 'DESC', id: 'DESC' },
+      ...pageWindow(query),
+    });
+    return {
+      status: 'ok',
+      events: events.map((e) => ({
+        id: e.id,
+        name: e.name,
+        occurred_at: e.occurredAt.toISOString(),
+        division_id: e.divisionId,
+        status: e.status,
+        reason: e.reason,
+        points_earned: e.pointsEarned,
+        source: e.source,
+        transaction_id: e.transactionId,
+      })),
+      page: query.page,
+      limit: query.limit,
+      total,
+    };
+  }
+
+  async find(tenant: Tenant, ref: CustomerRef): Promise<Customer> {
+    if ('userId' in ref && !UUID.test(ref.userId)) throw AppError.notFound('user');
+    const where = 'userId' in ref ? { id: ref.userId } : { externalId: ref.externalId };
+    const customer = await this.db.manager.findOneBy(Customer, { ...where, organizationId: tenant.organizationId });
+    if (!customer) throw AppError.notFound('user');
+    return customer;
+  }
+
+  private async assertDivision(tenant: Tenant, divisionId: number): Promise<void> {
+    const found = await this.db.manager.existsBy(Division, { id: divisionId, organizationId: tenant.organizationId });
+    if (!found) throw AppError.validation('user.division_id', 'is not a division of this organization');
+  }
+
+  private async view(customer: Customer): Promise<UserView> {
+    const tier = customer.tierId ? await this.db.manager.findOne(Tier, { where: { id: customer.tierId }, withDeleted: true }) : null;
+    return {
+      id: customer.id,
+      external_id: customer.externalId,
+      time_zone: customer.timeZone,
+      division_id: customer.divisionId,
+      tags: customer.tags,
+      attributes: customer.attributes,
+      available_points: customer.availablePoints,
+      lifetime_points: customer.lifetimePoints,
+      tier: tier?.name ?? null,
+      created_at: customer.createdAt.toISOString(),
+      updated_at: customer.updatedAt.toISOString(),
+    };
+  }
+}
+
+function unique(tags: string[]): string[] {
+  return [...new Set(tags)];
+}
+
+function duplicateExternalId(error: unknown): never {
+  if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505') {
+    throw AppError.validation('user.external_id', 'is already used by another customer of this organization');
+  }
+  throw error;
+}

@@ -1,0 +1,118 @@
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
+import { timingSafeEqual } from 'node:crypto';
+import { APP_CONFIG } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/config.js';
+import type { Tenant } from '../../common/http/request-context.js';
+import { createRedis, REDIS } from '../../redis/redis.module.js';
+import { sha256, verifySecret } from './secrets.js';
+import { LOGGER, type Logger } from '../../common/logging/logger.js';
+
+interface CachedKey {
+  tenant: Tenant;
+  secretDigest: Buffer;
+  expiresAt: number;
+}
+
+interface KeyRow {
+  id: number;
+  key: string;
+  secret_hash: string;
+  active: boolean;
+  organization_id: number;
+  application_id: number;
+  multi_org_enabled: boolean;
+  time_zone: string;
+  root_division_id: number;
+}
+
+/**
+ * Verifies an api key and its secret. A verified pair is kept in memory for API_KEY_CACHE_SECONDS so the hot path
+ * hashes once, not per request; deactivating a key drops it here and, through Redis pub/sub, in every process.
+ */
+@Injectable()
+export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
+  private readonly cache = new Map<string, CachedKey>();
+  private subscriber: Redis | null = null;
+  private readonly channel: string;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.channel = `${config.queuePrefix}:api-key-invalidated`;
+  }
+
+  onModuleInit(): void {
+    const subscriber = createRedis(this.config.redisUrl);
+    subscriber.on('error', () => undefined);
+    subscriber.on('message', (_channel: string, key: string) => this.cache.delete(key));
+    subscriber.on('ready', () => {
+      // Anything may have changed while the subscription was down.
+      this.cache.clear();
+      subscriber.subscribe(this.channel).catch((error: Error) => this.logger.warn({ err: error.message }, 'api key invalidation subscribe failed'));
+    });
+    this.subscriber = subscriber;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.subscriber?.disconnect();
+  }
+
+  /** The tenant for a valid, active key and matching secret; null for every other case. */
+  async verify(key: string, secret: string): Promise<Tenant | null> {
+    const digest = sha256(secret);
+    const cached = this.cache.get(key);
+    if (cached && cached.expiresAt > Date.now()) {
+      return timingSafeEqual(cached.secretDigest, digest) ? cached.tenant : null;
+    }
+    const row = await this.findKey(key);
+    if (!row || !row.active || !(await verifySecret(secret, row.secret_hash))) return null;
+    const tenant: Tenant = {
+      organizationId: row.organization_id,
+      applicationId: row.application_id,
+      apiKeyId: row.id,
+      apiKey: row.key,
+      multiOrgEnabled: row.multi_org_enabled,
+      timeZone: row.time_zone,
+      rootDivisionId: row.root_division_id,
+    };
+    if (this.config.apiKeyCacheSeconds > 0) {
+      this.cache.set(key, { tenant, secretDigest: digest, expiresAt: Date.now() + this.config.apiKeyCacheSeconds * 1000 });
+    }
+    return tenant;
+  }
+
+  /** Deactivates a key; false when no such key exists. */
+  async deactivate(key: string): Promise<boolean> {
+    const result = await this.db.query(`UPDATE api_keys SET active = false, deactivated_at = now() WHERE key = $1 RETURNING id`, [key]);
+    const rows = result[0] as unknown[];
+    this.invalidate(key);
+    return rows.length > 0;
+  }
+
+  /** Drops a key from every process's cache (also call it after changing organization settings the tenant holds). */
+  invalidate(key: string): void {
+    this.cache.delete(key);
+    this.redis.publish(this.channel, key).catch((error: Error) => {
+      this.logger.warn({ err: error.message }, 'api key invalidation not published; other processes expire it by TTL');
+    });
+  }
+
+  private async findKey(key: string): Promise<KeyRow | undefined> {
+    const rows: KeyRow[] = await this.db.query(
+      `SELECT k.id, k.key, k.secret_hash, k.active, k.organization_id, k.application_id,
+              o.multi_org_enabled, o.time_zone, d.id AS root_division_id
+         FROM api_keys k
+         JOIN organizations o ON o.id = k.organization_id
+         JOIN divisions d ON d.organization_id = o.id AND d.parent_id IS NULL
+        WHERE k.key = $1`,
+      [key],
+    );
+    return rows[0];
+  }
+}

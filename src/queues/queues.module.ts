@@ -1,0 +1,25 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Global, Module } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.js';
+import { QueueName } from './queue-names.js';
+
+/**
+ * BullMQ connection and queue registration, shared by the API (producer only) and the worker (which adds processors).
+ * QUEUE_PREFIX keeps runs, tests and tenants of one Redis apart.
+ */
+@Global()
+@Module({
+  imports: [
+    BullModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        connection: { url: config.redisUrl, maxRetriesPerRequest: null },
+        prefix: config.queuePrefix,
+      }),
+    }),
+    BullModule.registerQueue({ name: QueueName.Events }),
+  ],
+  exports: [BullModule],
+})
+export class QueuesModule {}
