@@ -1,13 +1,21 @@
-const swc = ['@swc/jest', { swcrc: true }];
+/** Jest on native ES modules (node --experimental-vm-modules), TypeScript compiled by SWC. See docs/decisions. */
 const common = {
   extensionsToTreatAsEsm: ['.ts'],
-  transform: { '^.+\\.ts$': swc },
+  transform: { '^.+\\.ts$': ['@swc/jest', { swcrc: true }] },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testEnvironment: 'node',
 };
+
 export default {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.js',
+      globalTeardown: '<rootDir>/test/support/global-teardown.js',
+      testTimeout: 30000,
+    },
   ],
 };

@@ -1,0 +1,23 @@
+import type { INestApplication } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Test } from '@nestjs/testing';
+import { AppModule } from '../../src/app.module.js';
+import { configureApp } from '../../src/common/http/configure-app.js';
+import { APP_CONFIG } from '../../src/config/config.module.js';
+import { AppConfig, loadConfig } from '../../src/config/config.js';
+
+/**
+ * The real API application (same modules, filter, pipes, body parser and Swagger as main.ts) on this run's database
+ * and Redis prefix, served in-process for supertest. `config` overrides single settings for one spec.
+ */
+export async function createTestApp(config: Partial<AppConfig> = {}): Promise<INestApplication> {
+  const merged = { ...loadConfig(process.env), ...config };
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+    .overrideProvider(APP_CONFIG)
+    .useValue(merged)
+    .compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: false });
+  configureApp(app, merged);
+  await app.init();
+  return app;
+}

@@ -1,0 +1,27 @@
+// Plain JavaScript: Jest loads global setup outside its module transform. It uses the built service (`npm test`
+// builds first), so the migrations applied here are the ones `npm start` applies, through the same CLI.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Once per `jest` run: a fresh database with every migration applied, and a Redis key prefix of its own. The values
+ * reach the test workers through the environment, where the service's config reads them as usual.
+ */
+export default async function globalSetup() {
+  if (!existsSync('dist/src/cli.js')) throw new Error('dist/ is missing: run `npm run build` (npm test does) before jest');
+  const runId = `ce_test_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const base = new URL(process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  base.pathname = `/${runId}`;
+  const env = { ...process.env, DATABASE_URL: base.toString() };
+  const migrate = spawnSync(process.execPath, ['dist/src/cli.js', 'migrate'], { env, encoding: 'utf8' });
+  if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.stderr || migrate.stdout}`);
+  Object.assign(process.env, {
+    TEST_RUN_ID: runId,
+    DATABASE_URL: base.toString(),
+    QUEUE_PREFIX: runId,
+    ADMIN_TOKEN: 'test-admin-token-0123456789',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  });
+}

@@ -1,0 +1,23 @@
+import pg from 'pg';
+import { Redis } from 'ioredis';
+
+/** Drops the run's database and deletes the run's Redis keys. */
+export default async function globalTeardown() {
+  const runId = process.env.TEST_RUN_ID;
+  if (!runId || !process.env.DATABASE_URL) return;
+  const admin = new URL(process.env.DATABASE_URL);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS "${runId}" WITH (FORCE)`);
+  await client.end();
+
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${runId}:*`, 'COUNT', 1000);
+    if (keys.length) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  await redis.quit();
+}
