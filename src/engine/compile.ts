@@ -1,0 +1,155 @@
+import { compileCriteria, Predicate } from './criteria.js';
+import type {
+  BehaviorRule,
+  CampaignRule,
+  CreativeRule,
+  CustomerSnapshot,
+  EventInstance,
+  GoalRule,
+  OfferRule,
+  RuleSet,
+  TierRule,
+} from './types.js';
+
+export interface CompiledGoal {
+  rule: GoalRule;
+  key: string;
+  groupIndex: number;
+  behavior: CompiledBehavior;
+  matches: Predicate<EventInstance>;
+}
+
+export interface CompiledBehavior {
+  rule: BehaviorRule;
+  campaign: CompiledCampaign;
+  goals: CompiledGoal[];
+  /** Per group: how many completed goals it needs at least (max of goal_count and its required goals). */
+  groupNeeds: number[];
+  /** Creatives this behavior's completion triggers: triggered delivery plus ad_unit outcomes. */
+  creatives: CompiledCreative[];
+}
+
+export interface CompiledCampaign {
+  rule: CampaignRule;
+  targets: Predicate<TargetingSubject>;
+  behaviors: CompiledBehavior[];
+}
+
+export interface CompiledCreative {
+  rule: CreativeRule;
+  targets: Predicate<TargetingSubject>;
+}
+
+export interface TargetingSubject {
+  customer: CustomerSnapshot;
+  tierName: string | null;
+}
+
+/** Rules compiled once per change: predicates built, and an index from event name to the goals listening to it. */
+export interface CompiledRules {
+  campaigns: Map<number, CompiledCampaign>;
+  behaviors: Map<number, CompiledBehavior>;
+  listeners: Map<string, CompiledGoal[]>;
+  offers: Map<number, OfferRule>;
+  /** Ascending by min_points (then id): the order tiers rank in. */
+  tiers: TierRule[];
+  divisionAncestors: Record<number, number[]>;
+}
+
+function readInstance(instance: EventInstance, field: string): unknown {
+  if (field === 'count') return instance.count;
+  if (field.startsWith('context.')) return instance.context[field.slice('context.'.length)];
+  if (field in instance.attributes) return instance.attributes[field];
+  let value: unknown = instance.attributes;
+  for (const part of field.split('.')) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+function readCustomer({ customer, tierName }: TargetingSubject, field: string): unknown {
+  switch (field) {
+    case 'user.tags':
+      return customer.tags;
+    case 'user.tier':
+      return tierName;
+    case 'user.division_id':
+      return customer.divisionId;
+    case 'user.lifetime_points':
+      return customer.lifetimePoints;
+    case 'user.available_points':
+      return customer.availablePoints;
+    default:
+      return field.startsWith('user.attributes.') ? customer.attributes[field.slice('user.attributes.'.length)] : undefined;
+  }
+}
+
+function groupNeeds(behavior: BehaviorRule): number[] {
+  return behavior.groups.map((g) => Math.max(Math.min(g.goalCount, g.goals.length), g.goals.filter((goal) => goal.required).length));
+}
+
+export function compileRules(rules: RuleSet): CompiledRules {
+  const compiled: CompiledRules = {
+    campaigns: new Map(),
+    behaviors: new Map(),
+    listeners: new Map(),
+    offers: new Map(rules.offers.map((o) => [o.id, o])),
+    tiers: [...rules.tiers].sort((a, b) => a.minPoints - b.minPoints || a.id - b.id),
+    divisionAncestors: rules.divisionAncestors,
+  };
+  const creatives = new Map(rules.creatives.map((c) => [c.id, { rule: c, targets: compileCriteria(c.targeting, readCustomer) }]));
+
+  for (const campaignRule of rules.campaigns) {
+    const campaign: CompiledCampaign = { rule: campaignRule, targets: compileCriteria(campaignRule.targeting, readCustomer), behaviors: [] };
+    compiled.campaigns.set(campaignRule.id, campaign);
+    for (const behaviorRule of campaignRule.behaviors) {
+      const behavior: CompiledBehavior = { rule: behaviorRule, campaign, goals: [], groupNeeds: groupNeeds(behaviorRule), creatives: [] };
+      const creativeIds = new Set(rules.creatives.filter((c) => c.behaviorId === behaviorRule.id).map((c) => c.id));
+      for (const outcome of behaviorRule.outcomes) if (outcome.type === 'ad_unit') creativeIds.add(outcome.creativeId);
+      for (const id of creativeIds) {
+        const creative = creatives.get(id);
+        if (creative && creative.rule.campaignId === campaignRule.id) behavior.creatives.push(creative);
+      }
+      behaviorRule.groups.forEach((group, groupIndex) => {
+        for (const goalRule of group.goals) {
+          const goal: CompiledGoal = { rule: goalRule, key: String(goalRule.id), groupIndex, behavior, matches: compileCriteria(goalRule.criteria, readInstance) };
+          behavior.goals.push(goal);
+          const list = compiled.listeners.get(goalRule.eventName) ?? [];
+          list.push(goal);
+          compiled.listeners.set(goalRule.eventName, list);
+        }
+      });
+      campaign.behaviors.push(behavior);
+      compiled.behaviors.set(behaviorRule.id, behavior);
+    }
+  }
+  return compiled;
+}
+
+export const MAX_EVENT_DEPTH = 5;
+
+/**
+ * The behaviors whose progress an evaluation of these event names may read or write: every behavior of a campaign
+ * with a listening goal (campaign caps and completion look at all of them), followed through event outcomes.
+ */
+export function behaviorsInvolved(rules: CompiledRules, eventNames: string[]): number[] {
+  const involved = new Set<number>();
+  let names = new Set(eventNames);
+  const seenNames = new Set<string>();
+  for (let depth = 0; depth <= MAX_EVENT_DEPTH && names.size > 0; depth += 1) {
+    const next = new Set<string>();
+    for (const name of names) {
+      if (seenNames.has(name)) continue;
+      seenNames.add(name);
+      for (const goal of rules.listeners.get(name) ?? []) {
+        for (const behavior of goal.behavior.campaign.behaviors) {
+          involved.add(behavior.rule.id);
+          for (const outcome of behavior.rule.outcomes) if (outcome.type === 'event') next.add(outcome.name);
+        }
+      }
+    }
+    names = next;
+  }
+  return [...involved].sort((a, b) => a - b);
+}

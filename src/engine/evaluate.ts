@@ -1,0 +1,373 @@
+import { capReached, pruneCompletions, windowIndex } from './caps.js';
+import { campaignState, campaignSeesEvent, StateContext, tierName } from './campaign-state.js';
+import { CompiledBehavior, CompiledCampaign, CompiledGoal, CompiledRules, MAX_EVENT_DEPTH } from './compile.js';
+import type { BehaviorExplanation, CampaignExplanation, CampaignState, EventExplanation } from './explanation.js';
+import { applyToGoal } from './goals.js';
+import { cloneProgress, emptyBehaviorProgress, groupStatus, hasCycleProgress, resetCycle } from './progress.js';
+import { iso } from './time.js';
+import type { BehaviorProgress, CustomerSnapshot, EventInstance, ProgressMap } from './types.js';
+
+export interface EvaluateInput {
+  rules: CompiledRules;
+  customer: CustomerSnapshot;
+  /** Progress of the behaviors involved (see behaviorsInvolved); a missing entry means no progress yet. */
+  progress: ProgressMap;
+  events: EventInstance[];
+  now: number;
+  multiOrgEnabled: boolean;
+  /** Only this campaign's rules run (a V1 path naming a campaign). */
+  campaignId?: number | null;
+  /** Body `qualify: true`: opt-in campaigns qualify the customer first. */
+  qualify?: boolean;
+}
+
+export type CreditReason = 'behavior' | 'goal' | 'offer' | 'outcome';
+
+export interface PointsCredit {
+  amount: number;
+  reason: CreditReason;
+  campaignId: number;
+  behaviorId: number;
+  goalId?: number;
+  offerId?: number;
+  at: number;
+}
+
+export interface NotificationDraft {
+  creativeId: number;
+  campaignId: number;
+  behaviorId: number;
+  behaviorName: string;
+  type: string;
+  data: { action_type: string; url: string | null; message: string | null; payload: Record<string, unknown> | null };
+}
+
+export interface BehaviorDelta {
+  currentCount: number;
+  achieved: number;
+}
+
+export interface GoalDelta {
+  currentCount: number;
+  pivots: string[];
+}
+
+export interface EvaluationResult {
+  /** `qualified` if any campaign qualified, else the first failure among campaigns that listened (contract §8). */
+  state: CampaignState;
+  campaignStates: Record<number, CampaignState>;
+  customer: CustomerSnapshot;
+  /** Only the behaviors whose progress changed. */
+  progress: ProgressMap;
+  behaviorDeltas: Record<number, BehaviorDelta>;
+  goalDeltas: Record<number, GoalDelta>;
+  credits: PointsCredit[];
+  tagsAdded: string[];
+  tierChange: { fromTierId: number | null; toTierId: number; toTierName: string } | null;
+  offersIssued: Array<{ offerId: number; campaignId: number; behaviorId: number; at: number }>;
+  notifications: NotificationDraft[];
+  completions: Array<{ campaignId: number; behaviorId: number; achieved: number; at: number }>;
+  qualifiedCampaignIds: number[];
+  completedCampaignIds: number[];
+  explanation: EventExplanation[];
+}
+
+/**
+ * Evaluates event instances for one customer against compiled campaign rules (contract §7). Pure: the same input
+ * always gives the same result, and nothing outside the result is changed.
+ */
+export function evaluate(input: EvaluateInput): EvaluationResult {
+  return new Evaluation(input).run();
+}
+
+class Evaluation {
+  private readonly customer: CustomerSnapshot;
+  private readonly progress: ProgressMap;
+  private readonly changed = new Set<number>();
+  private readonly ctx: StateContext;
+  private readonly result: EvaluationResult;
+  private readonly firstFailure: { state: CampaignState | null } = { state: null };
+  private anyQualified = false;
+
+  constructor(private readonly input: EvaluateInput) {
+    const c = input.customer;
+    this.customer = {
+      ...c,
+      tags: [...c.tags],
+      qualifiedCampaignIds: [...c.qualifiedCampaignIds],
+      completedCampaignIds: [...c.completedCampaignIds],
+    };
+    this.progress = { ...input.progress };
+    this.ctx = {
+      rules: input.rules,
+      customer: this.customer,
+      progress: this.progress,
+      now: input.now,
+      multiOrgEnabled: input.multiOrgEnabled,
+      qualify: input.qualify ?? false,
+    };
+    this.result = {
+      state: 'events_not_qualified',
+      campaignStates: {},
+      customer: this.customer,
+      progress: {},
+      behaviorDeltas: {},
+      goalDeltas: {},
+      credits: [],
+      tagsAdded: [],
+      tierChange: null,
+      offersIssued: [],
+      notifications: [],
+      completions: [],
+      qualifiedCampaignIds: [],
+      completedCampaignIds: [],
+      explanation: [],
+    };
+  }
+
+  run(): EvaluationResult {
+    for (const instance of this.input.events) this.process(instance, 0);
+    this.result.state = this.anyQualified ? 'qualified' : (this.firstFailure.state ?? 'events_not_qualified');
+    for (const id of this.changed) this.result.progress[id] = this.progress[id];
+    return this.result;
+  }
+
+  private process(instance: EventInstance, depth: number): void {
+    const entry: EventExplanation = { event: instance.name, occurred_at: iso(instance.occurredAt), depth, detail: '', campaigns: [] };
+    this.result.explanation.push(entry);
+    const byCampaign = this.listenersByCampaign(instance.name);
+    const scoped = this.input.campaignId ?? null;
+    if (scoped !== null && !byCampaign.has(scoped)) {
+      const campaign = this.input.rules.campaigns.get(scoped);
+      if (campaign) byCampaign.set(scoped, new Map());
+    }
+    if (byCampaign.size === 0) entry.detail = 'no live campaign has a goal listening to this event name';
+
+    for (const [campaignId, behaviors] of byCampaign) {
+      const campaign = this.input.rules.campaigns.get(campaignId)!;
+      if (campaign.rule.status !== 'live' || !campaignSeesEvent(this.ctx, campaign, instance)) continue;
+      entry.campaigns.push(this.processCampaign(campaign, behaviors, instance, depth));
+    }
+    if (entry.campaigns.length === 0 && byCampaign.size > 0) entry.detail = "no listening campaign is live in the event's division";
+  }
+
+  /** Campaign id → behavior → its goals listening to the name, in rule order; only the scoped campaign when scoped. */
+  private listenersByCampaign(name: string): Map<number, Map<CompiledBehavior, CompiledGoal[]>> {
+    const out = new Map<number, Map<CompiledBehavior, CompiledGoal[]>>();
+    const scoped = this.input.campaignId ?? null;
+    for (const goal of this.input.rules.listeners.get(name) ?? []) {
+      const campaignId = goal.behavior.campaign.rule.id;
+      if (scoped !== null && campaignId !== scoped) continue;
+      const behaviors = out.get(campaignId) ?? new Map<CompiledBehavior, CompiledGoal[]>();
+      behaviors.set(goal.behavior, [...(behaviors.get(goal.behavior) ?? []), goal]);
+      out.set(campaignId, behaviors);
+    }
+    return out;
+  }
+
+  private processCampaign(
+    campaign: CompiledCampaign,
+    behaviors: Map<CompiledBehavior, CompiledGoal[]>,
+    instance: EventInstance,
+    depth: number,
+  ): CampaignExplanation {
+    const check = campaignState(this.ctx, campaign, instance);
+    const id = campaign.rule.id;
+    const explanation: CampaignExplanation = { campaign_id: id, campaign_name: campaign.rule.name, state: check.state, detail: check.detail, behaviors: [] };
+    if (depth === 0) this.recordState(id, check.state);
+    if (check.qualifiedNow) {
+      this.customer.qualifiedCampaignIds.push(id);
+      this.result.qualifiedCampaignIds.push(id);
+    }
+    if (check.state !== 'qualified' && check.state !== 'reached_frequency_period_cap' && check.state !== 'reached_frequency_cap') {
+      return explanation;
+    }
+    for (const [behavior, goals] of behaviors) explanation.behaviors.push(this.processBehavior(behavior, goals, instance, depth));
+    return explanation;
+  }
+
+  private recordState(campaignId: number, state: CampaignState): void {
+    const previous = this.result.campaignStates[campaignId];
+    if (previous === undefined || (previous !== 'qualified' && state === 'qualified')) this.result.campaignStates[campaignId] = state;
+    if (state === 'qualified') this.anyQualified = true;
+    else this.firstFailure.state ??= state;
+  }
+
+  private writable(behavior: CompiledBehavior): BehaviorProgress {
+    const id = behavior.rule.id;
+    if (!this.changed.has(id)) {
+      this.progress[id] = this.progress[id] ? cloneProgress(this.progress[id]) : emptyBehaviorProgress();
+      this.changed.add(id);
+    }
+    return this.progress[id];
+  }
+
+  private processBehavior(behavior: CompiledBehavior, goals: CompiledGoal[], instance: EventInstance, depth: number): BehaviorExplanation {
+    const rule = behavior.rule;
+    const explanation: BehaviorExplanation = { behavior_id: rule.id, behavior_name: rule.name, verdict: 'no_progress', detail: '', goals: [] };
+    const tz = this.customer.timeZone;
+    const current = this.progress[rule.id] ?? emptyBehaviorProgress();
+    const cap = capReached(behavior, current, instance.occurredAt, tz);
+    if (cap) {
+      explanation.verdict = 'cap_reached';
+      explanation.detail =
+        cap.kind === 'total'
+          ? `reached its total cap of ${cap.limit} completion(s); takes no more progress`
+          : `reached its ${cap.kind} cap of ${cap.limit} completion(s); takes progress again from ${iso(cap.until!)}`;
+      return explanation;
+    }
+
+    const p = this.writable(behavior);
+    const notes: string[] = [];
+    if (rule.useSamePeriod) {
+      const window = windowIndex(behavior, instance.occurredAt);
+      if (window !== null && p.window !== null && p.window !== window && hasCycleProgress(p)) {
+        resetCycle(p);
+        notes.push('progress from an earlier period was dropped (use_same_period)');
+      }
+      if (window !== null && (p.window === null || !hasCycleProgress(p))) p.window = window;
+    }
+
+    const achievedBefore = p.achieved;
+    const completedBefore = groupStatus(behavior, p).completedPerGroup.reduce((a, b) => a + b, 0);
+    let progressed = false;
+    for (const goal of goals) {
+      const step = applyToGoal(goal, p, instance, tz);
+      explanation.goals.push(step.explanation);
+      if (step.countChange !== 0 || step.newPivot !== null || step.explanation.verdict === 'streak_restarted') {
+        progressed = true;
+        this.goalDelta(goal, step.countChange, step.newPivot);
+      }
+    }
+    const completedAfter = groupStatus(behavior, p).completedPerGroup.reduce((a, b) => a + b, 0);
+    this.behaviorDelta(rule.id, completedAfter - completedBefore, 0);
+
+    if (groupStatus(behavior, p).complete) {
+      explanation.verdict = 'completed';
+      notes.push(`behavior completed (achieved ${achievedBefore} → ${achievedBefore + 1}); goal progress reset for the next cycle`);
+      this.complete(behavior, p, instance, depth, notes);
+    } else if (progressed) {
+      explanation.verdict = 'progressed';
+      notes.push(`${completedAfter} goal(s) complete in this cycle`);
+    } else {
+      notes.push('no goal progressed');
+    }
+    explanation.detail = notes.join('; ');
+    return explanation;
+  }
+
+  private goalDelta(goal: CompiledGoal, countChange: number, pivot: string | null): void {
+    const d = (this.result.goalDeltas[goal.rule.id] ??= { currentCount: 0, pivots: [] });
+    d.currentCount += countChange;
+    if (pivot !== null) d.pivots.push(pivot);
+  }
+
+  private behaviorDelta(behaviorId: number, currentCount: number, achieved: number): void {
+    const d = (this.result.behaviorDeltas[behaviorId] ??= { currentCount: 0, achieved: 0 });
+    d.currentCount += currentCount;
+    d.achieved += achieved;
+  }
+
+  private complete(behavior: CompiledBehavior, p: BehaviorProgress, instance: EventInstance, depth: number, notes: string[]): void {
+    const rule = behavior.rule;
+    const campaignId = behavior.campaign.rule.id;
+    const at = instance.occurredAt;
+    const completedGoals = behavior.goals.filter((g) => p.goals[g.key]?.completed);
+    p.achieved += 1;
+    p.completions.push(at);
+    pruneCompletions(behavior, p);
+    this.result.completions.push({ campaignId, behaviorId: rule.id, achieved: p.achieved, at });
+    // The completed goals leave the cycle: current_count goes back by what they added.
+    this.behaviorDelta(rule.id, -completedGoals.length, 1);
+
+    const credit = (amount: number, reason: PointsCredit['reason'], extra: Partial<PointsCredit> = {}) => {
+      if (!(amount > 0)) return;
+      this.result.credits.push({ amount, reason, campaignId, behaviorId: rule.id, at, ...extra });
+      this.customer.availablePoints += amount;
+      this.customer.lifetimePoints += amount;
+    };
+    credit(rule.points, 'behavior');
+    for (const goal of completedGoals) credit(goal.rule.points, 'goal', { goalId: goal.rule.id });
+
+    for (const tag of rule.tags) {
+      if (!this.customer.tags.includes(tag)) {
+        this.customer.tags.push(tag);
+        this.result.tagsAdded.push(tag);
+      }
+    }
+    const raised: EventInstance[] = [];
+    for (const outcome of rule.outcomes) {
+      if (outcome.type === 'offer') {
+        this.result.offersIssued.push({ offerId: outcome.offerId, campaignId, behaviorId: rule.id, at });
+        credit(this.input.rules.offers.get(outcome.offerId)?.points ?? 0, 'offer', { offerId: outcome.offerId });
+      } else if (outcome.type === 'points') {
+        credit(outcome.points, 'outcome');
+      } else if (outcome.type === 'tier') {
+        const tier = this.input.rules.tiers.find((t) => t.name === outcome.tierName);
+        if (tier) this.liftTier(tier.id);
+      } else if (outcome.type === 'event') {
+        raised.push({ name: outcome.name, count: outcome.by, attributes: {}, context: instance.context, occurredAt: at, day: instance.day });
+      }
+    }
+    this.recomputeTier();
+    this.notify(behavior);
+    resetCycle(p);
+    this.checkCampaignCompleted(behavior.campaign);
+
+    for (const event of raised) {
+      if (depth + 1 > MAX_EVENT_DEPTH) {
+        notes.push(`event outcome "${event.name}" not raised: outcome events nest at most ${MAX_EVENT_DEPTH} deep`);
+        continue;
+      }
+      notes.push(`raised event "${event.name}" (depth ${depth + 1})`);
+      this.process(event, depth + 1);
+    }
+  }
+
+  private notify(behavior: CompiledBehavior): void {
+    const subject = { customer: this.customer, tierName: tierName(this.input.rules, this.customer.tierId) };
+    for (const creative of behavior.creatives) {
+      const c = creative.rule;
+      if (behavior.campaign.rule.status !== 'live' || !c.statuses.every((s) => s === 'live') || creative.targets(subject)) continue;
+      this.result.notifications.push({
+        creativeId: c.id,
+        campaignId: c.campaignId,
+        behaviorId: behavior.rule.id,
+        behaviorName: behavior.rule.name,
+        type: c.adType,
+        data: { action_type: c.actionType, url: c.url, message: c.message, payload: c.payload },
+      });
+    }
+  }
+
+  private rank(tierId: number | null): number {
+    return tierId === null ? -1 : this.input.rules.tiers.findIndex((t) => t.id === tierId);
+  }
+
+  /** Moves the customer up to this tier if it ranks higher; never down. */
+  private liftTier(tierId: number): void {
+    if (this.rank(tierId) <= this.rank(this.customer.tierId)) return;
+    const from = this.result.tierChange?.fromTierId ?? this.customer.tierId;
+    this.customer.tierId = tierId;
+    const tier = this.input.rules.tiers[this.rank(tierId)];
+    this.result.tierChange = { fromTierId: from, toTierId: tierId, toTierName: tier.name };
+  }
+
+  private recomputeTier(): void {
+    const earned = this.input.rules.tiers.filter((t) => t.minPoints <= this.customer.lifetimePoints).at(-1);
+    if (earned) this.liftTier(earned.id);
+  }
+
+  private checkCampaignCompleted(campaign: CompiledCampaign): void {
+    const id = campaign.rule.id;
+    if (this.customer.completedCampaignIds.includes(id) || campaign.behaviors.length === 0) return;
+    const done = campaign.behaviors.every((b) => {
+      const max = b.rule.maxTimesAchievable;
+      return max !== null && (this.progress[b.rule.id]?.achieved ?? 0) >= max;
+    });
+    if (done) {
+      this.customer.completedCampaignIds.push(id);
+      this.result.completedCampaignIds.push(id);
+    }
+  }
+}

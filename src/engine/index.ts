@@ -1,0 +1,13 @@
+export * from './types.js';
+export { compileRules, behaviorsInvolved, MAX_EVENT_DEPTH } from './compile.js';
+export type { CompiledRules, CompiledBehavior, CompiledCampaign } from './compile.js';
+export { CRITERION_OPS } from './criteria.js';
+export { evaluate } from './evaluate.js';
+export type { EvaluateInput, EvaluationResult, PointsCredit, NotificationDraft, BehaviorDelta, GoalDelta } from './evaluate.js';
+export { campaignState } from './campaign-state.js';
+export type { CampaignState, EventExplanation } from './explanation.js';
+export { instancesFromV1, instanceFromV2 } from './instances.js';
+export { behaviorView } from './view.js';
+export type { BehaviorView, GoalView, GroupView } from './view.js';
+export { emptyBehaviorProgress } from './progress.js';
+export { localDay, isDay } from './time.js';

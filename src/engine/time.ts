@@ -1,0 +1,99 @@
+/**
+ * Calendar arithmetic in a customer's time zone, from epoch milliseconds. Uses only Intl and Date's pure functions:
+ * the engine never reads the clock.
+ */
+
+const DAY_MS = 86_400_000;
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+interface LocalParts {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+export function localParts(ms: number, timeZone: string): LocalParts {
+  const parts: Record<string, number> = {};
+  for (const p of formatter(timeZone).formatToParts(ms)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/** The customer-local calendar date, `YYYY-MM-DD`. */
+export function localDay(ms: number, timeZone: string): string {
+  const p = localParts(ms, timeZone);
+  return `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}`;
+}
+
+/** Days since 1970-01-01 of a `YYYY-MM-DD` date: differences between two are calendar days, whatever DST does. */
+export function dayNumber(day: string): number {
+  const [y, m, d] = day.split('-').map(Number);
+  return Date.UTC(y, m - 1, d) / DAY_MS;
+}
+
+export function isDay(value: unknown): value is string {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const [y, m, d] = value.split('-').map(Number);
+  const back = new Date(Date.UTC(y, m - 1, d));
+  return back.getUTCFullYear() === y && back.getUTCMonth() === m - 1 && back.getUTCDate() === d;
+}
+
+/** Offset of the zone from UTC at that instant, in milliseconds (positive east of Greenwich). */
+function offsetAt(ms: number, timeZone: string): number {
+  const p = localParts(ms, timeZone);
+  const asUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+  return asUtc - Math.floor(ms / 1000) * 1000;
+}
+
+/** The instant a local calendar date starts in the zone (its first existing minute, if midnight is skipped). */
+export function startOfLocalDay(year: number, month: number, day: number, timeZone: string): number {
+  const guess = Date.UTC(year, month - 1, day);
+  let result = guess - offsetAt(guess, timeZone);
+  const second = guess - offsetAt(result, timeZone);
+  if (second !== result) result = Math.min(result, second);
+  return result;
+}
+
+export function monthKey(ms: number, timeZone: string): string {
+  const p = localParts(ms, timeZone);
+  return `${pad(p.year, 4)}-${pad(p.month)}`;
+}
+
+export function yearKey(ms: number, timeZone: string): string {
+  return pad(localParts(ms, timeZone).year, 4);
+}
+
+export function startOfNextLocalMonth(ms: number, timeZone: string): number {
+  const p = localParts(ms, timeZone);
+  return p.month === 12 ? startOfLocalDay(p.year + 1, 1, 1, timeZone) : startOfLocalDay(p.year, p.month + 1, 1, timeZone);
+}
+
+export function startOfNextLocalYear(ms: number, timeZone: string): number {
+  return startOfLocalDay(localParts(ms, timeZone).year + 1, 1, 1, timeZone);
+}
+
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,163 @@
+/**
+ * The engine's vocabulary: rules as the management API stores them, the customer and their progress as the
+ * database holds them, event instances as requests carry them. Plain data only; times are epoch milliseconds.
+ */
+
+export type FlatValue = string | number | boolean;
+
+export type CriterionOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'nin' | 'exists' | 'contains';
+
+export interface Criterion {
+  field: string;
+  op: CriterionOp;
+  value?: unknown;
+}
+
+export type Status = 'draft' | 'inreview' | 'live' | 'paused' | 'completed';
+
+export interface GoalRule {
+  id: number;
+  name: string;
+  /** The event name the goal listens to: `internal_event_name`, else its name. */
+  eventName: string;
+  type: 'count' | 'unique';
+  uniqueAttribute: string | null;
+  /** Count (or distinct values, or days in a row) that completes the goal; at least 1. */
+  eventCount: number;
+  points: number;
+  required: boolean;
+  criteria: Criterion[];
+  /** Throttle: T seconds and K instances per T (K defaults to 1). Null T: no throttle. */
+  minTimeBetweenEvents: number | null;
+  minTimeBetweenEventsCount: number;
+  consecutive: boolean;
+}
+
+export interface GroupRule {
+  /** Goals that must be complete for the group (default: all its goals). */
+  goalCount: number;
+  goals: GoalRule[];
+}
+
+export type OutcomeRule =
+  | { type: 'offer'; offerId: number }
+  | { type: 'ad_unit'; creativeId: number }
+  | { type: 'points'; points: number }
+  | { type: 'event'; name: string; by: number }
+  | { type: 'tier'; tierName: string };
+
+export interface BehaviorRule {
+  id: number;
+  campaignId: number;
+  name: string;
+  tags: string[];
+  points: number;
+  /** Seconds; windows counted from the campaign's start, for the per-period cap and use_same_period. */
+  period: number | null;
+  maxTimesAchievable: number | null;
+  maxTimesAchievablePerPeriod: number | null;
+  maxTimesAchievablePerMonth: number | null;
+  maxTimesAchievablePerYear: number | null;
+  useSamePeriod: boolean;
+  groups: GroupRule[];
+  outcomes: OutcomeRule[];
+}
+
+export interface CampaignRule {
+  id: number;
+  name: string;
+  permalink: string;
+  status: Status;
+  startsAt: number;
+  endsAt: number;
+  divisionId: number | null;
+  optInRequired: boolean;
+  prerequisiteCampaignIds: number[];
+  targeting: Criterion[];
+  behaviors: BehaviorRule[];
+}
+
+export interface OfferRule {
+  id: number;
+  name: string;
+  points: number;
+}
+
+export interface TierRule {
+  id: number;
+  name: string;
+  minPoints: number;
+}
+
+/** A creative tied to a behavior (triggered delivery, or named by an ad_unit outcome). */
+export interface CreativeRule {
+  id: number;
+  campaignId: number;
+  /** The behavior whose completion triggers it (triggered delivery); null when only an ad_unit outcome names it. */
+  behaviorId: number | null;
+  adType: string;
+  actionType: string;
+  url: string | null;
+  message: string | null;
+  payload: Record<string, unknown> | null;
+  /** Statuses of the creative, its group, its line item; all must be live (the campaign's is checked too). */
+  statuses: Status[];
+  /** The creative group's targeting, evaluated on the customer. */
+  targeting: Criterion[];
+}
+
+export interface RuleSet {
+  campaigns: CampaignRule[];
+  offers: OfferRule[];
+  tiers: TierRule[];
+  creatives: CreativeRule[];
+  /** Division id → ids from the root down to it (itself included). */
+  divisionAncestors: Record<number, number[]>;
+}
+
+export interface CustomerSnapshot {
+  id: string;
+  timeZone: string;
+  divisionId: number;
+  tags: string[];
+  attributes: Record<string, FlatValue>;
+  availablePoints: number;
+  lifetimePoints: number;
+  tierId: number | null;
+  qualifiedCampaignIds: number[];
+  completedCampaignIds: number[];
+}
+
+/** One event instance (contract §7). */
+export interface EventInstance {
+  name: string;
+  count: number;
+  attributes: Record<string, unknown>;
+  context: Record<string, FlatValue>;
+  occurredAt: number;
+  /** `occurred_on` (YYYY-MM-DD) when the request gave one; else the customer-local date of occurredAt. */
+  day: string | null;
+}
+
+export interface GoalProgress {
+  /** Toward eventCount: summed counts, distinct pivots, or days in a row. */
+  count: number;
+  completed: boolean;
+  /** unique: pivot values seen this cycle. */
+  pivots: string[];
+  /** consecutive: the last customer-local day counted. */
+  lastDay: string | null;
+  /** Throttle: times of the latest counted instances (at most K), kept across cycles. */
+  countedAt: number[];
+}
+
+export interface BehaviorProgress {
+  achieved: number;
+  /** Completion times; kept for as long as a periodic cap can look back at them. */
+  completions: number[];
+  /** use_same_period: the period window the current cycle's progress belongs to. */
+  window: number | null;
+  goals: Record<string, GoalProgress>;
+}
+
+export type ProgressMap = Record<number, BehaviorProgress>;
