@@ -157,6 +157,19 @@ describe('loadConfig', () => {
       expect(error.message).toContain(name);
     });
 
+    // Number('  ') is 0: a blank PORT must not silently become "any free port".
+    it.each([' ', '\t'])('PORT=%j is refused or read as the default, never as port 0', (raw) => {
+      let port: number;
+      try {
+        port = loadConfig({ PORT: raw }).port;
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        expect((error as ConfigError).message).toContain('PORT');
+        return;
+      }
+      expect(port).toBe(3000);
+    });
+
     it('does not echo a database password in the error', () => {
       const error = configError({ DATABASE_URL: 'mysql://user:hunter2-secret@db/ce' });
       expect(error.message).not.toContain('hunter2-secret');

@@ -20,7 +20,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 type Env = Record<string, string | undefined>;
 
 function url(env: Env, name: string, fallback: string, protocols: string[]): string {
-  const value = env[name] ?? fallback;
+  const value = env[name] || fallback;
   let parsed: URL;
   try {
     parsed = new URL(value);
@@ -36,7 +36,7 @@ function url(env: Env, name: string, fallback: string, protocols: string[]): str
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
+  const value = /^-?\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
@@ -61,7 +61,7 @@ function oneOf<T extends string>(env: Env, name: string, fallback: T, values: re
 }
 
 function bodyLimit(env: Env): string {
-  const raw = env.BODY_LIMIT ?? '1mb';
+  const raw = env.BODY_LIMIT || '1mb';
   if (!/^\d+(b|kb|mb)$/i.test(raw)) throw new ConfigError(`BODY_LIMIT must look like 512kb or 1mb, got "${raw}"`);
   return raw.toLowerCase();
 }
@@ -74,7 +74,7 @@ function adminToken(env: Env): string | null {
 }
 
 function queuePrefix(env: Env): string {
-  const raw = env.QUEUE_PREFIX ?? 'ce';
+  const raw = env.QUEUE_PREFIX || 'ce';
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(raw)) throw new ConfigError('QUEUE_PREFIX may hold only letters, digits, _ . and -');
   return raw;
 }

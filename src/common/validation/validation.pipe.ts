@@ -30,7 +30,9 @@ export function toAppError(errors: ValidationError[]): AppError {
     const details = missing.map((e) => ({ field: e.field, message: 'is required' }));
     return new AppError('missing_data', `missing ${details.map((d) => d.field).join(', ')}`, details);
   }
-  const details = all.map(({ field, message }) => ({ field, message }));
+  // One entry per field: its first failed constraint says what is wrong.
+  const details: ErrorDetail[] = [];
+  for (const { field, message } of all) if (!details.some((d) => d.field === field)) details.push({ field, message });
   return new AppError('validation', details.map((d) => `${d.field} ${d.message}`).join('; '), details);
 }
 

@@ -52,7 +52,11 @@ export function IsFlatObject(options?: ValidationOptions): PropertyDecorator {
 }
 
 export function isIsoDatetime(value: unknown): boolean {
-  return typeof value === 'string' && ISO_DATETIME.test(value) && !Number.isNaN(Date.parse(normalizeOffset(value)));
+  if (typeof value !== 'string' || !ISO_DATETIME.test(value) || Number.isNaN(Date.parse(normalizeOffset(value)))) return false;
+  // Date.parse rolls 2026-02-30 over to March 2: the calendar date must exist as written.
+  const [y, m, d] = value.slice(0, 10).split('-').map(Number);
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
 /** `2026-01-05 10:00:00 +0200` → `2026-01-05T10:00:00+02:00`, which Date.parse reads everywhere. */

@@ -1,7 +1,8 @@
-import { Body, Controller, Delete, HttpCode, Param, ParseIntPipe, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppError } from '../../common/errors/app-error.js';
 import { ApiErrors } from '../../common/http/api-errors.decorator.js';
+import { IdPipe } from '../../common/http/id.pipe.js';
 import { AdminGuard } from './admin.guard.js';
 import { ApiKeyService } from './api-key.service.js';
 import { BootstrapResponse, CreateApplicationBody, CreateOrganizationBody, CredentialsResponse, StatusOk } from './dto/bootstrap.dto.js';
@@ -30,7 +31,7 @@ export class AdminController {
   @ApiCreatedResponse({ type: CredentialsResponse })
   @ApiErrors('unauthorized', 'missing_data', 'argument_error', 'validation', 'not_found')
   createApplication(
-    @Param('id', new ParseIntPipe({ exceptionFactory: () => AppError.notFound('organization') })) id: number,
+    @Param('id', new IdPipe('organization')) id: number,
     @Body() body: CreateApplicationBody,
   ): Promise<CredentialsResponse> {
     return this.tenancy.createApplication(id, body.application.name);

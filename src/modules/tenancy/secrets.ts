@@ -24,8 +24,13 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
-  const actual = await scryptAsync(secret, Buffer.from(salt, 'base64url'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
-  return timingSafeEqual(actual, expected);
+  if (expected.length < 16) return false;
+  try {
+    const actual = await scryptAsync(secret, Buffer.from(salt, 'base64url'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
+    return timingSafeEqual(actual, expected);
+  } catch {
+    return false; // unusable cost parameters: no secret can match
+  }
 }
 
 /** Compares two strings in time that does not depend on where they differ. */

@@ -1,0 +1,334 @@
+import 'reflect-metadata';
+import type { ArgumentMetadata } from '@nestjs/common';
+import { Type } from 'class-transformer';
+import { IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, Min, ValidateNested, ValidationError } from 'class-validator';
+import { AppError } from '../errors/app-error.js';
+import { AppValidationPipe, toAppError } from './validation.pipe.js';
+import { IsTimeZone, Required } from './validators.js';
+
+class ProfileInput {
+  @Required()
+  @IsString()
+  @Length(1, 50)
+  external_id: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  division_id?: number;
+
+  @IsOptional()
+  @IsTimeZone()
+  time_zone?: string;
+}
+
+class ItemInput {
+  @Required()
+  @IsString()
+  name: string;
+
+  @IsOptional()
+  @IsInt()
+  quantity?: number;
+}
+
+class ProfileBody {
+  @Required()
+  @ValidateNested()
+  @Type(() => ProfileInput)
+  user: ProfileInput;
+
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ItemInput)
+  items?: ItemInput[];
+
+  @IsOptional()
+  @IsBoolean()
+  notify?: boolean;
+}
+
+class ListQuery {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit: number = 10;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  page: number = 1;
+
+  @IsOptional()
+  @IsIn(['asc', 'desc'])
+  order?: 'asc' | 'desc';
+}
+
+const pipe = new AppValidationPipe();
+const body: ArgumentMetadata = { type: 'body', metatype: ProfileBody, data: '' };
+const query: ArgumentMetadata = { type: 'query', metatype: ListQuery, data: '' };
+
+/** The AppError the pipe rejects with; fails the test when the value passes or something else is thrown. */
+async function rejection(value: unknown, metadata: ArgumentMetadata = body): Promise<AppError> {
+  let result: unknown;
+  try {
+    result = await pipe.transform(value, metadata);
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    return error as AppError;
+  }
+  throw new Error(`the pipe accepted ${JSON.stringify(value)} as ${JSON.stringify(result)}`);
+}
+
+/** The distinct fields named in details (duplicates are checked separately, in the "one detail per field" cases). */
+const fields = (error: AppError) => [...new Set((error.details ?? []).map((d) => d.field))].sort();
+
+describe('AppValidationPipe on bodies', () => {
+  it('passes a valid body through as an instance of the DTO', async () => {
+    const result = await pipe.transform(
+      { user: { external_id: 'c-1', division_id: 7, time_zone: 'America/New_York' }, items: [{ name: 'a', quantity: 2 }], notify: true },
+      body,
+    );
+    expect(result).toBeInstanceOf(ProfileBody);
+    const typed = result as ProfileBody;
+    expect(typed.user).toBeInstanceOf(ProfileInput);
+    expect(typed.user).toEqual({ external_id: 'c-1', division_id: 7, time_zone: 'America/New_York' });
+    expect(typed.items?.[0]).toBeInstanceOf(ItemInput);
+    expect(typed.notify).toBe(true);
+  });
+
+  describe('unknown members → argument_error', () => {
+    it('at the top level, naming the field', async () => {
+      const error = await rejection({ user: { external_id: 'c-1' }, foo: 1 });
+      expect(error.code).toBe('argument_error');
+      expect(error.status).toBe(400);
+      expect(fields(error)).toEqual(['foo']);
+      expect(error.message).toContain('foo');
+    });
+
+    it('inside a nested object, with the dotted path', async () => {
+      const error = await rejection({ user: { external_id: 'c-1', foo: 'x' } });
+      expect(error.code).toBe('argument_error');
+      expect(fields(error)).toEqual(['user.foo']);
+      expect(error.message).toContain('user.foo');
+    });
+
+    it('inside an array element, with the index in the path', async () => {
+      const error = await rejection({ user: { external_id: 'c-1' }, items: [{ name: 'a' }, { name: 'b', colour: 'red' }] });
+      expect(error.code).toBe('argument_error');
+      expect(fields(error)).toEqual(['items.1.colour']);
+    });
+
+    it('listing every unknown member at once', async () => {
+      const error = await rejection({ user: { external_id: 'c-1', bar: 2 }, foo: 1, baz: 3 });
+      expect(error.code).toBe('argument_error');
+      expect(fields(error)).toEqual(['baz', 'foo', 'user.bar']);
+      for (const field of ['foo', 'baz', 'user.bar']) expect(error.message).toContain(field);
+      for (const detail of error.details ?? []) expect(detail.message).toEqual(expect.any(String));
+    });
+
+    it('even when other members are also invalid or missing', async () => {
+      const error = await rejection({ user: { division_id: 'seven', foo: 1 } });
+      expect(error.code).toBe('argument_error');
+      expect(fields(error)).toEqual(['user.foo']);
+    });
+  });
+
+  describe('required members absent → missing_data', () => {
+    it('a missing wrapper', async () => {
+      const error = await rejection({});
+      expect(error.code).toBe('missing_data');
+      expect(error.status).toBe(400);
+      expect(fields(error)).toEqual(['user']);
+      expect(error.message).toContain('user');
+    });
+
+    it('a wrapper given as null', async () => {
+      const error = await rejection({ user: null });
+      expect(error.code).toBe('missing_data');
+      expect(fields(error)).toEqual(['user']);
+    });
+
+    it('a missing nested field, with the dotted path', async () => {
+      const error = await rejection({ user: { division_id: 3 } });
+      expect(error.code).toBe('missing_data');
+      expect(fields(error)).toEqual(['user.external_id']);
+      expect(error.message).toContain('user.external_id');
+    });
+
+    it('a missing field in an array element', async () => {
+      const error = await rejection({ user: { external_id: 'c-1' }, items: [{ name: 'a' }, { quantity: 1 }] });
+      expect(error.code).toBe('missing_data');
+      expect(fields(error)).toEqual(['items.1.name']);
+    });
+
+    it('takes precedence over invalid values elsewhere', async () => {
+      const error = await rejection({ user: { division_id: 0 }, notify: 'yes' });
+      expect(error.code).toBe('missing_data');
+      expect(fields(error)).toEqual(['user.external_id']);
+    });
+  });
+
+  describe('present but invalid → validation', () => {
+    it('a wrong type in a nested field, with the dotted path and a message without the bare property name', async () => {
+      const error = await rejection({ user: { external_id: 'c-1', division_id: 'seven' } });
+      expect(error.code).toBe('validation');
+      expect(error.status).toBe(400);
+      expect(fields(error)).toEqual(['user.division_id']);
+      for (const detail of error.details ?? []) {
+        expect(detail.message.length).toBeGreaterThan(0);
+        expect(detail.message.startsWith('division_id')).toBe(false);
+      }
+      expect(error.message).toContain('user.division_id');
+    });
+
+    it('an out-of-range value', async () => {
+      const error = await rejection({ user: { external_id: 'c-1', division_id: 0 } });
+      expect(error.code).toBe('validation');
+      expect(fields(error)).toEqual(['user.division_id']);
+    });
+
+    it('an unknown time zone', async () => {
+      const error = await rejection({ user: { external_id: 'c-1', time_zone: 'Mars/Olympus_Mons' } });
+      expect(error.code).toBe('validation');
+      expect(fields(error)).toEqual(['user.time_zone']);
+    });
+
+    it('a string that is too long', async () => {
+      const error = await rejection({ user: { external_id: 'x'.repeat(51) } });
+      expect(error.code).toBe('validation');
+      expect(fields(error)).toEqual(['user.external_id']);
+    });
+
+    it('a wrapper that is not an object', async () => {
+      const error = await rejection({ user: 'c-1' });
+      expect(error.code).toBe('validation');
+      expect(fields(error)).toEqual(['user']);
+    });
+
+    it('an invalid field in an array element', async () => {
+      const error = await rejection({ user: { external_id: 'c-1' }, items: [{ name: 'a', quantity: 1.5 }] });
+      expect(error.code).toBe('validation');
+      expect(fields(error)).toEqual(['items.0.quantity']);
+    });
+
+    it('every offending field in details and in the message', async () => {
+      const error = await rejection({ user: { external_id: 5, division_id: 'x' }, notify: 'yes' });
+      expect(error.code).toBe('validation');
+      expect(fields(error)).toEqual(['notify', 'user.division_id', 'user.external_id']);
+      for (const field of ['notify', 'user.division_id', 'user.external_id']) expect(error.message).toContain(field);
+    });
+
+    // Contract §2: `details` holds one entry per offending field, even when a value breaks several constraints.
+    it('one detail per offending field when a value breaks several constraints', async () => {
+      const error = await rejection({ user: { external_id: 5, division_id: 'x' }, notify: 'yes' });
+      expect(error.details?.map((d) => d.field).sort()).toEqual(['notify', 'user.division_id', 'user.external_id']);
+    });
+
+    it('does not convert strings to numbers or booleans in a body', async () => {
+      const error = await rejection({ user: { external_id: 'c-1', division_id: '7' }, notify: 'true' });
+      expect(error.code).toBe('validation');
+      expect(fields(error)).toEqual(['notify', 'user.division_id']);
+    });
+  });
+});
+
+describe('AppValidationPipe on query strings', () => {
+  it('converts numeric parameters from strings', async () => {
+    const result = (await pipe.transform({ limit: '25', page: '3' }, query)) as ListQuery;
+    expect(result).toBeInstanceOf(ListQuery);
+    expect(result.limit).toBe(25);
+    expect(result.page).toBe(3);
+  });
+
+  it('fills defaults for absent parameters', async () => {
+    const result = (await pipe.transform({}, query)) as ListQuery;
+    expect(result.limit).toBe(10);
+    expect(result.page).toBe(1);
+  });
+
+  it('ignores unknown parameters instead of rejecting them', async () => {
+    const result = (await pipe.transform({ limit: '5', _: '1712345678', utm_source: 'mail' }, query)) as ListQuery;
+    expect(result.limit).toBe(5);
+    expect(result).not.toHaveProperty('_');
+    expect(result).not.toHaveProperty('utm_source');
+  });
+
+  it('one detail for a parameter that breaks several constraints', async () => {
+    const error = await rejection({ limit: 'ten' }, query);
+    expect(error.details?.map((d) => d.field)).toEqual(['limit']);
+  });
+
+  it.each([
+    [{ limit: '0' }, 'limit'],
+    [{ limit: '101' }, 'limit'],
+    [{ limit: 'ten' }, 'limit'],
+    [{ limit: '2.5' }, 'limit'],
+    [{ page: '0' }, 'page'],
+    [{ order: 'sideways' }, 'order'],
+  ])('still validates known parameters: %j', async (value, field) => {
+    const error = await rejection(value, query);
+    expect(error.code).toBe('validation');
+    expect(fields(error)).toEqual([field]);
+  });
+
+  it('validates known parameters even next to unknown ones', async () => {
+    const error = await rejection({ limit: '500', cache_buster: 'x' }, query);
+    expect(error.code).toBe('validation');
+    expect(fields(error)).toEqual(['limit']);
+  });
+
+  it('keeps rejecting unknown members for the same DTO when it is a body', async () => {
+    const error = await rejection({ limit: 5, extra: 1 }, { type: 'body', metatype: ListQuery, data: '' });
+    expect(error.code).toBe('argument_error');
+    expect(fields(error)).toEqual(['extra']);
+  });
+});
+
+describe('toAppError', () => {
+  function validationError(property: string, constraints: Record<string, string>, children: ValidationError[] = []): ValidationError {
+    return Object.assign(new ValidationError(), { property, constraints, children });
+  }
+
+  it('maps whitelist failures to argument_error with dotted fields', () => {
+    const error = toAppError([
+      validationError('campaign', {}, [validationError('colour', { whitelistValidation: 'property colour should not exist' })]),
+    ]);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error.code).toBe('argument_error');
+    expect(error.details?.map((d) => d.field)).toEqual(['campaign.colour']);
+  });
+
+  it('maps isDefined failures to missing_data', () => {
+    const error = toAppError([validationError('campaign', {}, [validationError('name', { isDefined: 'name is required' })])]);
+    expect(error.code).toBe('missing_data');
+    expect(error.details).toEqual([{ field: 'campaign.name', message: expect.any(String) }]);
+  });
+
+  it('maps other constraints to validation, stripping the leading property name from the message', () => {
+    const error = toAppError([validationError('campaign', {}, [validationError('name', { isString: 'name must be a string' })])]);
+    expect(error.code).toBe('validation');
+    expect(error.details).toEqual([{ field: 'campaign.name', message: 'must be a string' }]);
+    expect(error.message).toContain('campaign.name must be a string');
+  });
+
+  // Contract §2: one entry per offending field.
+  it('gives one detail for a field with several failed constraints', () => {
+    const error = toAppError([
+      validationError('campaign', {}, [validationError('name', { isString: 'name must be a string', isLength: 'name must be shorter' })]),
+    ]);
+    expect(error.code).toBe('validation');
+    expect(error.details).toHaveLength(1);
+    expect(error.details?.[0].field).toBe('campaign.name');
+    expect(error.details?.[0].message).toContain('must be a string');
+  });
+
+  it('keeps only field and message in details', () => {
+    const error = toAppError([validationError('limit', { min: 'limit must not be less than 1' })]);
+    for (const detail of error.details ?? []) expect(Object.keys(detail).sort()).toEqual(['field', 'message']);
+  });
+});
