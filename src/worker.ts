@@ -11,6 +11,6 @@ await runProcess('worker', async () => {
   await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config.redisUrl)]);
   const logger = createLogger(config.logLevel, 'worker');
   const app = await NestFactory.createApplicationContext(WorkerModule, { logger: new NestPinoLogger(logger) });
-  app.enableShutdownHooks();
+  app.enableShutdownHooks(undefined, { useProcessExit: true });
   logger.info({ queue_prefix: config.queuePrefix }, 'worker ready');
 });

@@ -2,7 +2,10 @@ import { BullModule } from '@nestjs/bullmq';
 import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
+import { ListenedQueue, QueueErrorLogger } from './queue-errors.js';
 import { QueueName } from './queue-names.js';
+
+BullModule.queueClass = ListenedQueue;
 
 /**
  * BullMQ connection and queue registration, shared by the API (producer only) and the worker (which adds processors).
@@ -20,6 +23,7 @@ import { QueueName } from './queue-names.js';
     }),
     BullModule.registerQueue({ name: QueueName.Events }),
   ],
+  providers: [QueueErrorLogger],
   exports: [BullModule],
 })
 export class QueuesModule {}

@@ -12,7 +12,7 @@ export function ApiKeyAuth(): ClassDecorator & MethodDecorator {
   return applyDecorators(
     UseGuards(ApiKeyGuard, RateLimitGuard),
     ApiBasicAuth('api_key'),
-    ApiParam({ name: 'api_key', description: 'Application api key; HTTP Basic credentials are api_key:api_secret' }),
+    ApiParam({ name: 'api_key', type: String, description: 'Application api key; HTTP Basic credentials are api_key:api_secret' }),
     ApiErrors('unauthorized', 'rate_limited'),
   );
 }

@@ -11,7 +11,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.useBodyParser('json', { limit: config.bodyLimit });
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
-  app.enableShutdownHooks();
+  app.enableShutdownHooks(undefined, { useProcessExit: true });
 
   const document = SwaggerModule.createDocument(
     app,
@@ -24,7 +24,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
       )
       .setVersion('1')
       .addBasicAuth({ type: 'http', scheme: 'basic', description: 'username = api_key, password = api_secret' }, 'api_key')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' }, 'admin')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque token', description: 'ADMIN_TOKEN' }, 'admin')
       .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });

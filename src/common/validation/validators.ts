@@ -1,4 +1,4 @@
-import { registerDecorator, ValidationArguments, ValidationOptions, IsDefined } from 'class-validator';
+import { registerDecorator, ValidationArguments, ValidationOptions, IsDefined, ValidateIf } from 'class-validator';
 
 /** An IANA time zone name that this runtime knows, like America/New_York. */
 export function isTimeZone(value: unknown): boolean {
@@ -67,4 +67,12 @@ export function normalizeOffset(value: string): string {
 /** A required member: absent (or null) is `missing_data`, unlike a present but invalid value (`validation`). */
 export function Required(options?: ValidationOptions): PropertyDecorator {
   return IsDefined({ message: '$property is required', ...options });
+}
+
+/**
+ * An optional member: absent (undefined) skips its checks, but an explicit `null` is validated like any value and
+ * fails, instead of slipping through as class-validator's IsOptional would let it.
+ */
+export function Optional(): PropertyDecorator {
+  return ValidateIf((_object: object, value: unknown) => value !== undefined);
 }

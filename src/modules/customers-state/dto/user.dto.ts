@@ -1,25 +1,26 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, Length, Min, ValidateNested } from 'class-validator';
-import { IsFlatObject, IsTimeZone, Required } from '../../../common/validation/validators.js';
+import { ArrayMaxSize, IsArray, IsInt, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { IsFlatObject, IsTimeZone, Optional, Required } from '../../../common/validation/validators.js';
 import type { FlatObject } from '../../../database/entities/column-types.js';
 
 const ATTRIBUTES_EXAMPLE = { plan: 'gold', age: 34, newsletter: true };
 
 class UserProfileInput {
   @ApiPropertyOptional({ example: 'America/New_York', description: "IANA time zone; default the organization's" })
-  @IsOptional()
+  @Optional()
   @IsTimeZone()
   time_zone?: string;
 
-  @ApiPropertyOptional({ example: 7, description: 'A division of the organization; default its root division' })
-  @IsOptional()
+  @ApiPropertyOptional({ example: 7, type: 'integer', description: 'A division of the organization; default its root division' })
+  @Optional()
   @IsInt()
   @Min(1)
+  @Max(2_147_483_647)
   division_id?: number;
 
   @ApiPropertyOptional({ example: ['vip'], type: [String] })
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMaxSize(200)
   @IsString({ each: true })
@@ -27,7 +28,7 @@ class UserProfileInput {
   tags?: string[];
 
   @ApiPropertyOptional({ example: ATTRIBUTES_EXAMPLE, description: 'Flat: boolean, string, integer, decimal or datetime values' })
-  @IsOptional()
+  @Optional()
   @IsFlatObject()
   attributes?: FlatObject;
 }
@@ -42,7 +43,7 @@ export class CreateUserInput extends UserProfileInput {
 
 export class UpdateUserInput extends UserProfileInput {
   @ApiPropertyOptional({ example: 'c-1', description: 'Your id for the customer; unique in the organization' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 255)
   external_id?: string;
@@ -68,7 +69,7 @@ export class UserView {
   @ApiProperty({ example: '8d4f7a52-2b1e-4c0a-9a57-0f3c1d2e4b6a' }) id: string;
   @ApiProperty({ example: 'c-1' }) external_id: string;
   @ApiProperty({ example: 'America/New_York' }) time_zone: string;
-  @ApiProperty({ example: 1 }) division_id: number;
+  @ApiProperty({ example: 1, type: 'integer' }) division_id: number;
   @ApiProperty({ example: ['vip'], type: [String] }) tags: string[];
   @ApiProperty({ example: ATTRIBUTES_EXAMPLE }) attributes: FlatObject;
   @ApiProperty({ example: 0 }) available_points: number;

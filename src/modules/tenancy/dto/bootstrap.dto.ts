@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsOptional, IsString, Length, ValidateNested } from 'class-validator';
-import { IsTimeZone, Required } from '../../../common/validation/validators.js';
+import { IsBoolean, IsString, Length, ValidateNested } from 'class-validator';
+import { IsTimeZone, Optional, Required } from '../../../common/validation/validators.js';
 
 export class OrganizationInput {
   @ApiProperty({ example: 'Acme' })
@@ -11,12 +11,12 @@ export class OrganizationInput {
   name: string;
 
   @ApiPropertyOptional({ example: false, default: false })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   multi_org_enabled?: boolean;
 
   @ApiPropertyOptional({ example: 'UTC', default: 'UTC', description: 'IANA time zone; the default for its customers' })
-  @IsOptional()
+  @Optional()
   @IsTimeZone()
   time_zone?: string;
 }

@@ -1,0 +1,48 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { Queue } from 'bullmq';
+import { LOGGER, type Logger } from '../common/logging/logger.js';
+import { QueueName } from './queue-names.js';
+
+const REPEAT_MS = 30_000;
+
+/**
+ * Sends queue connection errors to the JSON log (BullMQ writes them to console.error when nobody listens), once per
+ * distinct message every 30 seconds, so a Redis outage is visible without flooding the log.
+ */
+@Injectable()
+export class QueueErrorLogger implements OnModuleInit {
+  private readonly lastLogged = new Map<string, number>();
+
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onModuleInit(): void {
+    for (const name of Object.values(QueueName)) {
+      const queue = this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
+      queue.on('error', (error: Error) => this.log(name, error));
+    }
+  }
+
+  private log(queue: string, error: Error): void {
+    const key = `${queue}:${error.message}`;
+    const now = Date.now();
+    if ((this.lastLogged.get(key) ?? 0) > now - REPEAT_MS) return;
+    this.lastLogged.set(key, now);
+    this.logger.warn({ queue, err: error.message }, 'queue connection error');
+  }
+}
+
+/**
+ * BullMQ's Queue with an error listener from birth: a connection error raised while Nest is still wiring modules
+ * (before QueueErrorLogger attaches) would otherwise go to console.error. QueueErrorLogger logs the ones after it.
+ */
+export class ListenedQueue extends Queue {
+  constructor(...args: ConstructorParameters<typeof Queue>) {
+    super(...args);
+    this.on('error', () => undefined);
+  }
+}
