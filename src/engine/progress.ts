@@ -9,10 +9,14 @@ export function emptyBehaviorProgress(): BehaviorProgress {
   return { achieved: 0, completions: [], window: null, goals: {} };
 }
 
+/** A deep copy (evaluation never changes its input). Written out by hand: it runs once per touched behavior. */
 export function cloneProgress(p: BehaviorProgress): BehaviorProgress {
   const goals: Record<string, GoalProgress> = {};
-  for (const [key, g] of Object.entries(p.goals)) goals[key] = { ...g, pivots: [...g.pivots], countedAt: [...g.countedAt] };
-  return { achieved: p.achieved, completions: [...p.completions], window: p.window, goals };
+  for (const key in p.goals) {
+    const g = p.goals[key];
+    goals[key] = { count: g.count, completed: g.completed, pivots: g.pivots.slice(), lastDay: g.lastDay, countedAt: g.countedAt.slice() };
+  }
+  return { achieved: p.achieved, completions: p.completions.slice(), window: p.window, goals };
 }
 
 export function goalProgress(p: BehaviorProgress, key: string): GoalProgress {
