@@ -18,9 +18,12 @@ function asNumber(value: unknown): number | null {
   return null;
 }
 
+/** An ISO datetime (or the seed's `2026-01-05 10:00:00 +0200`) as an instant; one without an offset is UTC. */
 function asTime(value: unknown): number | null {
   if (typeof value !== 'string' || !ISO_DATETIME.test(value)) return null;
-  const ms = Date.parse(value.replace(' ', 'T').replace(/ ?([+-]\d{2}):?(\d{2})$/, '$1:$2'));
+  let text = value.replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T').replace(/ ?([+-]\d{2}):?(\d{2})$/, '$1:$2');
+  if (text.length > 10 && !/(Z|[+-]\d{2}:\d{2})$/.test(text)) text += 'Z';
+  const ms = Date.parse(text);
   return Number.isNaN(ms) ? null : ms;
 }
 
@@ -37,9 +40,12 @@ function compare(a: unknown, b: unknown): number | null {
 
 function equals(a: unknown, b: unknown): boolean {
   if (a === b) return true;
+  if (typeof a === 'boolean' || typeof b === 'boolean') return false;
   const na = asNumber(a);
   const nb = asNumber(b);
-  return typeof a !== 'boolean' && typeof b !== 'boolean' && na !== null && nb !== null && na === nb;
+  if (na !== null && nb !== null) return na === nb;
+  const ta = asTime(a);
+  return ta !== null && ta === asTime(b);
 }
 
 /** A field holding a list (such as user.tags) matches when any element does. */

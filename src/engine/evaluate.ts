@@ -3,7 +3,7 @@ import { campaignState, campaignSeesEvent, StateContext, tierName } from './camp
 import { CompiledBehavior, CompiledCampaign, CompiledGoal, CompiledRules, MAX_EVENT_DEPTH } from './compile.js';
 import type { BehaviorExplanation, CampaignExplanation, CampaignState, EventExplanation } from './explanation.js';
 import { applyToGoal } from './goals.js';
-import { cloneProgress, emptyBehaviorProgress, groupStatus, hasCycleProgress, resetCycle } from './progress.js';
+import { cloneProgress, completedGoalCount, emptyBehaviorProgress, groupStatus, hasCycleProgress, requiredGoalCount, resetCycle } from './progress.js';
 import { iso } from './time.js';
 import type { BehaviorProgress, CustomerSnapshot, EventInstance, ProgressMap } from './types.js';
 
@@ -229,7 +229,7 @@ class Evaluation {
     }
 
     const achievedBefore = p.achieved;
-    const completedBefore = groupStatus(behavior, p).completedPerGroup.reduce((a, b) => a + b, 0);
+    const countBefore = completedGoalCount(behavior, p);
     let progressed = false;
     for (const goal of goals) {
       const step = applyToGoal(goal, p, instance, tz);
@@ -239,18 +239,27 @@ class Evaluation {
         this.goalDelta(goal, step.countChange, step.newPivot);
       }
     }
-    const completedAfter = groupStatus(behavior, p).completedPerGroup.reduce((a, b) => a + b, 0);
-    this.behaviorDelta(rule.id, completedAfter - completedBefore, 0);
 
-    if (groupStatus(behavior, p).complete) {
+    const completed = groupStatus(behavior, p).complete;
+    const goalsDone = completedGoalCount(behavior, p);
+    const raised = completed ? this.complete(behavior, p, instance) : [];
+    this.behaviorDelta(rule.id, completedGoalCount(behavior, p) - countBefore, completed ? 1 : 0);
+    if (completed) {
       explanation.verdict = 'completed';
-      notes.push(`behavior completed (achieved ${achievedBefore} → ${achievedBefore + 1}); goal progress reset for the next cycle`);
-      this.complete(behavior, p, instance, depth, notes);
+      notes.push(`behavior completed (achieved ${achievedBefore} → ${p.achieved}); goal progress reset for the next cycle`);
     } else if (progressed) {
       explanation.verdict = 'progressed';
-      notes.push(`${completedAfter} goal(s) complete in this cycle`);
+      notes.push(`${goalsDone} of ${requiredGoalCount(behavior)} required goal(s) complete in this cycle`);
     } else {
       notes.push('no goal progressed');
+    }
+    for (const event of raised) {
+      if (depth + 1 > MAX_EVENT_DEPTH) {
+        notes.push(`event outcome "${event.name}" not raised: outcome events nest at most ${MAX_EVENT_DEPTH} deep`);
+        continue;
+      }
+      notes.push(`raised event "${event.name}" (depth ${depth + 1})`);
+      this.process(event, depth + 1);
     }
     explanation.detail = notes.join('; ');
     return explanation;
@@ -268,7 +277,8 @@ class Evaluation {
     d.achieved += achieved;
   }
 
-  private complete(behavior: CompiledBehavior, p: BehaviorProgress, instance: EventInstance, depth: number, notes: string[]): void {
+  /** Records a completion and its rewards; answers the events its outcomes raise, for the caller to evaluate. */
+  private complete(behavior: CompiledBehavior, p: BehaviorProgress, instance: EventInstance): EventInstance[] {
     const rule = behavior.rule;
     const campaignId = behavior.campaign.rule.id;
     const at = instance.occurredAt;
@@ -277,8 +287,6 @@ class Evaluation {
     p.completions.push(at);
     pruneCompletions(behavior, p);
     this.result.completions.push({ campaignId, behaviorId: rule.id, achieved: p.achieved, at });
-    // The completed goals leave the cycle: current_count goes back by what they added.
-    this.behaviorDelta(rule.id, -completedGoals.length, 1);
 
     const credit = (amount: number, reason: PointsCredit['reason'], extra: Partial<PointsCredit> = {}) => {
       if (!(amount > 0)) return;
@@ -313,15 +321,7 @@ class Evaluation {
     this.notify(behavior);
     resetCycle(p);
     this.checkCampaignCompleted(behavior.campaign);
-
-    for (const event of raised) {
-      if (depth + 1 > MAX_EVENT_DEPTH) {
-        notes.push(`event outcome "${event.name}" not raised: outcome events nest at most ${MAX_EVENT_DEPTH} deep`);
-        continue;
-      }
-      notes.push(`raised event "${event.name}" (depth ${depth + 1})`);
-      this.process(event, depth + 1);
-    }
+    return raised;
   }
 
   private notify(behavior: CompiledBehavior): void {
@@ -347,7 +347,7 @@ class Evaluation {
   /** Moves the customer up to this tier if it ranks higher; never down. */
   private liftTier(tierId: number): void {
     if (this.rank(tierId) <= this.rank(this.customer.tierId)) return;
-    const from = this.result.tierChange?.fromTierId ?? this.customer.tierId;
+    const from = this.result.tierChange ? this.result.tierChange.fromTierId : this.customer.tierId;
     this.customer.tierId = tierId;
     const tier = this.input.rules.tiers[this.rank(tierId)];
     this.result.tierChange = { fromTierId: from, toTierId: tierId, toTierName: tier.name };

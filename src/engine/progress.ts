@@ -43,23 +43,42 @@ export function hasCycleProgress(p: BehaviorProgress): boolean {
   return Object.values(p.goals).some((g) => g.count > 0 || g.completed);
 }
 
-/** Completed goals per group, and whether every group is complete. */
-export function groupStatus(behavior: CompiledBehavior, p: BehaviorProgress): { completedPerGroup: number[]; complete: boolean } {
-  const completedPerGroup = behavior.groupNeeds.map(() => 0);
-  const requiredMissing = behavior.groupNeeds.map(() => false);
-  for (const goal of behavior.goals) {
-    const done = p.goals[goal.key]?.completed ?? false;
-    if (done) completedPerGroup[goal.groupIndex] += 1;
-    else if (goal.rule.required) requiredMissing[goal.groupIndex] = true;
-  }
-  const complete = behavior.groupNeeds.every((need, i) => completedPerGroup[i] >= need && !requiredMissing[i]);
-  return { completedPerGroup, complete };
+export interface GroupCount {
+  /** Completed goals that count toward the group's need: its required ones, then optional ones up to the need. */
+  counted: number;
+  need: number;
+  goals: number;
+  complete: boolean;
 }
 
-/** Goals completed in the current cycle, counted toward what the groups require (the behavior's current_count). */
+/** Per group: how many goals are done toward what it needs, and whether it is complete. */
+export function groupCounts(behavior: CompiledBehavior, p: BehaviorProgress): GroupCount[] {
+  return behavior.groupNeeds.map((need, index) => {
+    let requiredTotal = 0;
+    let requiredDone = 0;
+    let optionalDone = 0;
+    let goals = 0;
+    for (const goal of behavior.goals) {
+      if (goal.groupIndex !== index) continue;
+      goals += 1;
+      const done = p.goals[goal.key]?.completed ?? false;
+      if (goal.rule.required) {
+        requiredTotal += 1;
+        if (done) requiredDone += 1;
+      } else if (done) optionalDone += 1;
+    }
+    const counted = requiredDone + Math.min(optionalDone, Math.max(0, need - requiredTotal));
+    return { counted, need, goals, complete: requiredDone === requiredTotal && requiredDone + optionalDone >= need };
+  });
+}
+
+export function groupStatus(behavior: CompiledBehavior, p: BehaviorProgress): { complete: boolean } {
+  return { complete: groupCounts(behavior, p).every((g) => g.complete) };
+}
+
+/** The behavior's current_count: goals completed in the current cycle that count toward total_count. */
 export function completedGoalCount(behavior: CompiledBehavior, p: BehaviorProgress): number {
-  const { completedPerGroup } = groupStatus(behavior, p);
-  return completedPerGroup.reduce((sum, done, i) => sum + Math.min(done, behavior.groupNeeds[i]), 0);
+  return groupCounts(behavior, p).reduce((sum, g) => sum + g.counted, 0);
 }
 
 export function requiredGoalCount(behavior: CompiledBehavior): number {

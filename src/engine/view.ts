@@ -1,5 +1,5 @@
 import type { CompiledBehavior } from './compile.js';
-import { completedGoalCount, emptyBehaviorProgress, requiredGoalCount } from './progress.js';
+import { completedGoalCount, emptyBehaviorProgress, groupCounts, requiredGoalCount } from './progress.js';
 import type { BehaviorProgress } from './types.js';
 
 export interface GoalView {
@@ -82,11 +82,8 @@ export function behaviorView(behavior: CompiledBehavior, progress: BehaviorProgr
     };
   }
   const groups: Record<string, GroupView> = {};
-  behavior.groupNeeds.forEach((need, index) => {
-    const members = behavior.goals.filter((g) => g.groupIndex === index);
-    const done = members.filter((g) => p.goals[g.key]?.completed).length;
-    const requiredMissing = members.some((g) => g.rule.required && !p.goals[g.key]?.completed);
-    groups[String(index)] = { type: 'group', current_count: Math.min(done, need), total_count: need, num_goals: members.length, completed: done >= need && !requiredMissing };
+  groupCounts(behavior, p).forEach((g, index) => {
+    groups[String(index)] = { type: 'group', current_count: g.counted, total_count: g.need, num_goals: g.goals, completed: g.complete };
   });
   return {
     id: rule.id,
