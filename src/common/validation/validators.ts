@@ -59,9 +59,13 @@ export function isIsoDatetime(value: unknown): boolean {
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
-/** `2026-01-05 10:00:00 +0200` → `2026-01-05T10:00:00+02:00`, which Date.parse reads everywhere. */
+/**
+ * `2026-01-05 10:00:00 +0200` → `2026-01-05T10:00:00+02:00`, which Date.parse reads everywhere. A datetime without
+ * an offset is taken as UTC (never as the server's local time).
+ */
 export function normalizeOffset(value: string): string {
-  return value.replace(' ', 'T').replace(/ ?([+-]\d{2}):?(\d{2})$/, '$1:$2');
+  const text = value.replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T').replace(/ ?([+-]\d{2}):?(\d{2})$/, '$1:$2');
+  return text.length > 10 && !/(Z|[+-]\d{2}:\d{2})$/.test(text) ? `${text}Z` : text;
 }
 
 /** A required member: absent (or null) is `missing_data`, unlike a present but invalid value (`validation`). */
@@ -75,4 +79,20 @@ export function Required(options?: ValidationOptions): PropertyDecorator {
  */
 export function Optional(): PropertyDecorator {
   return ValidateIf((_object: object, value: unknown) => value !== undefined);
+}
+
+export function IsDatetime(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isDatetime',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: '$property must be an ISO 8601 datetime such as 2026-01-05T10:00:00Z or 2026-01-05 10:00:00 +0200', ...options },
+      validator: { validate: (value: unknown) => isIsoDatetime(value) },
+    });
+}
+
+/** A validated datetime string (any accepted form) as a Date. */
+export function toDate(value: string): Date {
+  return new Date(normalizeOffset(value));
 }
