@@ -4,13 +4,35 @@ import { LoggingModule } from './common/logging/logging.module.js';
 import { ErrorFilter } from './common/errors/error.filter.js';
 import { AppValidationPipe } from './common/validation/validation.pipe.js';
 import { CoreModule } from './core.module.js';
+import { AuditModule } from './modules/audit/audit.module.js';
+import { BehaviorsModule } from './modules/campaigns/behaviors/behaviors.module.js';
+import { CampaignsModule } from './modules/campaigns/campaigns.module.js';
+import { LineItemsModule } from './modules/campaigns/line-items/line-items.module.js';
+import { OffersModule } from './modules/campaigns/offers/offers.module.js';
+import { CreativesModule } from './modules/creatives/creatives.module.js';
+import { TiersModule } from './modules/customers-state/tiers/tiers.module.js';
+import { DivisionsModule } from './modules/tenancy/divisions/divisions.module.js';
 import { CustomersStateModule } from './modules/customers-state/customers-state.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { TenancyModule } from './modules/tenancy/tenancy.module.js';
 
 /** The API process: HTTP only. It produces queue jobs and never processes them. */
 @Module({
-  imports: [CoreModule, LoggingModule.forRoot('api'), HealthModule, TenancyModule, CustomersStateModule],
+  imports: [
+    CoreModule,
+    LoggingModule.forRoot('api'),
+    HealthModule,
+    TenancyModule,
+    DivisionsModule,
+    AuditModule,
+    CustomersStateModule,
+    TiersModule,
+    CampaignsModule,
+    LineItemsModule,
+    BehaviorsModule,
+    OffersModule,
+    CreativesModule,
+  ],
   providers: [
     { provide: APP_FILTER, useClass: ErrorFilter },
     { provide: APP_PIPE, useClass: AppValidationPipe },

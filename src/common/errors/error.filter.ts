@@ -26,7 +26,7 @@ export class ErrorFilter implements ExceptionFilter {
     const body: Record<string, unknown> = { code: error.code, message: error.message };
     if (error.details?.length) body.details = error.details;
     if (error.code === 'internal_error') body.request_id = req.id;
-    res.status(error.status).json({ status: 'error', errors: body });
+    res.status(error.status).json({ status: 'error', errors: body, ...error.extra });
   }
 
   private toAppError(exception: unknown, req: Request): AppError {

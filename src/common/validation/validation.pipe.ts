@@ -33,7 +33,7 @@ export function toAppError(errors: ValidationError[]): AppError {
   // One entry per field: its first failed constraint says what is wrong.
   const details: ErrorDetail[] = [];
   for (const { field, message } of all) if (!details.some((d) => d.field === field)) details.push({ field, message });
-  return new AppError('validation', details.map((d) => `${d.field} ${d.message}`).join('; '), details);
+  return new AppError('validation', details.map((d) => `${d.field}${d.message.startsWith('[') ? '' : ' '}${d.message}`).join('; '), details);
 }
 
 function pipe(forbidUnknown: boolean): ValidationPipe {

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { bigintAsNumber } from './column-types.js';
 
 @Entity('organizations')
 export class Organization {
@@ -13,6 +14,10 @@ export class Organization {
 
   @Column('text', { name: 'time_zone' })
   timeZone: string;
+
+  /** Bumped by every configuration change, so every process knows when to recompile the rules. */
+  @Column('bigint', { name: 'rules_version', transformer: bigintAsNumber, default: 0 })
+  rulesVersion: number;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

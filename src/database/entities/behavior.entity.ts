@@ -1,0 +1,73 @@
+import { Column, CreateDateColumn, DeleteDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { Criterion } from '../../engine/index.js';
+
+/** A goal as stored inside its behavior's `goal_groups` (contract §6 achievement, with its id). */
+export interface StoredGoal {
+  id: number;
+  name: string;
+  internal_event_name: string | null;
+  event_count: number;
+  type: 'count' | 'unique';
+  unique_attribute: string | null;
+  points: number;
+  required: boolean;
+  criteria: Criterion[];
+  tags: string | null;
+  data: Record<string, unknown>;
+}
+
+export interface StoredGoalGroup {
+  goal_count: number | null;
+  goals: StoredGoal[];
+}
+
+/** An outcome as stored: the request's form (deal, ad_unit, points, event, tier) with its id. */
+export interface StoredOutcome {
+  id: number;
+  deal?: { id: number };
+  ad_unit?: { id: number };
+  points?: number;
+  event?: { name: string; by: number };
+  tier?: { name: string };
+  created_at: string;
+  updated_at: string;
+}
+
+@Entity('behaviors')
+export class Behavior {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column('integer', { name: 'organization_id' })
+  organizationId: number;
+
+  @Column('integer', { name: 'campaign_id' })
+  campaignId: number;
+
+  @Column('text')
+  name: string;
+
+  @Column('text', { nullable: true })
+  tags: string | null;
+
+  @Column('integer')
+  points: number;
+
+  @Column('jsonb')
+  data: Record<string, unknown>;
+
+  @Column('jsonb', { name: 'goal_groups' })
+  goalGroups: StoredGoalGroup[];
+
+  @Column('jsonb', { name: 'outcome_config' })
+  outcomeConfig: StoredOutcome[];
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+
+  @DeleteDateColumn({ name: 'deleted_at', type: 'timestamptz' })
+  deletedAt: Date | null;
+}

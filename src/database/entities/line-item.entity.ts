@@ -1,0 +1,41 @@
+import { Column, CreateDateColumn, DeleteDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { Status } from '../../engine/index.js';
+
+@Entity('line_items')
+export class LineItem {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column('integer', { name: 'organization_id' })
+  organizationId: number;
+
+  @Column('integer', { name: 'campaign_id' })
+  campaignId: number;
+
+  @Column('text')
+  name: string;
+
+  @Column('text', { name: 'display_name', nullable: true })
+  displayName: string | null;
+
+  @Column('text', { nullable: true })
+  description: string | null;
+
+  @Column('text')
+  status: Status;
+
+  @Column('timestamptz', { name: 'starts_at' })
+  startsAt: Date;
+
+  @Column('timestamptz', { name: 'ends_at' })
+  endsAt: Date;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+
+  @DeleteDateColumn({ name: 'deleted_at', type: 'timestamptz' })
+  deletedAt: Date | null;
+}

@@ -1,0 +1,13 @@
+import { Global, Module } from '@nestjs/common';
+import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { AuditController } from './audit.controller.js';
+import { ConfigChangesService } from './config-changes.service.js';
+
+@Global()
+@Module({
+  imports: [TenancyModule],
+  controllers: [AuditController],
+  providers: [ConfigChangesService],
+  exports: [ConfigChangesService],
+})
+export class AuditModule {}

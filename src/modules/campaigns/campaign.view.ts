@@ -1,0 +1,20 @@
+import type { Campaign } from '../../database/entities/index.js';
+import type { CampaignView } from './dto/campaign.dto.js';
+
+export function campaignView(c: Campaign): CampaignView {
+  return {
+    id: c.id,
+    name: c.name,
+    permalink: c.permalink,
+    status: c.status,
+    starts_at: c.startsAt.toISOString(),
+    ends_at: c.endsAt.toISOString(),
+    division_id: c.divisionId,
+    opt_in_required: c.optInRequired,
+    prerequisite_campaign_ids: c.prerequisiteCampaignIds,
+    targeting: c.targeting,
+    created_at: c.createdAt.toISOString(),
+    updated_at: c.updatedAt.toISOString(),
+    ...(c.deletedAt ? { deleted_at: c.deletedAt.toISOString() } : {}),
+  };
+}

@@ -1,0 +1,195 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { deletedName } from '../../common/database/soft-delete.js';
+import { uniqueViolation } from '../../common/database/unique-violation.js';
+import { AppError } from '../../common/errors/app-error.js';
+import { pageWindow, PageQuery } from '../../common/http/pagination.dto.js';
+import type { Tenant } from '../../common/http/request-context.js';
+import { toDate } from '../../common/validation/validators.js';
+import { Campaign, Creative, CreativeGroup, Division, LineItem } from '../../database/entities/index.js';
+import { ConfigChangesService } from '../audit/config-changes.service.js';
+import { campaignView } from './campaign.view.js';
+import type { CampaignListResponse, CampaignView, CreateCampaignInput, NavigationCampaign, UpdateCampaignInput } from './dto/campaign.dto.js';
+
+/** How a route names a campaign: by id or by permalink. */
+export type CampaignRef = { id: number } | { permalink: string };
+
+const UNIQUE = uniqueViolation({
+  campaigns_name: { field: 'campaign.name', message: 'is already used by another campaign of this organization' },
+  campaigns_permalink: { field: 'campaign.permalink', message: 'is already used by another campaign of this organization' },
+});
+
+function slug(name: string): string {
+  const base = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 90);
+  return base || 'campaign';
+}
+
+@Injectable()
+export class CampaignsService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly changes: ConfigChangesService,
+  ) {}
+
+  create(tenant: Tenant, input: CreateCampaignInput): Promise<CampaignView> {
+    return this.db.transaction(async (em) => {
+      const fields = await this.validated(em, tenant, input, null);
+      const permalink = input.permalink ?? (await this.freePermalink(em, tenant, slug(input.name)));
+      const campaign = em.create(Campaign, { ...fields, organizationId: tenant.organizationId, permalink, status: input.status ?? 'draft' });
+      await em.save(campaign).catch(UNIQUE);
+      const view = campaignView(campaign);
+      await this.changes.record(em, tenant, { action: 'create', objectType: 'campaign', objectId: campaign.id, after: view });
+      return view;
+    });
+  }
+
+  async list(tenant: Tenant, query: PageQuery): Promise<CampaignListResponse> {
+    const [rows, total] = await this.db.manager.findAndCount(Campaign, {
+      where: { organizationId: tenant.organizationId },
+      order: { id: 'ASC' },
+      ...pageWindow(query),
+    });
+    return { status: 'ok', campaigns: rows.map(campaignView), page: query.page, limit: query.limit, total };
+  }
+
+  async get(tenant: Tenant, ref: CampaignRef): Promise<CampaignView> {
+    return campaignView(await this.find(this.db.manager, tenant, ref));
+  }
+
+  update(tenant: Tenant, ref: CampaignRef, input: UpdateCampaignInput): Promise<CampaignView> {
+    return this.db.transaction(async (em) => {
+      const campaign = await this.find(em, tenant, ref, true);
+      const before = campaignView(campaign);
+      const fields = await this.validated(em, tenant, input, campaign);
+      Object.assign(campaign, fields, { status: input.status }, input.permalink !== undefined ? { permalink: input.permalink } : {});
+      await em.save(campaign).catch(UNIQUE);
+      const after = campaignView(campaign);
+      await this.changes.record(em, tenant, { action: 'update', objectType: 'campaign', objectId: campaign.id, before, after });
+      return after;
+    });
+  }
+
+  /** Soft delete: the campaign and everything under it stop answering, their names freed with a marker. */
+  remove(tenant: Tenant, ref: CampaignRef): Promise<CampaignView> {
+    return this.db.transaction(async (em) => {
+      const campaign = await this.find(em, tenant, ref, true);
+      const before = campaignView(campaign);
+      const at = new Date();
+      await this.removeChildren(em, campaign.id, at);
+      campaign.name = deletedName(campaign.name, at);
+      campaign.deletedAt = at;
+      await em.save(campaign);
+      const after = campaignView(campaign);
+      await this.changes.record(em, tenant, { action: 'delete', objectType: 'campaign', objectId: campaign.id, before, after });
+      return after;
+    });
+  }
+
+  async navigation(tenant: Tenant, ref: CampaignRef): Promise<NavigationCampaign> {
+    const campaign = await this.find(this.db.manager, tenant, ref);
+    const lineItems = await this.db.manager.find(LineItem, { where: { campaignId: campaign.id }, order: { id: 'ASC' } });
+    const groups = lineItems.length
+      ? await this.db.manager.find(CreativeGroup, { where: { lineItemId: In(lineItems.map((l) => l.id)) }, order: { id: 'ASC' } })
+      : [];
+    const creatives = groups.length
+      ? await this.db.manager.find(Creative, { where: { creativeGroupId: In(groups.map((g) => g.id)) }, order: { id: 'ASC' } })
+      : [];
+    const dates = (o: { startsAt: Date; endsAt: Date }) => ({ starts_at: o.startsAt.toISOString(), ends_at: o.endsAt.toISOString() });
+    return {
+      id: campaign.id,
+      name: campaign.name,
+      status: campaign.status,
+      ...dates(campaign),
+      line_items: lineItems.map((l) => ({
+        id: l.id,
+        name: l.name,
+        status: l.status,
+        ...dates(l),
+        creative_groups: groups
+          .filter((g) => g.lineItemId === l.id)
+          .map((g) => ({
+            id: g.id,
+            name: g.name,
+            status: g.status,
+            ...dates(g),
+            creatives: creatives.filter((c) => c.creativeGroupId === g.id).map((c) => ({ id: c.id, name: c.name, status: c.status })),
+          })),
+      })),
+    };
+  }
+
+  /** A live (not deleted) campaign of the organization; `lock` holds it for the rest of the transaction. */
+  async find(em: EntityManager, tenant: Tenant, ref: CampaignRef, lock = false): Promise<Campaign> {
+    const campaign = await em.findOne(Campaign, {
+      where: { ...ref, organizationId: tenant.organizationId },
+      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+    if (!campaign) throw AppError.notFound('campaign');
+    return campaign;
+  }
+
+  private async validated(em: EntityManager, tenant: Tenant, input: CreateCampaignInput | UpdateCampaignInput, current: Campaign | null) {
+    const startsAt = toDate(input.starts_at);
+    const endsAt = toDate(input.ends_at);
+    if (endsAt <= startsAt) throw AppError.validation('campaign.ends_at', 'must be after campaign.starts_at');
+    const divisionId = input.division_id ?? current?.divisionId ?? tenant.rootDivisionId;
+    if (!(await em.existsBy(Division, { id: divisionId, organizationId: tenant.organizationId }))) {
+      throw AppError.validation('campaign.division_id', 'is not a division of this organization');
+    }
+    const prerequisites = [...new Set(input.prerequisite_campaign_ids ?? current?.prerequisiteCampaignIds ?? [])];
+    if (current && prerequisites.includes(current.id)) throw AppError.validation('campaign.prerequisite_campaign_ids', 'cannot name the campaign itself');
+    if (prerequisites.length) {
+      const found = await em.findBy(Campaign, { id: In(prerequisites), organizationId: tenant.organizationId });
+      const missing = prerequisites.filter((id) => !found.some((c) => c.id === id));
+      if (missing.length) throw AppError.validation('campaign.prerequisite_campaign_ids', `names unknown campaigns: ${missing.join(', ')}`);
+    }
+    return {
+      name: input.name,
+      startsAt,
+      endsAt,
+      divisionId,
+      optInRequired: input.opt_in_required ?? current?.optInRequired ?? false,
+      prerequisiteCampaignIds: prerequisites,
+      targeting: input.targeting ?? current?.targeting ?? [],
+    };
+  }
+
+  private async freePermalink(em: EntityManager, tenant: Tenant, base: string): Promise<string> {
+    const taken = new Set(
+      (await em
+        .createQueryBuilder(Campaign, 'c')
+        .select('c.permalink', 'permalink')
+        .where('c.organization_id = :org AND c.deleted_at IS NULL AND (c.permalink = :base OR c.permalink LIKE :prefix)', {
+          org: tenant.organizationId,
+          base,
+          prefix: `${base}-%`,
+        })
+        .getRawMany<{ permalink: string }>()).map((r) => r.permalink),
+    );
+    if (!taken.has(base)) return base;
+    for (let n = 2; ; n += 1) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+  }
+
+  private async removeChildren(em: EntityManager, campaignId: number, at: Date): Promise<void> {
+    const mark = `name = name || $3, deleted_at = $2`;
+    const params = [campaignId, at, ` [DELETED AT ${at.toISOString()}]`];
+    await em.query(
+      `UPDATE creatives SET ${mark} WHERE deleted_at IS NULL AND creative_group_id IN (
+         SELECT g.id FROM creative_groups g JOIN line_items l ON l.id = g.line_item_id WHERE l.campaign_id = $1)`,
+      params,
+    );
+    await em.query(
+      `UPDATE creative_groups SET ${mark} WHERE deleted_at IS NULL AND line_item_id IN (SELECT id FROM line_items WHERE campaign_id = $1)`,
+      params,
+    );
+    await em.query(`UPDATE line_items SET ${mark} WHERE deleted_at IS NULL AND campaign_id = $1`, params);
+    await em.query(`UPDATE behaviors SET ${mark} WHERE deleted_at IS NULL AND campaign_id = $1`, params);
+  }
+}
