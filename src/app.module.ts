@@ -9,10 +9,12 @@ import { BehaviorsModule } from './modules/campaigns/behaviors/behaviors.module.
 import { CampaignsModule } from './modules/campaigns/campaigns.module.js';
 import { LineItemsModule } from './modules/campaigns/line-items/line-items.module.js';
 import { OffersModule } from './modules/campaigns/offers/offers.module.js';
+import { RulesModule } from './modules/campaigns/rules/rules.module.js';
 import { CreativesModule } from './modules/creatives/creatives.module.js';
 import { TiersModule } from './modules/customers-state/tiers/tiers.module.js';
 import { DivisionsModule } from './modules/tenancy/divisions/divisions.module.js';
 import { CustomersStateModule } from './modules/customers-state/customers-state.module.js';
+import { EventsModule } from './modules/events/events.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { TenancyModule } from './modules/tenancy/tenancy.module.js';
 
@@ -32,6 +34,8 @@ import { TenancyModule } from './modules/tenancy/tenancy.module.js';
     BehaviorsModule,
     OffersModule,
     CreativesModule,
+    RulesModule,
+    EventsModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: ErrorFilter },

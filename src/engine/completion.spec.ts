@@ -26,7 +26,7 @@ describe('Groups and completion: what a completion does', () => {
     expect(s.customer).toMatchObject({ availablePoints: 8, lifetimePoints: 100 });
 
     const result = s.send(event('purchase', { occurredAt: at(2) }));
-    const base = { campaignId: 10, behaviorId: 1, at: at(2) };
+    const base = { eventIndex: 0, campaignId: 10, behaviorId: 1, at: at(2) };
     expect(result.credits).toEqual([
       { ...base, amount: 50, reason: 'behavior' },
       { ...base, amount: 5, reason: 'goal', goalId: 21 },
@@ -42,12 +42,12 @@ describe('Groups and completion: what a completion does', () => {
     const result = s.send(event('visit', { occurredAt: at(1) }));
     expect(s.achieved(1)).toBe(1);
     expect(result.behaviorDeltas[1].achieved).toBe(1);
-    expect(result.completions).toEqual([{ campaignId: 10, behaviorId: 1, achieved: 1, at: at(1) }]);
+    expect(result.completions).toEqual([{ eventIndex: 0, campaignId: 10, behaviorId: 1, achieved: 1, at: at(1) }]);
 
     const second = s.send(event('visit', { occurredAt: at(2) }));
     expect(s.achieved(1)).toBe(2);
     expect(second.behaviorDeltas[1].achieved).toBe(1);
-    expect(second.completions).toEqual([{ campaignId: 10, behaviorId: 1, achieved: 2, at: at(2) }]);
+    expect(second.completions).toEqual([{ eventIndex: 0, campaignId: 10, behaviorId: 1, achieved: 2, at: at(2) }]);
   });
 
   it('reports no achieved delta and no completion while the behavior only progresses', () => {

@@ -24,6 +24,8 @@ export interface EvaluateInput {
 export type CreditReason = 'behavior' | 'goal' | 'offer' | 'outcome';
 
 export interface PointsCredit {
+  /** Index of the submitted instance (in `events`) whose evaluation earned it, raised events included. */
+  eventIndex: number;
   amount: number;
   reason: CreditReason;
   campaignId: number;
@@ -34,6 +36,7 @@ export interface PointsCredit {
 }
 
 export interface NotificationDraft {
+  eventIndex: number;
   creativeId: number;
   campaignId: number;
   behaviorId: number;
@@ -64,9 +67,9 @@ export interface EvaluationResult {
   credits: PointsCredit[];
   tagsAdded: string[];
   tierChange: { fromTierId: number | null; toTierId: number; toTierName: string } | null;
-  offersIssued: Array<{ offerId: number; campaignId: number; behaviorId: number; at: number }>;
+  offersIssued: Array<{ eventIndex: number; offerId: number; campaignId: number; behaviorId: number; at: number }>;
   notifications: NotificationDraft[];
-  completions: Array<{ campaignId: number; behaviorId: number; achieved: number; at: number }>;
+  completions: Array<{ eventIndex: number; campaignId: number; behaviorId: number; achieved: number; at: number }>;
   qualifiedCampaignIds: number[];
   completedCampaignIds: number[];
   explanation: EventExplanation[];
@@ -88,6 +91,8 @@ class Evaluation {
   private readonly result: EvaluationResult;
   private readonly firstFailure: { state: CampaignState | null } = { state: null };
   private anyQualified = false;
+  /** The submitted instance being evaluated (raised events belong to it). */
+  private eventIndex = 0;
 
   constructor(private readonly input: EvaluateInput) {
     const c = input.customer;
@@ -126,14 +131,17 @@ class Evaluation {
   }
 
   run(): EvaluationResult {
-    for (const instance of this.input.events) this.process(instance, 0);
+    this.input.events.forEach((instance, index) => {
+      this.eventIndex = index;
+      this.process(instance, 0);
+    });
     this.result.state = this.anyQualified ? 'qualified' : (this.firstFailure.state ?? 'events_not_qualified');
     for (const id of this.changed) this.result.progress[id] = this.progress[id];
     return this.result;
   }
 
   private process(instance: EventInstance, depth: number): void {
-    const entry: EventExplanation = { event: instance.name, occurred_at: iso(instance.occurredAt), depth, detail: '', campaigns: [] };
+    const entry: EventExplanation = { event_index: this.eventIndex, event: instance.name, occurred_at: iso(instance.occurredAt), depth, detail: '', campaigns: [] };
     this.result.explanation.push(entry);
     const byCampaign = this.listenersByCampaign(instance.name);
     const scoped = this.input.campaignId ?? null;
@@ -286,11 +294,11 @@ class Evaluation {
     p.achieved += 1;
     p.completions.push(at);
     pruneCompletions(behavior, p);
-    this.result.completions.push({ campaignId, behaviorId: rule.id, achieved: p.achieved, at });
+    this.result.completions.push({ eventIndex: this.eventIndex, campaignId, behaviorId: rule.id, achieved: p.achieved, at });
 
     const credit = (amount: number, reason: PointsCredit['reason'], extra: Partial<PointsCredit> = {}) => {
       if (!(amount > 0)) return;
-      this.result.credits.push({ amount, reason, campaignId, behaviorId: rule.id, at, ...extra });
+      this.result.credits.push({ eventIndex: this.eventIndex, amount, reason, campaignId, behaviorId: rule.id, at, ...extra });
       this.customer.availablePoints += amount;
       this.customer.lifetimePoints += amount;
     };
@@ -306,7 +314,7 @@ class Evaluation {
     const raised: EventInstance[] = [];
     for (const outcome of rule.outcomes) {
       if (outcome.type === 'offer') {
-        this.result.offersIssued.push({ offerId: outcome.offerId, campaignId, behaviorId: rule.id, at });
+        this.result.offersIssued.push({ eventIndex: this.eventIndex, offerId: outcome.offerId, campaignId, behaviorId: rule.id, at });
         credit(this.input.rules.offers.get(outcome.offerId)?.points ?? 0, 'offer', { offerId: outcome.offerId });
       } else if (outcome.type === 'points') {
         credit(outcome.points, 'outcome');
@@ -330,6 +338,7 @@ class Evaluation {
       const c = creative.rule;
       if (behavior.campaign.rule.status !== 'live' || !c.statuses.every((s) => s === 'live') || creative.targets(subject)) continue;
       this.result.notifications.push({
+        eventIndex: this.eventIndex,
         creativeId: c.id,
         campaignId: c.campaignId,
         behaviorId: behavior.rule.id,

@@ -113,7 +113,7 @@ describe('Explanation', () => {
   it('says so when no campaign listens to the event', () => {
     const s = new Session(compiled);
     expect(s.send(event('unknown', { occurredAt: T0 })).explanation).toEqual([
-      { event: 'unknown', occurred_at: '2026-01-05T10:00:00.000Z', depth: 0, detail: 'no live campaign has a goal listening to this event name', campaigns: [] },
+      { event_index: 0, event: 'unknown', occurred_at: '2026-01-05T10:00:00.000Z', depth: 0, detail: 'no live campaign has a goal listening to this event name', campaigns: [] },
     ]);
   });
 

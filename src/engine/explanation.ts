@@ -51,6 +51,8 @@ export interface CampaignExplanation {
 }
 
 export interface EventExplanation {
+  /** Index of the submitted instance this entry belongs to (raised events share their origin's index). */
+  event_index: number;
   event: string;
   occurred_at: string;
   /** 0 for a submitted event; 1-5 for events raised by behavior outcomes. */

@@ -11,3 +11,5 @@ export { behaviorView } from './view.js';
 export type { BehaviorView, GoalView, GroupView } from './view.js';
 export { emptyBehaviorProgress } from './progress.js';
 export { localDay, isDay } from './time.js';
+export { checkEligibility } from './eligibility.js';
+export type { EligibilityResult, CampaignCheck } from './eligibility.js';

@@ -29,6 +29,7 @@ function session(b: Partial<BehaviorRule>, creatives: CreativeRule[] = [], start
 }
 
 const EXPECTED_NOTIFICATION = {
+  eventIndex: 0,
   creativeId: 40,
   campaignId: 10,
   behaviorId: 1,
@@ -41,8 +42,8 @@ describe('Outcomes: deal', () => {
   it('issues the offer and credits its points', () => {
     const s = session({ outcomes: [{ type: 'offer', offerId: 12 }] });
     const result = s.send(event('visit'));
-    expect(result.offersIssued).toEqual([{ offerId: 12, campaignId: 10, behaviorId: 1, at: T0 }]);
-    expect(result.credits).toEqual([{ amount: 20, reason: 'offer', offerId: 12, campaignId: 10, behaviorId: 1, at: T0 }]);
+    expect(result.offersIssued).toEqual([{ eventIndex: 0, offerId: 12, campaignId: 10, behaviorId: 1, at: T0 }]);
+    expect(result.credits).toEqual([{ eventIndex: 0, amount: 20, reason: 'offer', offerId: 12, campaignId: 10, behaviorId: 1, at: T0 }]);
     expect(result.customer.availablePoints).toBe(20);
   });
 

@@ -1,0 +1,130 @@
+import type { BehaviorRule, CampaignRule, CreativeRule, GoalRule, OutcomeRule, RuleSet, Status, TierRule, OfferRule, Criterion } from '../../../engine/index.js';
+import type { Behavior, Campaign } from '../../../database/entities/index.js';
+import type { StoredGoal, StoredOutcome } from '../../../database/entities/behavior.entity.js';
+
+/** A creative row joined with its group and line item, as the loader reads it. */
+export interface CreativeRow {
+  id: number;
+  campaign_id: number;
+  behavior_id: number | null;
+  ad_type: string;
+  message: string | null;
+  url: string | null;
+  payload: Record<string, unknown> | null;
+  delivery_method: string | null;
+  creative_status: Status;
+  group_status: Status;
+  line_item_status: Status;
+  group_targeting: Criterion[];
+}
+
+export interface StoredRules {
+  campaigns: Campaign[];
+  behaviors: Behavior[];
+  offers: OfferRule[];
+  tiers: TierRule[];
+  creatives: CreativeRow[];
+  divisions: Array<{ id: number; ancestor_ids: number[] }>;
+}
+
+const MESSAGE_TYPES = new Set(['email_message', 'push_message', 'messaging_platform']);
+
+function int(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+function splitTags(tags: string | null): string[] {
+  return (tags ?? '')
+    .split('|')
+    .map((t) => t.trim())
+    .filter(Boolean);
+}
+
+function goalRule(goal: StoredGoal, behaviorData: Record<string, unknown>): GoalRule {
+  const data = goal.data ?? {};
+  const throttle = int(data.min_time_between_events) ?? int(behaviorData.min_time_between_events);
+  return {
+    id: goal.id,
+    name: goal.name,
+    eventName: goal.internal_event_name || goal.name,
+    type: goal.type,
+    uniqueAttribute: goal.unique_attribute,
+    eventCount: goal.event_count,
+    points: goal.points,
+    required: goal.required,
+    criteria: goal.criteria ?? [],
+    minTimeBetweenEvents: throttle,
+    minTimeBetweenEventsCount: int(data.min_time_between_events_count) ?? int(behaviorData.min_time_between_events_count) ?? 1,
+    consecutive: (data.consecutive ?? behaviorData.consecutive) === true,
+  };
+}
+
+function outcomeRule(outcome: StoredOutcome): OutcomeRule | null {
+  if (outcome.deal) return { type: 'offer', offerId: outcome.deal.id };
+  if (outcome.ad_unit) return { type: 'ad_unit', creativeId: outcome.ad_unit.id };
+  if (typeof outcome.points === 'number') return { type: 'points', points: outcome.points };
+  if (outcome.event) return { type: 'event', name: outcome.event.name, by: outcome.event.by ?? 1 };
+  if (outcome.tier) return { type: 'tier', tierName: outcome.tier.name };
+  return null;
+}
+
+export function behaviorRule(b: Behavior): BehaviorRule {
+  const data = b.data ?? {};
+  return {
+    id: b.id,
+    campaignId: b.campaignId,
+    name: b.name,
+    tags: splitTags(b.tags),
+    points: b.points,
+    period: int(data.period),
+    maxTimesAchievable: int(data.max_times_achievable),
+    maxTimesAchievablePerPeriod: int(data.max_times_achievable_per_period),
+    maxTimesAchievablePerMonth: int(data.max_times_achievable_per_month),
+    maxTimesAchievablePerYear: int(data.max_times_achievable_per_year),
+    useSamePeriod: data.use_same_period === true,
+    groups: b.goalGroups.map((g) => ({ goalCount: g.goal_count ?? g.goals.length, goals: g.goals.map((goal) => goalRule(goal, data)) })),
+    outcomes: b.outcomeConfig.map(outcomeRule).filter((o): o is OutcomeRule => o !== null),
+  };
+}
+
+function campaignRule(c: Campaign, behaviors: Behavior[]): CampaignRule {
+  return {
+    id: c.id,
+    name: c.name,
+    permalink: c.permalink,
+    status: c.status,
+    startsAt: c.startsAt.getTime(),
+    endsAt: c.endsAt.getTime(),
+    divisionId: c.divisionId,
+    optInRequired: c.optInRequired,
+    prerequisiteCampaignIds: c.prerequisiteCampaignIds,
+    targeting: c.targeting ?? [],
+    behaviors: behaviors.filter((b) => b.campaignId === c.id).map(behaviorRule),
+  };
+}
+
+function creativeRule(row: CreativeRow): CreativeRule {
+  return {
+    id: row.id,
+    campaignId: row.campaign_id,
+    behaviorId: row.delivery_method === 'triggered' ? row.behavior_id : null,
+    adType: row.ad_type,
+    actionType: MESSAGE_TYPES.has(row.ad_type) ? 'message' : 'open_ad',
+    url: row.url,
+    message: row.message,
+    payload: row.payload,
+    statuses: [row.creative_status, row.group_status, row.line_item_status],
+    targeting: row.group_targeting ?? [],
+  };
+}
+
+/** The organization's stored configuration as the engine's rule set. */
+export function toRuleSet(stored: StoredRules): RuleSet {
+  return {
+    campaigns: stored.campaigns.map((c) => campaignRule(c, stored.behaviors)),
+    offers: stored.offers,
+    tiers: stored.tiers,
+    creatives: stored.creatives.map(creativeRule),
+    divisionAncestors: Object.fromEntries(stored.divisions.map((d) => [d.id, d.ancestor_ids])),
+  };
+}

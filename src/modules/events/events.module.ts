@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { RulesModule } from '../campaigns/rules/rules.module.js';
+import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { EventsRepository } from './events.repository.js';
+import { RetrievalUseCase } from './retrieval.use-case.js';
+import { V1EventsController } from './v1-events.controller.js';
+import { V1EventsUseCase } from './v1-events.use-case.js';
+
+@Module({
+  imports: [TenancyModule, RulesModule],
+  controllers: [V1EventsController],
+  providers: [EventsRepository, V1EventsUseCase, RetrievalUseCase],
+  exports: [EventsRepository],
+})
+export class EventsModule {}

@@ -1,0 +1,210 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Queue } from 'bullmq';
+import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { AppError } from '../../common/errors/app-error.js';
+import type { Tenant } from '../../common/http/request-context.js';
+import { LOGGER, type Logger } from '../../common/logging/logger.js';
+import { toDate } from '../../common/validation/validators.js';
+import { behaviorsInvolved, checkEligibility, evaluate, instancesFromV1, type CompiledRules, type EventInstance } from '../../engine/index.js';
+import { EventsJob, QueueName } from '../../queues/queue-names.js';
+import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
+import type { V1EventBody, V1EventResponse } from './dto/v1-event.dto.js';
+import { CustomerKey, EventRow, EventsRepository, LockedCustomer } from './events.repository.js';
+import { CampaignKey, instanceDivisions, scopedCampaignId } from './scope.js';
+import { eventResult, v1Response } from './v1-response.js';
+
+export interface V1Request {
+  tenant: Tenant;
+  customer: CustomerKey;
+  campaign: CampaignKey | null;
+  body: V1EventBody;
+  /** Query qualify=true: check eligibility only. */
+  checkOnly: boolean;
+  /** Query async=true: store, queue, answer at once. */
+  async: boolean;
+  explain: boolean;
+  requestId: string;
+}
+
+export type V1Answer = V1EventResponse | { status: 'ok' } | QualificationAnswer;
+
+export interface QualificationAnswer {
+  status: 'ok';
+  qualified: boolean;
+  state: string;
+  notifications: Array<{ type: 'qualification'; campaign_id: number; data: { state: string; message: string } }>;
+}
+
+/** The behaviors whose progress the evaluation reads: those involved by the event names, and the scoped campaign's. */
+function involvedBehaviors(rules: CompiledRules, instances: EventInstance[], campaignId: number | null): number[] {
+  const ids = new Set(behaviorsInvolved(rules, instances.map((i) => i.name)));
+  for (const behavior of campaignId === null ? [] : (rules.campaigns.get(campaignId)?.behaviors ?? [])) ids.add(behavior.rule.id);
+  return [...ids];
+}
+
+function isDuplicateTransaction(error: unknown): boolean {
+  return error instanceof QueryFailedError && (error.driverError as { constraint?: string }).constraint === 'events_transaction';
+}
+
+/** Submitting V1 events (contract §7-§8): every mode of the six V1 routes. */
+@Injectable()
+export class V1EventsUseCase {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly repository: EventsRepository,
+    private readonly rulesCache: RulesCacheService,
+    @InjectQueue(QueueName.Events) private readonly queue: Queue,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async execute(req: V1Request): Promise<V1Answer> {
+    const events = req.body.events;
+    if (!events || Object.keys(events).length === 0) throw new AppError('missing_event_data', 'the request has no event data: send events');
+    const occurredAt = req.body.date ? toDate(req.body.date).getTime() : Date.now();
+    const instances = instancesFromV1(events, occurredAt);
+    if (req.checkOnly) return this.check(req, instances);
+    if (req.async) return this.enqueue(req, instances);
+    return this.process(req, instances);
+  }
+
+  /** Synchronous evaluation in one transaction, the customer row locked; read_only evaluates and writes nothing. */
+  private async process(req: V1Request, instances: EventInstance[]): Promise<V1EventResponse> {
+    const readOnly = req.body.read_only === true;
+    return this.db
+      .transaction(async (em) => {
+        const customer = await this.customer(em, req, !readOnly);
+        const rules = await this.rulesCache.get(req.tenant.organizationId, customer.rulesVersion);
+        const campaignId = scopedCampaignId(rules, req.campaign);
+        const divisions = this.divisions(req, rules, instances);
+        const progress = await this.repository.progress(em, customer.snapshot.id, involvedBehaviors(rules, instances, campaignId));
+        const result = evaluate({
+          rules,
+          customer: customer.snapshot,
+          progress,
+          events: instances,
+          now: Date.now(),
+          multiOrgEnabled: req.tenant.multiOrgEnabled,
+          campaignId,
+          qualify: req.body.qualify === true,
+        });
+        const merged = { ...progress, ...result.progress };
+        if (readOnly) {
+          if (req.body.transaction_id && (await this.repository.transactionUsed(em, req.tenant.apiKeyId, req.body.transaction_id))) {
+            throw this.duplicate(req.body.transaction_id);
+          }
+          return v1Response(rules, result, merged, result.notifications.map(() => null), req.explain);
+        }
+        const stored = result.state === 'events_not_qualified' && result.completions.length === 0;
+        const rows = instances.map((instance, i): EventRow => {
+          const { points, result: summary } = eventResult(result, i);
+          return this.row(req, customer, instance, i, divisions[i], campaignId, {
+            status: stored ? 'stored' : 'processed',
+            reason: result.state === 'qualified' ? null : result.state,
+            result: summary,
+            pointsEarned: points,
+          });
+        });
+        const eventIds = await this.repository.insertEvents(em, rows);
+        await this.repository.saveProgress(em, customer.snapshot.id, result.progress);
+        await this.repository.saveCustomer(em, customer.snapshot, result.customer);
+        const notificationIds = await this.repository.saveOutcomes(em, req.tenant.organizationId, customer.snapshot.id, result, eventIds);
+        return v1Response(rules, result, merged, notificationIds, req.explain);
+      })
+      .catch((error: unknown) => {
+        if (isDuplicateTransaction(error)) throw this.duplicate(req.body.transaction_id!);
+        throw error;
+      });
+  }
+
+  /** async=true: the events are stored (pending) before the answer, then queued for a worker. */
+  private async enqueue(req: V1Request, instances: EventInstance[]): Promise<{ status: 'ok' }> {
+    const eventIds = await this.db
+      .transaction(async (em) => {
+        const customer = await this.customer(em, req, false);
+        const rules = await this.rulesCache.get(req.tenant.organizationId, customer.rulesVersion);
+        const campaignId = scopedCampaignId(rules, req.campaign);
+        const divisions = this.divisions(req, rules, instances);
+        const rows = instances.map((instance, i) =>
+          this.row(req, customer, instance, i, divisions[i], campaignId, { status: 'pending', reason: null, result: null, pointsEarned: 0 }, 'v1_async'),
+        );
+        return this.repository.insertEvents(em, rows);
+      })
+      .catch((error: unknown) => {
+        if (isDuplicateTransaction(error)) throw this.duplicate(req.body.transaction_id!);
+        throw error;
+      });
+    await this.queue
+      .add(EventsJob.Evaluate, { eventIds }, { jobId: `event-${eventIds[0]}`, removeOnComplete: true, removeOnFail: 1000 })
+      .catch((error: Error) => this.logger.warn({ req_id: req.requestId, err: error.message, event_ids: eventIds }, 'event stored but not queued'));
+    return { status: 'ok' };
+  }
+
+  /** qualify=true: the campaign states the events would meet; nothing is stored or processed. */
+  private async check(req: V1Request, instances: EventInstance[]): Promise<QualificationAnswer> {
+    const customer = await this.customer(this.db.manager, req, false);
+    const rules = await this.rulesCache.get(req.tenant.organizationId, customer.rulesVersion);
+    const campaignId = scopedCampaignId(rules, req.campaign);
+    this.divisions(req, rules, instances);
+    const eligibility = checkEligibility({
+      rules,
+      customer: customer.snapshot,
+      progress: await this.repository.progress(this.db.manager, customer.snapshot.id, involvedBehaviors(rules, instances, campaignId)),
+      events: instances,
+      now: Date.now(),
+      multiOrgEnabled: req.tenant.multiOrgEnabled,
+      campaignId,
+      qualify: req.body.qualify === true,
+    });
+    const qualified = eligibility.state === 'qualified';
+    return {
+      status: 'ok',
+      qualified,
+      state: eligibility.state,
+      notifications: qualified
+        ? []
+        : eligibility.campaigns.map((c) => ({ type: 'qualification' as const, campaign_id: c.campaignId, data: { state: c.state, message: c.detail } })),
+    };
+  }
+
+  private async customer(em: EntityManager, req: V1Request, lock: boolean): Promise<LockedCustomer> {
+    const customer = await this.repository.customer(em, req.tenant.organizationId, req.customer, lock);
+    if (!customer) throw AppError.notFound('user');
+    return customer;
+  }
+
+  private divisions(req: V1Request, rules: CompiledRules, instances: EventInstance[]): Array<number | null> {
+    return instanceDivisions(req.tenant, rules, instances, (i) => `events.${instances[i].name}.context.division_id`);
+  }
+
+  private row(
+    req: V1Request,
+    customer: LockedCustomer,
+    instance: EventInstance,
+    index: number,
+    divisionId: number | null,
+    campaignId: number | null,
+    outcome: Pick<EventRow, 'status' | 'reason' | 'result' | 'pointsEarned'>,
+    source: EventRow['source'] = 'v1',
+  ): EventRow {
+    return {
+      organizationId: req.tenant.organizationId,
+      apiKeyId: req.tenant.apiKeyId,
+      customerId: customer.snapshot.id,
+      userRef: customer.externalId,
+      source,
+      // One request, one idempotency key: the first instance's row claims it.
+      transactionId: index === 0 ? (req.body.transaction_id ?? null) : null,
+      instance,
+      divisionId,
+      campaignId,
+      requestId: req.requestId,
+      ...outcome,
+    };
+  }
+
+  private duplicate(transactionId: string): AppError {
+    return new AppError('duplicate_transaction', `transaction_id ${transactionId} has already been processed`);
+  }
+}

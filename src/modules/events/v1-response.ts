@@ -1,0 +1,66 @@
+import { behaviorView, type CompiledRules, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
+import type { NotificationView, V1EventResponse } from './dto/v1-event.dto.js';
+
+export function tierName(rules: CompiledRules, tierId: number | null): string | null {
+  return tierId === null ? null : (rules.tiers.find((t) => t.id === tierId)?.name ?? null);
+}
+
+/**
+ * The V1 answer (contract §8): behaviors of the campaigns the request evaluated (only the scoped one when scoped),
+ * each with the deltas of this request; top-level deltas for qualified campaigns; notifications with their ids.
+ */
+export function v1Response(
+  rules: CompiledRules,
+  result: EvaluationResult,
+  progress: ProgressMap,
+  notificationIds: Array<number | null>,
+  explain: boolean,
+): V1EventResponse {
+  const campaignIds = new Set([...Object.keys(result.campaignStates).map(Number), ...result.completions.map((c) => c.campaignId)]);
+  const behaviors: NonNullable<V1EventResponse['behaviors']> = {};
+  const deltas: Record<string, { current_count: number; achieved: number }> = {};
+  for (const campaignId of campaignIds) {
+    const campaign = rules.campaigns.get(campaignId);
+    if (!campaign) continue;
+    const qualified = result.campaignStates[campaignId] === 'qualified';
+    for (const behavior of campaign.behaviors) {
+      const delta = result.behaviorDeltas[behavior.rule.id];
+      const pivots = behavior.goals.flatMap((g) => result.goalDeltas[g.rule.id]?.pivots ?? []);
+      const own = { current_count: delta?.currentCount ?? 0, achieved: delta?.achieved ?? 0, ...(pivots.length ? { data: pivots, pivot_count: pivots.length } : {}) };
+      behaviors[behavior.rule.name] = { ...behaviorView(behavior, progress[behavior.rule.id]), deltas: own };
+      if (qualified && delta) deltas[behavior.rule.name] = { current_count: delta.currentCount, achieved: delta.achieved };
+    }
+  }
+  const notifications: NotificationView[] = result.notifications.map((n, i) => ({
+    id: notificationIds[i] as number,
+    type: n.type,
+    campaign_id: n.campaignId,
+    behavior_name: n.behaviorName,
+    data: n.data,
+  }));
+  return {
+    status: 'ok',
+    available_points: result.customer.availablePoints,
+    notifications,
+    user: { available_points: result.customer.availablePoints, tier: tierName(rules, result.customer.tierId) },
+    behaviors,
+    deltas,
+    qualified: result.state === 'qualified',
+    state: result.state,
+    ...(explain ? { explanation: result.explanation } : {}),
+  };
+}
+
+/** What an event row keeps of the evaluation of its instance (shown in the timeline, read by support). */
+export function eventResult(result: EvaluationResult, index: number): { points: number; result: object } {
+  const points = result.credits.filter((c) => c.eventIndex === index).reduce((sum, c) => sum + c.amount, 0);
+  return {
+    points,
+    result: {
+      state: result.state,
+      points,
+      completions: result.completions.filter((c) => c.eventIndex === index).map((c) => ({ campaign_id: c.campaignId, behavior_id: c.behaviorId, achieved: c.achieved })),
+      explanation: result.explanation.filter((e) => e.event_index === index),
+    },
+  };
+}
