@@ -26,8 +26,9 @@ function slug(name: string): string {
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 90);
+    .replace(/^-+/, '')
+    .slice(0, 90)
+    .replace(/-+$/, '');
   return base || 'campaign';
 }
 
@@ -143,11 +144,13 @@ export class CampaignsService {
     if (!(await em.existsBy(Division, { id: divisionId, organizationId: tenant.organizationId }))) {
       throw AppError.validation('campaign.division_id', 'is not a division of this organization');
     }
-    const prerequisites = [...new Set(input.prerequisite_campaign_ids ?? current?.prerequisiteCampaignIds ?? [])];
-    if (current && prerequisites.includes(current.id)) throw AppError.validation('campaign.prerequisite_campaign_ids', 'cannot name the campaign itself');
-    if (prerequisites.length) {
-      const found = await em.findBy(Campaign, { id: In(prerequisites), organizationId: tenant.organizationId });
-      const missing = prerequisites.filter((id) => !found.some((c) => c.id === id));
+    // Only a list the request sends is checked: a stored one stays as it is, even if a campaign it names was deleted.
+    const given = input.prerequisite_campaign_ids;
+    const prerequisites = [...new Set(given ?? current?.prerequisiteCampaignIds ?? [])];
+    if (current && given?.includes(current.id)) throw AppError.validation('campaign.prerequisite_campaign_ids', 'cannot name the campaign itself');
+    if (given?.length) {
+      const found = await em.findBy(Campaign, { id: In(given), organizationId: tenant.organizationId });
+      const missing = given.filter((id) => !found.some((c) => c.id === id));
       if (missing.length) throw AppError.validation('campaign.prerequisite_campaign_ids', `names unknown campaigns: ${missing.join(', ')}`);
     }
     return {
@@ -161,7 +164,9 @@ export class CampaignsService {
     };
   }
 
+  /** The slug, or the slug with the first free -2, -3...; serialized per organization so parallel creates differ. */
   private async freePermalink(em: EntityManager, tenant: Tenant, base: string): Promise<string> {
+    await em.query(`SELECT pg_advisory_xact_lock(hashtext('campaign-permalink'), $1)`, [tenant.organizationId]);
     const taken = new Set(
       (await em
         .createQueryBuilder(Campaign, 'c')

@@ -50,6 +50,7 @@ export class CreateCampaignInput extends CampaignOptions {
   @Required()
   @IsString()
   @Length(1, 255)
+  @Matches(/\S/, { message: '$property must not be blank' })
   name: string;
 
   @ApiPropertyOptional({ enum: STATUSES, default: 'draft' })
@@ -73,6 +74,7 @@ export class UpdateCampaignInput extends CampaignOptions {
   @Required()
   @IsString()
   @Length(1, 255)
+  @Matches(/\S/, { message: '$property must not be blank' })
   name: string;
 
   @ApiProperty({ enum: STATUSES, example: 'live' })

@@ -1,4 +1,12 @@
 import { Module } from '@nestjs/common';
+import { TenancyModule } from '../../tenancy/tenancy.module.js';
+import { TiersController } from './tiers.controller.js';
+import { TiersService } from './tiers.service.js';
 
-@Module({})
+@Module({
+  imports: [TenancyModule],
+  controllers: [TiersController],
+  providers: [TiersService],
+  exports: [TiersService],
+})
 export class TiersModule {}

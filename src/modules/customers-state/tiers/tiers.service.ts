@@ -1,0 +1,131 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { deletedName } from '../../../common/database/soft-delete.js';
+import { uniqueViolation } from '../../../common/database/unique-violation.js';
+import { AppError, ErrorDetail } from '../../../common/errors/app-error.js';
+import type { Tenant } from '../../../common/http/request-context.js';
+import { Tier } from '../../../database/entities/index.js';
+import { ConfigChangesService } from '../../audit/config-changes.service.js';
+import type { CreateTierInput, TierView, UpdateTierInput } from './dto/tier.dto.js';
+
+/** Advisory lock class for an organization's tier writes: the min_points check and the write are one step. */
+const TIERS_LOCK = 7401;
+
+const UNIQUE = uniqueViolation({ tiers_name: { field: 'tier.name', message: 'is already used by another tier of this organization' } });
+
+export function tierView(t: Tier): TierView {
+  return {
+    id: t.id,
+    name: t.name,
+    min_points: t.minPoints,
+    created_at: t.createdAt.toISOString(),
+    updated_at: t.updatedAt.toISOString(),
+    ...(t.deletedAt ? { deleted_at: t.deletedAt.toISOString() } : {}),
+  };
+}
+
+/** Tiers rank customers by lifetime points (contract §5). Names and min_points are unique among live tiers. */
+@Injectable()
+export class TiersService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly changes: ConfigChangesService,
+  ) {}
+
+  create(tenant: Tenant, input: CreateTierInput): Promise<TierView> {
+    return this.db.transaction(async (em) => {
+      await em.query(`SELECT pg_advisory_xact_lock($1, $2)`, [TIERS_LOCK, tenant.organizationId]);
+      await this.assertFree(em, tenant, input.name, input.min_points, null);
+      const tier = em.create(Tier, { organizationId: tenant.organizationId, name: input.name, minPoints: input.min_points });
+      await em.save(tier).catch(UNIQUE);
+      const view = tierView(tier);
+      await this.changes.record(em, tenant, { action: 'create', objectType: 'tier', objectId: tier.id, after: view });
+      return view;
+    });
+  }
+
+  async list(tenant: Tenant): Promise<TierView[]> {
+    const tiers = await this.db.manager.find(Tier, { where: { organizationId: tenant.organizationId }, order: { minPoints: 'ASC', id: 'ASC' } });
+    return tiers.map(tierView);
+  }
+
+  async get(tenant: Tenant, id: number): Promise<TierView> {
+    return tierView(await this.find(this.db.manager, tenant, id));
+  }
+
+  /** Partial: only the members sent change. A request that changes nothing writes nothing. */
+  update(tenant: Tenant, id: number, input: UpdateTierInput): Promise<TierView> {
+    return this.db.transaction(async (em) => {
+      await em.query(`SELECT pg_advisory_xact_lock($1, $2)`, [TIERS_LOCK, tenant.organizationId]);
+      const tier = await this.find(em, tenant, id, true);
+      const before = tierView(tier);
+      const name = input.name ?? tier.name;
+      const minPoints = input.min_points ?? tier.minPoints;
+      if (name === tier.name && minPoints === tier.minPoints) return before;
+      await this.assertFree(em, tenant, name, minPoints, tier.id);
+      if (name !== tier.name) await this.assertUnreferenced(em, tenant, tier, 'tier.name', 'cannot be changed');
+      Object.assign(tier, { name, minPoints });
+      await em.save(tier).catch(UNIQUE);
+      const after = tierView(tier);
+      await this.changes.record(em, tenant, { action: 'update', objectType: 'tier', objectId: tier.id, before, after });
+      return after;
+    });
+  }
+
+  /** Soft delete: the name gets a marker and is free again; customers keep the tier row and answer the marked name. */
+  remove(tenant: Tenant, id: number): Promise<TierView> {
+    return this.db.transaction(async (em) => {
+      const tier = await this.find(em, tenant, id, true);
+      await this.assertUnreferenced(em, tenant, tier, 'tier_id', 'cannot be deleted');
+      const before = tierView(tier);
+      const at = new Date();
+      tier.name = deletedName(tier.name, at);
+      tier.deletedAt = at;
+      await em.save(tier);
+      const after = tierView(tier);
+      await this.changes.record(em, tenant, { action: 'delete', objectType: 'tier', objectId: tier.id, before, after });
+      return after;
+    });
+  }
+
+  /** A live tier of the organization; `lock` holds it for the rest of the transaction. */
+  private async find(em: EntityManager, tenant: Tenant, id: number, lock = false): Promise<Tier> {
+    const tier = await em.findOne(Tier, {
+      where: { id, organizationId: tenant.organizationId },
+      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+    if (!tier) throw AppError.notFound('tier');
+    return tier;
+  }
+
+  /** Every clash at once: the name (case-insensitive) and min_points of the other live tiers. */
+  private async assertFree(em: EntityManager, tenant: Tenant, name: string, minPoints: number, selfId: number | null): Promise<void> {
+    const clashes: Array<{ name: string; min_points: number }> = await em.query(
+      `SELECT name, min_points FROM tiers
+        WHERE organization_id = $1 AND deleted_at IS NULL AND id <> $2 AND (lower(name) = lower($3) OR min_points = $4)`,
+      [tenant.organizationId, selfId ?? 0, name, minPoints],
+    );
+    const details: ErrorDetail[] = [];
+    if (clashes.some((t) => t.name.toLowerCase() === name.toLowerCase())) {
+      details.push({ field: 'tier.name', message: 'is already used by another tier of this organization' });
+    }
+    const samePoints = clashes.find((t) => t.min_points === minPoints);
+    if (samePoints) details.push({ field: 'tier.min_points', message: `is already the min_points of tier "${samePoints.name}"` });
+    if (details.length) throw new AppError('validation', details.map((d) => `${d.field} ${d.message}`).join('; '), details);
+  }
+
+  /** Tier outcomes name their tier: renaming or deleting a tier they name would silently stop them. */
+  private async assertUnreferenced(em: EntityManager, tenant: Tenant, tier: Tier, field: string, verb: string): Promise<void> {
+    const behaviors: Array<{ id: number; name: string }> = await em.query(
+      `SELECT DISTINCT b.id, b.name FROM behaviors b
+         CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(b.outcome_config) = 'array' THEN b.outcome_config ELSE '[]' END) o
+        WHERE b.organization_id = $1 AND b.deleted_at IS NULL AND lower(o->'tier'->>'name') = lower($2)
+        ORDER BY b.id LIMIT 10`,
+      [tenant.organizationId, tier.name],
+    );
+    if (!behaviors.length) return;
+    const names = behaviors.map((b) => `"${b.name}" (${b.id})`).join(', ');
+    throw AppError.validation(field, `${verb}: the tier outcome of behaviors ${names} names this tier; change those behaviors first`);
+  }
+}

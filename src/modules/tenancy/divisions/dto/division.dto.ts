@@ -1,0 +1,82 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { Optional, Required } from '../../../../common/validation/validators.js';
+
+const MAX_ID = 2_147_483_647;
+const NOT_BLANK = /\S/;
+const BLANK_MESSAGE = '$property must not be blank';
+
+export class CreateDivisionInput {
+  @ApiProperty({ example: 'Stores North', minLength: 1, maxLength: 100, description: 'Unique per organization among live divisions, case-insensitively' })
+  @Required()
+  @IsString()
+  @Length(1, 100)
+  @Matches(NOT_BLANK, { message: BLANK_MESSAGE })
+  name: string;
+
+  @ApiProperty({ example: 1, type: 'integer', description: 'A live division of the organization (the root division to start with)' })
+  @Required()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ID)
+  parent_id: number;
+}
+
+export class UpdateDivisionInput {
+  @ApiPropertyOptional({ example: 'Stores North', minLength: 1, maxLength: 100, description: 'Unique per organization among live divisions, case-insensitively' })
+  @Optional()
+  @IsString()
+  @Length(1, 100)
+  @Matches(NOT_BLANK, { message: BLANK_MESSAGE })
+  name?: string;
+
+  @ApiPropertyOptional({
+    example: 1,
+    type: 'integer',
+    description: 'Moves the division (with its subtree) under this live division; not the root, not into its own subtree',
+  })
+  @Optional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ID)
+  parent_id?: number;
+}
+
+export class CreateDivisionBody {
+  @ApiProperty({ type: CreateDivisionInput })
+  @Required()
+  @ValidateNested()
+  @Type(() => CreateDivisionInput)
+  division: CreateDivisionInput;
+}
+
+export class UpdateDivisionBody {
+  @ApiProperty({ type: UpdateDivisionInput, description: 'Partial: only the members sent change' })
+  @Required()
+  @ValidateNested()
+  @Type(() => UpdateDivisionInput)
+  division: UpdateDivisionInput;
+}
+
+export class DivisionView {
+  @ApiProperty({ example: 7, type: 'integer' }) id: number;
+  @ApiProperty({ example: 'Stores North', description: 'A deleted division answers with " [DELETED AT <ISO>]" appended' }) name: string;
+  @ApiProperty({ example: 1, nullable: true, type: 'integer', description: 'null only for the root division' }) parent_id: number | null;
+  @ApiProperty({ example: [1, 7], type: 'integer', isArray: true, description: 'The path from the root down to this division, itself included' })
+  ancestor_ids: number[];
+  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) created_at: string;
+  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) updated_at: string;
+  @ApiPropertyOptional({ example: '2026-02-01T09:30:00.000Z', type: String, description: 'Only in the answer to DELETE' }) deleted_at?: string;
+}
+
+export class DivisionResponse {
+  @ApiProperty({ example: 'ok' }) status: 'ok';
+  @ApiProperty({ type: DivisionView }) division: DivisionView;
+}
+
+export class DivisionListResponse {
+  @ApiProperty({ example: 'ok' }) status: 'ok';
+  @ApiProperty({ type: [DivisionView], description: 'Every live division in tree order: depth first from the root, siblings by id' })
+  divisions: DivisionView[];
+}
