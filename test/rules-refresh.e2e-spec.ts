@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { RulesCacheService } from '../src/modules/campaigns/rules/rules-cache.service.js';
 import { createCampaign } from './factories/campaign.factory.js';
+import { createCustomer } from './factories/customer.factory.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 import { createTestApp } from './support/app.js';
 
@@ -62,6 +63,19 @@ describe('compiled rules refresh across processes', () => {
     expect(await cache.get(tenant.organizationId)).toBe(first);
     await createCampaign(writer, tenant);
     expect(await cache.get(tenant.organizationId)).not.toBe(first);
+  });
+
+  it('credits the points of an edited behavior on the very next event, whichever process takes it', async () => {
+    const campaign = await createCampaign(writer, tenant);
+    const behavior = { name: `Check in ${campaign.id}`, points: 5, data: {}, goal_groups: [{ goals: [{ achievement: { name: `checkin_${campaign.id}` } }] }] };
+    const created = await api(writer, tenant).post(`/management/campaigns/${campaign.id}/behaviors/_batch`).send({ behaviors: [behavior] }).expect(201);
+    const user = await createCustomer(writer, tenant);
+    const send = (app: INestApplication) =>
+      api(app, tenant).post(`/users/${user.id}/events`).send({ events: { [`checkin_${campaign.id}`]: 1 } }).expect(200);
+
+    expect((await send(reader)).body.user.available_points).toBe(5);
+    await api(writer, tenant).put(`/management/behaviors/${created.body.behaviors[0].id}`).send({ behavior: { ...behavior, points: 7 } }).expect(200);
+    expect((await send(reader)).body.user.available_points).toBe(12);
   });
 
   it("never mixes organizations' rules", async () => {

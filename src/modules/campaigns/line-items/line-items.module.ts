@@ -1,4 +1,13 @@
 import { Module } from '@nestjs/common';
+import { TenancyModule } from '../../tenancy/tenancy.module.js';
+import { CampaignsModule } from '../campaigns.module.js';
+import { LineItemsController } from './line-items.controller.js';
+import { LineItemsService } from './line-items.service.js';
 
-@Module({})
+@Module({
+  imports: [TenancyModule, CampaignsModule],
+  controllers: [LineItemsController],
+  providers: [LineItemsService],
+  exports: [LineItemsService],
+})
 export class LineItemsModule {}

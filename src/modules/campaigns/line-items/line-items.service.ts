@@ -1,0 +1,136 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { deletedName } from '../../../common/database/soft-delete.js';
+import { uniqueViolation } from '../../../common/database/unique-violation.js';
+import { AppError } from '../../../common/errors/app-error.js';
+import type { Tenant } from '../../../common/http/request-context.js';
+import { toDate } from '../../../common/validation/validators.js';
+import { Campaign, LineItem } from '../../../database/entities/index.js';
+import { ConfigChangesService } from '../../audit/config-changes.service.js';
+import { CampaignsService } from '../campaigns.service.js';
+import type { CreateLineItemInput, LineItemView, UpdateLineItemInput } from './dto/line-item.dto.js';
+import { lineItemView } from './line-item.view.js';
+
+const UNIQUE = uniqueViolation({
+  line_items_one_per_campaign: { field: 'line_item', message: 'cannot be added: a campaign holds at most one line item' },
+});
+
+/** Start and end of a write (each the stored value when absent); the end must come after the start. */
+export function datesInOrder(
+  wrapper: string,
+  input: { starts_at?: string; ends_at?: string },
+  current?: { startsAt: Date; endsAt: Date },
+): { startsAt: Date; endsAt: Date } {
+  const startsAt = input.starts_at !== undefined ? toDate(input.starts_at) : current?.startsAt;
+  const endsAt = input.ends_at !== undefined ? toDate(input.ends_at) : current?.endsAt;
+  if (!startsAt || !endsAt || endsAt <= startsAt) throw AppError.validation(`${wrapper}.ends_at`, `must be after ${wrapper}.starts_at`);
+  return { startsAt, endsAt };
+}
+
+/** The marker appended to names by a cascading soft delete in SQL: the same text deletedName() appends. */
+export function deletedMarker(at: Date): string {
+  return deletedName('', at);
+}
+
+@Injectable()
+export class LineItemsService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly changes: ConfigChangesService,
+    private readonly campaigns: CampaignsService,
+  ) {}
+
+  create(tenant: Tenant, campaignId: number, input: CreateLineItemInput): Promise<LineItemView> {
+    return this.db.transaction(async (em) => {
+      const campaign = await this.campaigns.find(em, tenant, { id: campaignId }, true);
+      const lineItem = em.create(LineItem, {
+        organizationId: tenant.organizationId,
+        campaignId: campaign.id,
+        name: input.name,
+        displayName: input.display_name ?? null,
+        description: input.description ?? null,
+        status: input.status,
+        ...datesInOrder('line_item', input),
+      });
+      await em.save(lineItem).catch(UNIQUE);
+      const view = lineItemView(lineItem);
+      await this.changes.record(em, tenant, { action: 'create', objectType: 'line_item', objectId: lineItem.id, after: view });
+      return view;
+    });
+  }
+
+  async list(tenant: Tenant, campaignId: number): Promise<LineItemView[]> {
+    const campaign = await this.campaigns.find(this.db.manager, tenant, { id: campaignId });
+    const rows = await this.db.manager.find(LineItem, { where: { campaignId: campaign.id, organizationId: tenant.organizationId }, order: { id: 'ASC' } });
+    return rows.map(lineItemView);
+  }
+
+  async get(tenant: Tenant, id: number): Promise<LineItemView> {
+    return lineItemView(await this.find(this.db.manager, tenant, id));
+  }
+
+  update(tenant: Tenant, id: number, input: UpdateLineItemInput): Promise<LineItemView> {
+    return this.db.transaction(async (em) => {
+      const lineItem = await this.find(em, tenant, id, true);
+      const before = lineItemView(lineItem);
+      Object.assign(lineItem, datesInOrder('line_item', input, lineItem), {
+        name: input.name ?? lineItem.name,
+        displayName: input.display_name ?? lineItem.displayName,
+        description: input.description ?? lineItem.description,
+        status: input.status ?? lineItem.status,
+      });
+      await em.save(lineItem);
+      const after = lineItemView(lineItem);
+      await this.changes.record(em, tenant, { action: 'update', objectType: 'line_item', objectId: lineItem.id, before, after });
+      return after;
+    });
+  }
+
+  /** Soft delete: the line item, its creative groups and their creatives stop answering; names get the marker. */
+  remove(tenant: Tenant, id: number): Promise<LineItemView> {
+    return this.db.transaction(async (em) => {
+      const lineItem = await this.findLocked(em, tenant, id);
+      const before = lineItemView(lineItem);
+      const at = new Date();
+      const params = [lineItem.id, at, deletedMarker(at)];
+      await em.query(
+        `UPDATE creatives SET name = name || $3, deleted_at = $2
+          WHERE deleted_at IS NULL AND creative_group_id IN (SELECT id FROM creative_groups WHERE line_item_id = $1)`,
+        params,
+      );
+      await em.query(`UPDATE creative_groups SET name = name || $3, deleted_at = $2 WHERE deleted_at IS NULL AND line_item_id = $1`, params);
+      lineItem.name = deletedName(lineItem.name, at);
+      lineItem.deletedAt = at;
+      await em.save(lineItem);
+      const after = lineItemView(lineItem);
+      await this.changes.record(em, tenant, { action: 'delete', objectType: 'line_item', objectId: lineItem.id, before, after });
+      return after;
+    });
+  }
+
+  /** A line item of the organization that is not deleted; `lock` holds it for the rest of the transaction. */
+  async find(em: EntityManager, tenant: Tenant, id: number, lock = false): Promise<LineItem> {
+    const lineItem = await em.findOne(LineItem, {
+      where: { id, organizationId: tenant.organizationId },
+      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+    if (!lineItem) throw AppError.notFound('line item');
+    return lineItem;
+  }
+
+  /**
+   * The line item, locked after its campaign. Every create below a campaign and every cascading delete takes the
+   * campaign's row lock first (as a campaign delete does), so a concurrent delete can neither miss a new child nor
+   * deadlock with another cascade.
+   */
+  async findLocked(em: EntityManager, tenant: Tenant, id: number): Promise<LineItem> {
+    const { campaignId } = await this.find(em, tenant, id);
+    const campaign = await em.findOne(Campaign, {
+      where: { id: campaignId, organizationId: tenant.organizationId },
+      lock: { mode: 'pessimistic_write' },
+    });
+    if (!campaign) throw AppError.notFound('line item');
+    return this.find(em, tenant, id, true);
+  }
+}

@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { deletedName } from '../../common/database/soft-delete.js';
+import { AppError } from '../../common/errors/app-error.js';
+import type { Tenant } from '../../common/http/request-context.js';
+import { CreativeGroup, LineItem } from '../../database/entities/index.js';
+import { ConfigChangesService } from '../audit/config-changes.service.js';
+import { datesInOrder, deletedMarker, LineItemsService } from '../campaigns/line-items/line-items.service.js';
+import { creativeGroupView } from './creative-group.view.js';
+import type { CreateCreativeGroupInput, CreativeGroupView, UpdateCreativeGroupInput } from './dto/creative-group.dto.js';
+
+@Injectable()
+export class CreativeGroupsService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly changes: ConfigChangesService,
+    private readonly lineItems: LineItemsService,
+  ) {}
+
+  create(tenant: Tenant, lineItemId: number, input: CreateCreativeGroupInput): Promise<CreativeGroupView> {
+    return this.db.transaction(async (em) => {
+      const lineItem = await this.lineItems.findLocked(em, tenant, lineItemId);
+      const group = em.create(CreativeGroup, {
+        organizationId: tenant.organizationId,
+        lineItemId: lineItem.id,
+        name: input.name,
+        displayName: input.display_name ?? null,
+        status: input.status,
+        targeting: input.targeting ?? [],
+        ...datesInOrder('creative_group', input),
+      });
+      await em.save(group);
+      const view = creativeGroupView(group);
+      await this.changes.record(em, tenant, { action: 'create', objectType: 'creative_group', objectId: group.id, after: view });
+      return view;
+    });
+  }
+
+  async list(tenant: Tenant, lineItemId: number): Promise<CreativeGroupView[]> {
+    const lineItem = await this.lineItems.find(this.db.manager, tenant, lineItemId);
+    const rows = await this.db.manager.find(CreativeGroup, {
+      where: { lineItemId: lineItem.id, organizationId: tenant.organizationId },
+      order: { id: 'ASC' },
+    });
+    return rows.map(creativeGroupView);
+  }
+
+  async get(tenant: Tenant, id: number): Promise<CreativeGroupView> {
+    return creativeGroupView(await this.find(this.db.manager, tenant, id));
+  }
+
+  update(tenant: Tenant, id: number, input: UpdateCreativeGroupInput): Promise<CreativeGroupView> {
+    return this.db.transaction(async (em) => {
+      const group = await this.find(em, tenant, id, true);
+      const before = creativeGroupView(group);
+      Object.assign(group, datesInOrder('creative_group', input, group), {
+        name: input.name ?? group.name,
+        displayName: input.display_name ?? group.displayName,
+        status: input.status ?? group.status,
+        targeting: input.targeting ?? group.targeting,
+      });
+      await em.save(group);
+      const after = creativeGroupView(group);
+      await this.changes.record(em, tenant, { action: 'update', objectType: 'creative_group', objectId: group.id, before, after });
+      return after;
+    });
+  }
+
+  /** Soft delete: the group and its creative stop answering; names get the marker. */
+  remove(tenant: Tenant, id: number): Promise<CreativeGroupView> {
+    return this.db.transaction(async (em) => {
+      const { group } = await this.findLocked(em, tenant, id);
+      const before = creativeGroupView(group);
+      const at = new Date();
+      await em.query(`UPDATE creatives SET name = name || $3, deleted_at = $2 WHERE deleted_at IS NULL AND creative_group_id = $1`, [
+        group.id,
+        at,
+        deletedMarker(at),
+      ]);
+      group.name = deletedName(group.name, at);
+      group.deletedAt = at;
+      await em.save(group);
+      const after = creativeGroupView(group);
+      await this.changes.record(em, tenant, { action: 'delete', objectType: 'creative_group', objectId: group.id, before, after });
+      return after;
+    });
+  }
+
+  /** A creative group of the organization that is not deleted; `lock` holds it for the rest of the transaction. */
+  async find(em: EntityManager, tenant: Tenant, id: number, lock = false): Promise<CreativeGroup> {
+    const group = await em.findOne(CreativeGroup, {
+      where: { id, organizationId: tenant.organizationId },
+      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+    if (!group) throw AppError.notFound('creative group');
+    return group;
+  }
+
+  /** The group with its line item, locked after their campaign (see LineItemsService.findLocked). */
+  async findLocked(em: EntityManager, tenant: Tenant, id: number): Promise<{ group: CreativeGroup; lineItem: LineItem }> {
+    const { lineItemId } = await this.find(em, tenant, id);
+    const lineItem = await this.lineItems.findLocked(em, tenant, lineItemId);
+    return { group: await this.find(em, tenant, id, true), lineItem };
+  }
+}

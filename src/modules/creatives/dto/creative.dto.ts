@@ -1,0 +1,182 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsObject, IsString, IsUrl, Length, Max, Min, ValidateNested } from 'class-validator';
+import type { Status } from '../../../engine/index.js';
+import { IsDatetime, Optional, Required } from '../../../common/validation/validators.js';
+import { STATUSES } from '../../campaigns/dto/campaign.dto.js';
+import { AD_TYPES, CREATIVE_TYPES, DELIVERY_METHODS, type DeliveryMethod } from '../creative-types.js';
+
+const MAX_ID = 2_147_483_647;
+const PAYLOAD_EXAMPLE = { screen: 'rewards', badge: 'explorer' };
+
+export class IssueAudienceCsvInput {
+  @ApiProperty({ enum: DELIVERY_METHODS, example: 'triggered' })
+  @Required()
+  @IsIn(DELIVERY_METHODS)
+  delivery_method: DeliveryMethod;
+
+  @ApiPropertyOptional({ example: '2026-03-02T09:00:00Z', description: 'Required for scheduled delivery, in the future; not allowed for triggered' })
+  @Optional()
+  @IsDatetime()
+  scheduled_delivery_date?: string;
+
+  @ApiPropertyOptional({ example: '3f2504e0-4f89-11d3-9a0c-0305e82c3301', description: 'GUID-style template id (1-100 characters)' })
+  @Optional()
+  @IsString()
+  @Length(1, 100)
+  template_id?: string;
+
+  @ApiPropertyOptional({ example: 12, type: 'integer', description: 'Required for triggered delivery: a behavior of the same campaign; not allowed for scheduled' })
+  @Optional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ID)
+  behavior_id?: number;
+}
+
+/** Members optional on create and update. */
+class CreativeContent {
+  @ApiPropertyOptional({ example: 'You earned the explorer badge!' })
+  @Optional()
+  @IsString()
+  @Length(0, 10_000)
+  message?: string;
+
+  @ApiPropertyOptional({ example: 'https://example.com/rewards', description: 'http or https' })
+  @Optional()
+  @IsString()
+  @Length(1, 2048)
+  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, { message: '$property must be an http(s) URL' })
+  url?: string;
+
+  @ApiPropertyOptional({ example: PAYLOAD_EXAMPLE, type: 'object', additionalProperties: true, description: 'Any JSON object' })
+  @Optional()
+  @IsObject()
+  payload?: Record<string, unknown>;
+}
+
+export class CreateCreativeInput extends CreativeContent {
+  @ApiProperty({ example: 'Explorer push' })
+  @Required()
+  @IsString()
+  @Length(1, 255)
+  name: string;
+
+  @ApiProperty({ enum: STATUSES, example: 'live', description: 'Only a live creative (in a live group, line item and campaign) is active' })
+  @Required()
+  @IsIn(STATUSES)
+  status: Status;
+
+  @ApiProperty({ enum: AD_TYPES, example: 'push_message' })
+  @Required()
+  @IsIn(AD_TYPES)
+  ad_type: string;
+
+  @ApiProperty({ enum: CREATIVE_TYPES, example: 'messaging-platform-push', description: 'Must be one the ad_type allows (docs/creatives.md)' })
+  @Required()
+  @IsIn(CREATIVE_TYPES)
+  creative_type: string;
+
+  @ApiProperty({ example: 1, type: 'integer', description: 'An application of the organization' })
+  @Required()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ID)
+  application_id: number;
+
+  @ApiProperty({ type: IssueAudienceCsvInput })
+  @Required()
+  @ValidateNested()
+  @Type(() => IssueAudienceCsvInput)
+  issue_audience_csv: IssueAudienceCsvInput;
+}
+
+export class UpdateCreativeInput extends CreativeContent {
+  @ApiPropertyOptional({ example: 'Explorer push' })
+  @Optional()
+  @IsString()
+  @Length(1, 255)
+  name?: string;
+
+  @ApiPropertyOptional({ enum: STATUSES, example: 'paused' })
+  @Optional()
+  @IsIn(STATUSES)
+  status?: Status;
+
+  @ApiPropertyOptional({ enum: AD_TYPES, example: 'push_message' })
+  @Optional()
+  @IsIn(AD_TYPES)
+  ad_type?: string;
+
+  @ApiPropertyOptional({ enum: CREATIVE_TYPES, example: 'messaging-platform-push' })
+  @Optional()
+  @IsIn(CREATIVE_TYPES)
+  creative_type?: string;
+
+  @ApiPropertyOptional({ example: 1, type: 'integer' })
+  @Optional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ID)
+  application_id?: number;
+
+  @ApiPropertyOptional({ type: IssueAudienceCsvInput, description: 'When sent, replaces the stored delivery settings as a whole' })
+  @Optional()
+  @ValidateNested()
+  @Type(() => IssueAudienceCsvInput)
+  issue_audience_csv?: IssueAudienceCsvInput;
+}
+
+export class CreateCreativeBody {
+  @ApiProperty({ type: CreateCreativeInput })
+  @Required()
+  @ValidateNested()
+  @Type(() => CreateCreativeInput)
+  creative: CreateCreativeInput;
+}
+
+export class UpdateCreativeBody {
+  @ApiProperty({ type: UpdateCreativeInput, description: 'Partial: only the members sent change' })
+  @Required()
+  @ValidateNested()
+  @Type(() => UpdateCreativeInput)
+  creative: UpdateCreativeInput;
+}
+
+export class IssueAudienceCsvView {
+  @ApiProperty({ enum: DELIVERY_METHODS, example: 'triggered' }) delivery_method: DeliveryMethod;
+  @ApiProperty({ example: null, nullable: true, type: String }) scheduled_delivery_date: string | null;
+  @ApiProperty({ example: '3f2504e0-4f89-11d3-9a0c-0305e82c3301', nullable: true, type: String }) template_id: string | null;
+  @ApiProperty({ example: 12, nullable: true, type: 'integer' }) behavior_id: number | null;
+  @ApiProperty({ example: null, nullable: true, type: String }) issue_offer_date: string | null;
+  @ApiProperty({ example: null, nullable: true, type: String }) next_ad_type: string | null;
+  @ApiProperty({ example: [], type: [Number] }) offer_ids: number[];
+  @ApiProperty({ example: null, nullable: true, type: String }) orientation: string | null;
+  @ApiProperty({ example: null, nullable: true, type: String }) portal_description: string | null;
+  @ApiProperty({ example: null, nullable: true, type: String }) portal_icon: string | null;
+  @ApiProperty({ example: null, nullable: true, type: String }) second_sn_audience_guid: string | null;
+  @ApiProperty({ enum: DELIVERY_METHODS, example: 'triggered', description: 'The delivery_method' }) trigger_type: DeliveryMethod;
+}
+
+export class CreativeView {
+  @ApiProperty({ example: 7 }) id: number;
+  @ApiProperty({ example: 5 }) creative_group_id: number;
+  @ApiProperty({ example: 'Explorer push' }) name: string;
+  @ApiProperty({ enum: STATUSES, example: 'live' }) status: Status;
+  @ApiProperty({ enum: AD_TYPES, example: 'push_message' }) ad_type: string;
+  @ApiProperty({ enum: CREATIVE_TYPES, example: 'messaging-platform-push' }) creative_type: string;
+  @ApiProperty({ example: 1 }) application_id: number;
+  @ApiProperty({ example: 'Push', description: 'Display name of the platform, from creative_type' }) ssap_name: string;
+  @ApiProperty({ example: 'You earned the explorer badge!', nullable: true, type: String }) message: string | null;
+  @ApiProperty({ example: 'https://example.com/rewards', nullable: true, type: String }) url: string | null;
+  @ApiProperty({ example: PAYLOAD_EXAMPLE, nullable: true, type: 'object', additionalProperties: true }) payload: Record<string, unknown> | null;
+  @ApiProperty({ type: IssueAudienceCsvView }) issue_audience_csv: IssueAudienceCsvView;
+  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) created_at: string;
+  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) updated_at: string;
+  @ApiPropertyOptional({ example: '2026-01-06T10:00:00.000Z', description: 'Only on the answer of a delete' }) deleted_at?: string;
+}
+
+export class CreativeListResponse {
+  @ApiProperty({ example: 'ok' }) status: 'ok';
+  @ApiProperty({ type: [CreativeView] }) creatives: CreativeView[];
+}
