@@ -96,15 +96,13 @@ export class V1EventsUseCase {
           }
           return v1Response(rules, result, merged, result.notifications.map(() => null), req.explain);
         }
-        const stored = result.state === 'events_not_qualified' && result.completions.length === 0;
+        const states = Object.values(result.campaignStates);
+        // Saved but not processed: an opt-in campaign listened and the customer had not qualified (contract §7).
+        const stored = states.includes('events_not_qualified') && !states.includes('qualified');
+        const reason = states.length === 0 ? 'no_listening_campaign' : result.state === 'qualified' ? null : result.state;
         const rows = instances.map((instance, i): EventRow => {
           const { points, result: summary } = eventResult(result, i);
-          return this.row(req, customer, instance, i, divisions[i], campaignId, {
-            status: stored ? 'stored' : 'processed',
-            reason: result.state === 'qualified' ? null : result.state,
-            result: summary,
-            pointsEarned: points,
-          });
+          return this.row(req, customer, instance, i, divisions[i], campaignId, { status: stored ? 'stored' : 'processed', reason, result: summary, pointsEarned: points });
         });
         const eventIds = await this.repository.insertEvents(em, rows);
         await this.repository.saveProgress(em, customer.snapshot.id, result.progress);
