@@ -314,8 +314,10 @@ class Evaluation {
     const raised: EventInstance[] = [];
     for (const outcome of rule.outcomes) {
       if (outcome.type === 'offer') {
-        this.result.offersIssued.push({ eventIndex: this.eventIndex, offerId: outcome.offerId, campaignId, behaviorId: rule.id, at });
-        credit(this.input.rules.offers.get(outcome.offerId)?.points ?? 0, 'offer', { offerId: outcome.offerId });
+        const offer = this.input.rules.offers.get(outcome.offerId);
+        if (!offer) continue; // deleted since the behavior was written
+        this.result.offersIssued.push({ eventIndex: this.eventIndex, offerId: offer.id, campaignId, behaviorId: rule.id, at });
+        credit(offer.points, 'offer', { offerId: offer.id });
       } else if (outcome.type === 'points') {
         credit(outcome.points, 'outcome');
       } else if (outcome.type === 'tier') {

@@ -1,4 +1,12 @@
 import { Module } from '@nestjs/common';
+import { TenancyModule } from '../../tenancy/tenancy.module.js';
+import { OffersController } from './offers.controller.js';
+import { OffersService } from './offers.service.js';
 
-@Module({})
+@Module({
+  imports: [TenancyModule],
+  controllers: [OffersController],
+  providers: [OffersService],
+  exports: [OffersService],
+})
 export class OffersModule {}

@@ -1,0 +1,327 @@
+import { criteriaProblem } from '../../../common/validation/criteria.js';
+import type { Criterion } from '../../../engine/index.js';
+
+/**
+ * Checks one submitted behavior (contract §6) and collects every problem in its `errors` object: a map from a dotted
+ * field (`goal_groups.0.goals.1.achievement.unique_attribute`) to a message. Members the view answers as null may be
+ * sent as null (not set). `errors` (an object) is ignored, so that behaviors answered with their errors can be fixed
+ * and sent again as they are; the other members only the service answers (ids, timestamps) are refused like unknown ones.
+ */
+
+export type Problems = Record<string, string>;
+
+export interface GoalInput {
+  name: string;
+  internal_event_name: string | null;
+  event_count: number;
+  type: 'count' | 'unique';
+  unique_attribute: string | null;
+  points: number;
+  required: boolean;
+  criteria: Criterion[];
+  tags: string | null;
+  data: Record<string, unknown>;
+}
+
+export interface GroupInput {
+  goal_count: number;
+  goals: GoalInput[];
+}
+
+export type OutcomeInput =
+  | { deal: { id: number } }
+  | { ad_unit: { id: number } }
+  | { points: number }
+  | { event: { name: string; by: number } }
+  | { tier: { name: string } };
+
+export interface BehaviorInput {
+  name: string;
+  tags: string | null;
+  points: number;
+  data: Record<string, unknown>;
+  goal_groups: GroupInput[];
+  /** null where an outcome is invalid, so that indexes stay those of the request. */
+  outcome_config: Array<OutcomeInput | null>;
+}
+
+export interface CheckedBehavior {
+  errors: Problems;
+  input: BehaviorInput;
+}
+
+/** What the organization holds for the outcomes named (see checkReferences). */
+export interface KnownReferences {
+  offerIds: Set<number>;
+  creativeIds: Set<number>;
+  /** Lower-cased tier name → the tier's own name. */
+  tierNames: Map<string, string>;
+}
+
+const MAX_INT = 2_147_483_647;
+const MAX_GROUPS = 20;
+const MAX_GOALS = 50;
+const MAX_OUTCOMES = 20;
+const OUTCOME_KINDS = ['deal', 'ad_unit', 'points', 'event', 'tier'] as const;
+const BEHAVIOR_KEYS = ['name', 'tags', 'points', 'data', 'goal_groups', 'outcome_config'];
+const ACHIEVEMENT_KEYS = ['name', 'internal_event_name', 'event_count', 'type', 'unique_attribute', 'points', 'required', 'criteria', 'tags', 'data'];
+const RESPONSE_ONLY = ['id', 'campaign_id', 'outcomes', 'errors', 'created_at', 'updated_at', 'deleted_at'];
+const BEHAVIOR_DATA = { ints: ['period', 'max_times_achievable', 'max_times_achievable_per_period', 'max_times_achievable_per_month', 'max_times_achievable_per_year', 'min_time_between_events', 'min_time_between_events_count'], bools: ['use_same_period', 'consecutive', 'eligible_spend'] };
+const GOAL_DATA = { ints: ['min_time_between_events', 'min_time_between_events_count'], bools: ['consecutive'] };
+const TAGS = /^[^|]+(\|[^|]+)*$/;
+
+type Json = Record<string, unknown>;
+
+const at = (base: string, key: string | number): string => (base ? `${base}.${key}` : String(key));
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+class Checker {
+  readonly errors: Problems = {};
+
+  fail(field: string, message: string): void {
+    if (!(field in this.errors)) this.errors[field] = message;
+  }
+
+  /** Members outside `allowed` are errors of their own; `answered` objects may carry the `errors` the service answered. */
+  members(base: string, value: Json, allowed: readonly string[], answered = false): void {
+    for (const key of Object.keys(value)) {
+      if (allowed.includes(key) || (answered && key === 'errors' && isObject(value.errors))) continue;
+      this.fail(at(base, key), RESPONSE_ONLY.includes(key) ? 'is answered by the service and cannot be written' : 'is not a known attribute');
+    }
+  }
+
+  present(field: string, value: unknown): boolean {
+    if (value === undefined || value === null) this.fail(field, 'is required');
+    return value !== undefined && value !== null;
+  }
+
+  int(field: string, value: unknown, min: number, max = MAX_INT): number | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
+    this.fail(field, max === MAX_INT ? `must be an integer of at least ${min}` : `must be an integer from ${min} to ${max}`);
+    return undefined;
+  }
+
+  bool(field: string, value: unknown): boolean | undefined {
+    if (value === undefined || typeof value === 'boolean') return value;
+    this.fail(field, 'must be true or false');
+    return undefined;
+  }
+
+  text(field: string, value: unknown, max = 255): string | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value === 'string' && value.length >= 1 && value.length <= max) return value;
+    this.fail(field, `must be a string of 1 to ${max} characters`);
+    return undefined;
+  }
+
+  /** A member the view answers as null when it is not set. */
+  nullableText(field: string, value: unknown): string | null {
+    return value === null ? null : (this.text(field, value) ?? null);
+  }
+
+  /** A data object: the known members checked (null means not set), the others kept as sent. */
+  data(field: string, value: unknown, known: { ints: string[]; bools: string[] }): Json {
+    if (!isObject(value)) {
+      this.fail(field, 'must be an object');
+      return {};
+    }
+    for (const key of known.ints) if (value[key] !== null) this.int(at(field, key), value[key], 1);
+    for (const key of known.bools) if (value[key] !== null) this.bool(at(field, key), value[key]);
+    // goals_csv_data is generated on every read: a behavior sent back as it was answered does not store it.
+    return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'goals_csv_data'));
+  }
+
+  tags(field: string, value: unknown): string | null {
+    if (value === undefined || value === null) return null;
+    if (typeof value === 'string' && value.length <= 1000 && TAGS.test(value)) return value;
+    this.fail(field, 'must be a string of tags joined with | such as explorer|visitor (no empty tag, at most 1000 characters)');
+    return null;
+  }
+
+  criteria(field: string, value: unknown): Criterion[] {
+    if (value === undefined) return [];
+    const problem = criteriaProblem(value, 'goal');
+    if (problem === null) return value as Criterion[];
+    // "[1].op must be ..." names criterion 1's member: answer it under its own dotted field.
+    const match = /^\[(\d+)\](?:\.(\w+))? (.*)$/.exec(problem);
+    if (match) this.fail([field, match[1], match[2]].filter(Boolean).join('.'), match[3]);
+    else this.fail(field, problem);
+    return [];
+  }
+}
+
+function checkAchievement(c: Checker, field: string, value: unknown): GoalInput | null {
+  if (!c.present(field, value)) return null;
+  if (!isObject(value)) {
+    c.fail(field, 'must be an object {name, internal_event_name, event_count, ...}');
+    return null;
+  }
+  c.members(field, value, ACHIEVEMENT_KEYS, true);
+  const f = (key: string) => at(field, key);
+  const name = c.present(f('name'), value.name) ? c.text(f('name'), value.name) : undefined;
+  let type: 'count' | 'unique' = 'count';
+  if (value.type === 'unique' || value.type === 'count') type = value.type;
+  else if (value.type !== undefined) c.fail(f('type'), 'must be count or unique');
+  if (type === 'unique' && value.unique_attribute == null) c.fail(f('unique_attribute'), 'is required when type is unique');
+  return {
+    name: name ?? '',
+    internal_event_name: c.nullableText(f('internal_event_name'), value.internal_event_name),
+    event_count: c.int(f('event_count'), value.event_count, 1) ?? 1,
+    type,
+    unique_attribute: c.nullableText(f('unique_attribute'), value.unique_attribute),
+    points: c.int(f('points'), value.points, 0) ?? 0,
+    required: c.bool(f('required'), value.required) ?? false,
+    criteria: c.criteria(f('criteria'), value.criteria),
+    tags: c.tags(f('tags'), value.tags),
+    data: value.data === undefined ? {} : c.data(f('data'), value.data, GOAL_DATA),
+  };
+}
+
+function checkGroup(c: Checker, field: string, value: unknown): GroupInput {
+  if (!isObject(value)) {
+    c.fail(field, 'must be an object {goal_count, goals}');
+    return { goal_count: 0, goals: [] };
+  }
+  c.members(field, value, ['goal_count', 'goals']);
+  const goals: GoalInput[] = [];
+  const list = value.goals;
+  if (!c.present(at(field, 'goals'), list)) return { goal_count: 0, goals };
+  if (!Array.isArray(list) || list.length < 1 || list.length > MAX_GOALS) {
+    c.fail(at(field, 'goals'), `must be an array of 1 to ${MAX_GOALS} goals`);
+    return { goal_count: 0, goals };
+  }
+  list.forEach((goal, i) => {
+    const goalField = at(at(field, 'goals'), i);
+    if (!isObject(goal)) return c.fail(goalField, 'must be an object {achievement}');
+    c.members(goalField, goal, ['achievement']);
+    const achievement = checkAchievement(c, at(goalField, 'achievement'), goal.achievement);
+    if (achievement) goals.push(achievement);
+  });
+  const goalCount = c.int(at(field, 'goal_count'), value.goal_count, 1, list.length);
+  return { goal_count: goalCount ?? list.length, goals };
+}
+
+function checkGroups(c: Checker, value: unknown): GroupInput[] {
+  if (!c.present('goal_groups', value)) return [];
+  if (!Array.isArray(value) || value.length < 1 || value.length > MAX_GROUPS) {
+    c.fail('goal_groups', `must be an array of 1 to ${MAX_GROUPS} goal groups`);
+    return [];
+  }
+  const groups = value.map((group, i) => checkGroup(c, at('goal_groups', i), group));
+  // Goal names are unique within the behavior: an update keeps a goal's id (and customer progress) by its name.
+  const seen = new Set<string>();
+  value.forEach((group: unknown, g) => {
+    const goals = isObject(group) && Array.isArray(group.goals) ? group.goals : [];
+    goals.forEach((goal: unknown, i) => {
+      const name = isObject(goal) && isObject(goal.achievement) ? goal.achievement.name : undefined;
+      if (typeof name !== 'string') return;
+      if (seen.has(name)) c.fail(`goal_groups.${g}.goals.${i}.achievement.name`, 'is used by another goal of this behavior');
+      seen.add(name);
+    });
+  });
+  return groups;
+}
+
+/** An outcome's object: `members` allowed, the first of them required. */
+function checkRef(c: Checker, field: string, value: unknown, members: string[]): Json | null {
+  if (!isObject(value)) {
+    c.fail(field, `must be an object {${members.join(', ')}}`);
+    return null;
+  }
+  c.members(field, value, members);
+  return c.present(at(field, members[0]), value[members[0]]) ? value : null;
+}
+
+function checkOutcome(c: Checker, field: string, value: unknown): OutcomeInput | null {
+  if (!isObject(value)) {
+    c.fail(field, `must be an object holding one of ${OUTCOME_KINDS.join(', ')}`);
+    return null;
+  }
+  c.members(field, value, OUTCOME_KINDS);
+  const kinds = OUTCOME_KINDS.filter((kind) => kind in value);
+  if (kinds.length !== 1) {
+    c.fail(field, kinds.length ? `holds ${kinds.join(' and ')}: one outcome per object` : `must hold one of ${OUTCOME_KINDS.join(', ')}`);
+    return null;
+  }
+  const kind = kinds[0];
+  const f = at(field, kind);
+  if (kind === 'points') {
+    const points = c.present(f, value.points) ? c.int(f, value.points, 1) : undefined;
+    return points === undefined ? null : { points };
+  }
+  if (kind === 'deal' || kind === 'ad_unit') {
+    const ref = checkRef(c, f, value[kind], ['id']);
+    const id = ref ? c.int(at(f, 'id'), ref.id, 1) : undefined;
+    if (id === undefined) return null;
+    return kind === 'deal' ? { deal: { id } } : { ad_unit: { id } };
+  }
+  if (kind === 'tier') {
+    const ref = checkRef(c, f, value.tier, ['name']);
+    const name = ref ? c.text(at(f, 'name'), ref.name) : undefined;
+    return name === undefined ? null : { tier: { name } };
+  }
+  const ref = checkRef(c, f, value.event, ['name', 'by']);
+  const name = ref ? c.text(at(f, 'name'), ref.name) : undefined;
+  const by = ref?.by ?? 1;
+  if (typeof by !== 'number' || !Number.isFinite(by) || by <= 0) c.fail(at(f, 'by'), 'must be a number greater than 0');
+  return name === undefined || typeof by !== 'number' ? null : { event: { name, by } };
+}
+
+function checkOutcomes(c: Checker, value: unknown): Array<OutcomeInput | null> {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.length > MAX_OUTCOMES) {
+    c.fail('outcome_config', `must be an array of at most ${MAX_OUTCOMES} outcomes`);
+    return [];
+  }
+  return value.map((outcome, i) => checkOutcome(c, at('outcome_config', i), outcome));
+}
+
+/** The shape of one behavior: every problem found, and the behavior with its defaults. */
+export function checkBehavior(raw: unknown): CheckedBehavior {
+  const c = new Checker();
+  const value: Json = isObject(raw) ? raw : {};
+  c.members('', value, BEHAVIOR_KEYS, true);
+  const name = c.present('name', value.name) ? c.text('name', value.name) : undefined;
+  const data = c.present('data', value.data) ? c.data('data', value.data, BEHAVIOR_DATA) : {};
+  const input: BehaviorInput = {
+    name: name ?? '',
+    tags: c.tags('tags', value.tags),
+    points: c.int('points', value.points, 0) ?? 0,
+    data,
+    goal_groups: checkGroups(c, value.goal_groups),
+    outcome_config: checkOutcomes(c, value.outcome_config),
+  };
+  return { errors: c.errors, input };
+}
+
+/** Offers, creatives and tiers the outcomes of these behaviors name, to look up in one go. */
+export function referencesNamed(behaviors: BehaviorInput[]): { offerIds: number[]; creativeIds: number[]; tierNames: string[] } {
+  const outcomes = behaviors.flatMap((b) => b.outcome_config);
+  return {
+    offerIds: [...new Set(outcomes.flatMap((o) => (o && 'deal' in o ? [o.deal.id] : [])))],
+    creativeIds: [...new Set(outcomes.flatMap((o) => (o && 'ad_unit' in o ? [o.ad_unit.id] : [])))],
+    tierNames: [...new Set(outcomes.flatMap((o) => (o && 'tier' in o ? [o.tier.name.toLowerCase()] : [])))],
+  };
+}
+
+/** Outcomes must name live objects of the organization (creatives: of the behavior's campaign). Tier names take the tier's own spelling. */
+export function checkReferences(checked: CheckedBehavior, known: KnownReferences): void {
+  checked.input.outcome_config.forEach((outcome, i) => {
+    const field = `outcome_config.${i}`;
+    if (outcome && 'deal' in outcome && !known.offerIds.has(outcome.deal.id)) {
+      checked.errors[`${field}.deal.id`] = 'is not an offer of this organization';
+    }
+    if (outcome && 'ad_unit' in outcome && !known.creativeIds.has(outcome.ad_unit.id)) {
+      checked.errors[`${field}.ad_unit.id`] = 'is not a creative of this campaign';
+    }
+    if (outcome && 'tier' in outcome) {
+      const name = known.tierNames.get(outcome.tier.name.toLowerCase());
+      if (name === undefined) checked.errors[`${field}.tier.name`] = 'is not a tier of this organization';
+      else outcome.tier.name = name;
+    }
+  });
+}

@@ -1,0 +1,226 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { deletedName } from '../../../common/database/soft-delete.js';
+import { uniqueViolation } from '../../../common/database/unique-violation.js';
+import { AppError, ErrorDetail } from '../../../common/errors/app-error.js';
+import type { Tenant } from '../../../common/http/request-context.js';
+import { Behavior, type StoredGoalGroup, type StoredOutcome } from '../../../database/entities/behavior.entity.js';
+import { ConfigChangesService } from '../../audit/config-changes.service.js';
+import { CampaignsService } from '../campaigns.service.js';
+import {
+  BehaviorInput,
+  CheckedBehavior,
+  checkBehavior,
+  checkReferences,
+  OutcomeInput,
+  referencesNamed,
+} from './behavior-validation.js';
+import { behaviorView, TierIds } from './behavior.view.js';
+import type { BehaviorView } from './dto/behavior.dto.js';
+
+type Submitted = Record<string, unknown>;
+
+const UNIQUE = uniqueViolation({
+  behaviors_name: { field: 'behavior.name', message: 'is already used by another behavior of this organization' },
+});
+
+const invalid = (c: CheckedBehavior) => Object.keys(c.errors).length > 0;
+
+/** The validation error of a batch or of one behavior: every problem in details, each behavior echoed with its errors. */
+function problemsError(summary: string, details: ErrorDetail[], extra: Record<string, unknown>): AppError {
+  const shown = details.slice(0, 5).map((d) => `${d.field} ${d.message}`);
+  if (details.length > shown.length) shown.push(`and ${details.length - shown.length} more`);
+  return new AppError('validation', `${summary}: ${shown.join('; ')}`, details, extra);
+}
+
+function outcomeKey(o: OutcomeInput | StoredOutcome): string {
+  if ('deal' in o && o.deal) return `deal:${o.deal.id}`;
+  if ('ad_unit' in o && o.ad_unit) return `ad_unit:${o.ad_unit.id}`;
+  if ('event' in o && o.event) return `event:${o.event.by}:${o.event.name}`;
+  if ('tier' in o && o.tier) return `tier:${o.tier.name.toLowerCase()}`;
+  return `points:${(o as { points: number }).points}`;
+}
+
+@Injectable()
+export class BehaviorsService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly changes: ConfigChangesService,
+    private readonly campaigns: CampaignsService,
+  ) {}
+
+  /** One transaction: every behavior is stored, or none is and each is answered with its errors. */
+  createBatch(tenant: Tenant, campaignId: number, submitted: Submitted[]): Promise<BehaviorView[]> {
+    return this.db.transaction(async (em) => {
+      const campaign = await this.campaigns.find(em, tenant, { id: campaignId }, true);
+      const checked = submitted.map(checkBehavior);
+      await this.checkAgainstDatabase(em, tenant, campaign.id, checked, null);
+      if (checked.some(invalid)) {
+        const details = checked.flatMap((c, i) => Object.entries(c.errors).map(([field, message]) => ({ field: `behaviors.${i}.${field}`, message })));
+        const count = checked.filter(invalid).length;
+        throw problemsError(`${count} of ${checked.length} behaviors are invalid and none was stored`, details, {
+          behaviors: submitted.map((behavior, i) => ({ ...behavior, errors: checked[i].errors })),
+        });
+      }
+      const stored: Behavior[] = [];
+      for (const { input } of checked) {
+        const behavior = em.create(Behavior, {
+          organizationId: tenant.organizationId,
+          campaignId: campaign.id,
+          ...(await this.storedFields(em, input, null)),
+        });
+        await em.save(behavior).catch(UNIQUE);
+        stored.push(behavior);
+      }
+      const tierIds = await this.tierIds(em, tenant, stored);
+      const views = stored.map((b) => behaviorView(b, tierIds));
+      for (const view of views) await this.changes.record(em, tenant, { action: 'create', objectType: 'behavior', objectId: view.id, after: view });
+      return views;
+    });
+  }
+
+  async list(tenant: Tenant, campaignId: number): Promise<BehaviorView[]> {
+    const campaign = await this.campaigns.find(this.db.manager, tenant, { id: campaignId });
+    const behaviors = await this.db.manager.find(Behavior, {
+      where: { campaignId: campaign.id, organizationId: tenant.organizationId },
+      order: { id: 'ASC' },
+    });
+    const tierIds = await this.tierIds(this.db.manager, tenant, behaviors);
+    return behaviors.map((b) => behaviorView(b, tierIds));
+  }
+
+  async get(tenant: Tenant, id: number): Promise<BehaviorView> {
+    const behavior = await this.find(this.db.manager, tenant, id);
+    return behaviorView(behavior, await this.tierIds(this.db.manager, tenant, [behavior]));
+  }
+
+  /** A full replacement; goals keep their ids (and customers their progress) by name, outcomes by what they award. */
+  update(tenant: Tenant, id: number, submitted: Submitted): Promise<BehaviorView> {
+    return this.db.transaction(async (em) => {
+      const behavior = await this.find(em, tenant, id, true);
+      const before = behaviorView(behavior, await this.tierIds(em, tenant, [behavior]));
+      const checked = checkBehavior(submitted);
+      await this.checkAgainstDatabase(em, tenant, behavior.campaignId, [checked], behavior.id);
+      if (invalid(checked)) {
+        const details = Object.entries(checked.errors).map(([field, message]) => ({ field: `behavior.${field}`, message }));
+        throw problemsError('the behavior is invalid', details, { behavior: { ...submitted, errors: checked.errors } });
+      }
+      Object.assign(behavior, await this.storedFields(em, checked.input, behavior));
+      await em.save(behavior).catch(UNIQUE);
+      const after = behaviorView(behavior, await this.tierIds(em, tenant, [behavior]));
+      await this.changes.record(em, tenant, { action: 'update', objectType: 'behavior', objectId: behavior.id, before, after });
+      return after;
+    });
+  }
+
+  /** Soft delete: the behavior stops answering and counting; its name is freed with a marker. */
+  remove(tenant: Tenant, id: number): Promise<BehaviorView> {
+    return this.db.transaction(async (em) => {
+      const behavior = await this.find(em, tenant, id, true);
+      const tierIds = await this.tierIds(em, tenant, [behavior]);
+      const before = behaviorView(behavior, tierIds);
+      const at = new Date();
+      behavior.name = deletedName(behavior.name, at);
+      behavior.deletedAt = at;
+      await em.save(behavior);
+      const after = behaviorView(behavior, tierIds);
+      await this.changes.record(em, tenant, { action: 'delete', objectType: 'behavior', objectId: behavior.id, before, after });
+      return after;
+    });
+  }
+
+  private async find(em: EntityManager, tenant: Tenant, id: number, lock = false): Promise<Behavior> {
+    const behavior = await em.findOne(Behavior, {
+      where: { id, organizationId: tenant.organizationId },
+      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+    if (!behavior) throw AppError.notFound('behavior');
+    return behavior;
+  }
+
+  /** Names free in the organization and in the batch; outcomes naming live objects. Adds to each behavior's errors. */
+  private async checkAgainstDatabase(em: EntityManager, tenant: Tenant, campaignId: number, checked: CheckedBehavior[], selfId: number | null) {
+    const names = checked.map((c) => c.input.name.toLowerCase());
+    const taken: Array<{ name: string }> = await em.query(
+      `SELECT lower(name) AS name FROM behaviors
+        WHERE organization_id = $1 AND deleted_at IS NULL AND lower(name) = ANY($2::text[]) AND id <> $3`,
+      [tenant.organizationId, names, selfId ?? 0],
+    );
+    checked.forEach((c, i) => {
+      if (!c.input.name || 'name' in c.errors) return;
+      if (taken.some((t) => t.name === names[i])) c.errors.name = 'is already used by another behavior of this organization';
+      else if (names.indexOf(names[i]) < i) c.errors.name = `is used by behavior ${names.indexOf(names[i])} of this batch`;
+    });
+    const named = referencesNamed(checked.map((c) => c.input));
+    const ids = async (sql: string, params: unknown[]) => new Set(((await em.query(sql, params)) as Array<{ id: number }>).map((r) => r.id));
+    const offerIds = named.offerIds.length
+      ? await ids(`SELECT id FROM offers WHERE organization_id = $1 AND deleted_at IS NULL AND id = ANY($2::int[])`, [tenant.organizationId, named.offerIds])
+      : new Set<number>();
+    const creativeIds = named.creativeIds.length
+      ? await ids(
+          `SELECT c.id FROM creatives c
+             JOIN creative_groups g ON g.id = c.creative_group_id
+             JOIN line_items l ON l.id = g.line_item_id
+            WHERE c.organization_id = $1 AND l.campaign_id = $2 AND c.deleted_at IS NULL AND c.id = ANY($3::int[])`,
+          [tenant.organizationId, campaignId, named.creativeIds],
+        )
+      : new Set<number>();
+    const tiers: Array<{ name: string }> = named.tierNames.length
+      ? await em.query(`SELECT name FROM tiers WHERE organization_id = $1 AND deleted_at IS NULL AND lower(name) = ANY($2::text[])`, [
+          tenant.organizationId,
+          named.tierNames,
+        ])
+      : [];
+    const tierNames = new Map(tiers.map((t) => [t.name.toLowerCase(), t.name]));
+    for (const c of checked) checkReferences(c, { offerIds, creativeIds, tierNames });
+  }
+
+  /** The columns of a valid behavior: new ids from the sequences, or the current ones for goals and outcomes kept. */
+  private async storedFields(em: EntityManager, input: BehaviorInput, current: Behavior | null) {
+    const goalIds = new Map((current?.goalGroups ?? []).flatMap((g) => g.goals.map((goal) => [goal.name, goal.id] as const)));
+    const goals = input.goal_groups.flatMap((g) => g.goals);
+    const nextGoalId = await this.ids(em, 'goals_id_seq', goals.filter((goal) => !goalIds.has(goal.name)).length);
+    const goalGroups: StoredGoalGroup[] = input.goal_groups.map((g) => ({
+      goal_count: g.goal_count,
+      goals: g.goals.map((goal) => ({ id: goalIds.get(goal.name) ?? nextGoalId(), ...goal })),
+    }));
+
+    const outcomes = input.outcome_config.filter((o): o is OutcomeInput => o !== null);
+    const unused = [...(current?.outcomeConfig ?? [])];
+    const kept = outcomes.map((o) => {
+      const index = unused.findIndex((old) => outcomeKey(old) === outcomeKey(o));
+      return index < 0 ? null : unused.splice(index, 1)[0];
+    });
+    const nextOutcomeId = await this.ids(em, 'outcomes_id_seq', kept.filter((k) => k === null).length);
+    const now = new Date().toISOString();
+    const outcomeConfig: StoredOutcome[] = outcomes.map((o, i) => {
+      const old = kept[i];
+      return { id: old?.id ?? nextOutcomeId(), ...o, created_at: old?.created_at ?? now, updated_at: old?.updated_at ?? now };
+    });
+    return { name: input.name, tags: input.tags, points: input.points, data: input.data, goalGroups, outcomeConfig };
+  }
+
+  /** `count` fresh values of a sequence, handed out one by one. */
+  private async ids(em: EntityManager, sequence: 'goals_id_seq' | 'outcomes_id_seq', count: number): Promise<() => number> {
+    const rows: Array<{ id: number }> = count
+      ? await em.query(`SELECT nextval('${sequence}')::int AS id FROM generate_series(1, $1::int)`, [count])
+      : [];
+    let next = 0;
+    return () => {
+      const row = rows[next++];
+      if (!row) throw new Error(`ran out of ${sequence} values`);
+      return row.id;
+    };
+  }
+
+  private async tierIds(em: EntityManager, tenant: Tenant, behaviors: Behavior[]): Promise<TierIds> {
+    const names = [...new Set(behaviors.flatMap((b) => b.outcomeConfig.flatMap((o) => (o.tier ? [o.tier.name.toLowerCase()] : []))))];
+    if (!names.length) return new Map();
+    const rows: Array<{ id: number; name: string }> = await em.query(
+      `SELECT id, lower(name) AS name FROM tiers WHERE organization_id = $1 AND deleted_at IS NULL AND lower(name) = ANY($2::text[])`,
+      [tenant.organizationId, names],
+    );
+    return new Map(rows.map((r) => [r.name, r.id]));
+  }
+}
