@@ -1,0 +1,54 @@
+/** A closed-loop load generator: `concurrency` workers each send the next request as soon as the last answers. */
+import { performance } from 'node:perf_hooks';
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  statuses: Record<number, number>;
+  seconds: number;
+  latenciesMs: number[];
+}
+
+export async function load(send: (i: number) => Promise<number>, concurrency: number, seconds: number): Promise<LoadResult> {
+  const latenciesMs: number[] = [];
+  const statuses: Record<number, number> = {};
+  let errors = 0;
+  let next = 0;
+  const start = performance.now();
+  const deadline = start + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const i = next++;
+        const t = performance.now();
+        try {
+          const status = await send(i);
+          statuses[status] = (statuses[status] ?? 0) + 1;
+          if (status >= 400) errors += 1;
+        } catch {
+          errors += 1;
+        }
+        latenciesMs.push(performance.now() - t);
+      }
+    }),
+  );
+  return { requests: latenciesMs.length, errors, statuses, seconds: (performance.now() - start) / 1000, latenciesMs };
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padStart(widths[i])).join(' | ')} |`;
+  return `${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${rows.map(line).join('\n')}\n`;
+}
+
+export function summary(name: string, r: LoadResult, ceiling?: LoadResult): string[] {
+  const rps = r.requests / r.seconds;
+  const ratio = ceiling ? `${((rps / (ceiling.requests / ceiling.seconds)) * 100).toFixed(0)}%` : '';
+  return [name, rps.toFixed(0), percentile(r.latenciesMs, 50).toFixed(1), percentile(r.latenciesMs, 99).toFixed(1), String(r.errors), ratio];
+}

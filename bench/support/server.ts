@@ -1,0 +1,67 @@
+/** Starts the built API on a fresh database for a benchmark, and tears both down afterwards. */
+import { spawn, spawnSync, ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export interface BenchServer {
+  url: string;
+  databaseUrl: string;
+  env: NodeJS.ProcessEnv;
+  stop(): Promise<void>;
+}
+
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+
+export async function startServer(port: number, extraEnv: NodeJS.ProcessEnv = {}): Promise<BenchServer> {
+  const name = `ce_bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const base = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  base.pathname = `/${name}`;
+  const env = {
+    ...process.env,
+    DATABASE_URL: base.toString(),
+    QUEUE_PREFIX: name,
+    ADMIN_TOKEN,
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '10000000',
+    ...extraEnv,
+  };
+  const migrate = spawnSync(process.execPath, ['dist/src/cli.js', 'migrate'], { env, encoding: 'utf8' });
+  if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.stderr}`);
+  const children: ChildProcess[] = [spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/src/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'] })];
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i += 1) {
+    if (await fetch(`${url}/health/ready`).then((r) => r.ok, () => false)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    databaseUrl: base.toString(),
+    env,
+    async stop() {
+      for (const child of children) child.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 500));
+      const admin = new URL(base.toString());
+      admin.pathname = '/postgres';
+      const client = new pg.Client({ connectionString: admin.toString() });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+export async function bootstrap(url: string): Promise<{ key: string; secret: string; auth: string; organizationId: number }> {
+  const res = await fetch(`${url}/admin/v1/organizations`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ organization: { name: 'Bench', time_zone: 'America/New_York' }, application: { name: 'Bench' } }),
+  });
+  const body = (await res.json()) as { api_key: string; api_secret: string; organization: { id: number } };
+  return {
+    key: body.api_key,
+    secret: body.api_secret,
+    auth: `Basic ${Buffer.from(`${body.api_key}:${body.api_secret}`).toString('base64')}`,
+    organizationId: body.organization.id,
+  };
+}
