@@ -61,6 +61,10 @@ async function main(): Promise<void> {
 
     await load((i) => post(pick(i), i), CONCURRENCY, 2); // warm-up: compiled rules, connection pools, JIT
     const v1 = await load((i) => post(pick(i), i), CONCURRENCY, SECONDS);
+    if (process.env.BENCH_ONLY === 'v1') {
+      process.stdout.write(table(['workload', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling'], [summary('V1 sync event', v1)]));
+      return;
+    }
     const retrieval = await load(
       (i) => fetch(`${base}/users/${pick(i)}/events`, { headers }).then(async (r) => (await r.arrayBuffer(), r.status)),
       CONCURRENCY,

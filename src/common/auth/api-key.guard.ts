@@ -25,10 +25,10 @@ export class ApiKeyGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const pathKey = req.params.api_key;
     const credentials = basicCredentials(req.header('authorization'));
-    const denied = new AppError('unauthorized', 'unknown or inactive api key, or missing or wrong api secret');
-    if (typeof pathKey !== 'string' || !credentials || credentials.key !== pathKey || credentials.secret.length === 0) throw denied;
+    const denied = () => new AppError('unauthorized', 'unknown or inactive api key, or missing or wrong api secret');
+    if (typeof pathKey !== 'string' || !credentials || credentials.key !== pathKey || credentials.secret.length === 0) throw denied();
     const tenant = await this.apiKeys.verify(pathKey, credentials.secret);
-    if (!tenant) throw denied;
+    if (!tenant) throw denied();
     req.tenant = tenant;
     return true;
   }

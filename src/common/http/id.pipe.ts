@@ -8,11 +8,16 @@ const MAX_ID = 2_147_483_647;
  * so it answers `not_found` like an id that does not exist.
  */
 export class IdPipe implements PipeTransform<string, number> {
-  constructor(private readonly what: string) {}
+  /** `missing` builds the error for an id that cannot exist (default: `not_found` naming `what`). */
+  private readonly missing: () => AppError;
+
+  constructor(what: string, missing?: () => AppError) {
+    this.missing = missing ?? (() => AppError.notFound(what));
+  }
 
   transform(value: string): number {
     const id = /^\d{1,10}$/.test(value) ? Number(value) : NaN;
-    if (!(id >= 1 && id <= MAX_ID)) throw AppError.notFound(this.what);
+    if (!(id >= 1 && id <= MAX_ID)) throw this.missing();
     return id;
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { namedQuery } from '../../common/database/named-query.js';
 import type { CustomerSnapshot, EvaluationResult, EventInstance, ProgressMap } from '../../engine/index.js';
 import type { EventSource, EventStatus } from '../../database/entities/event.entity.js';
 
@@ -7,6 +8,9 @@ export interface LockedCustomer {
   snapshot: CustomerSnapshot;
   externalId: string;
   rulesVersion: number;
+  /** Progress rows of the behaviors asked for (`progressOf`), read with the customer. */
+  progress: ProgressMap;
+  progressOf: number[];
 }
 
 /** How a request names a customer. */
@@ -42,6 +46,7 @@ interface CustomerRow {
   qualified_campaign_ids: number[];
   completed_campaign_ids: number[];
   rules_version: string;
+  progress: ProgressMap | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -49,22 +54,32 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The SQL of event processing: one customer row locked, only the rows the engine needs read, changes written in bulk. */
 @Injectable()
 export class EventsRepository {
-  /** The customer with its organization's rules version; `lock` holds the row (FOR UPDATE) until the transaction ends. */
-  async customer(em: EntityManager, organizationId: number, key: CustomerKey, lock: boolean): Promise<LockedCustomer | null> {
+  /**
+   * The customer with its organization's rules version and its progress in these behaviors, in one round trip;
+   * `lock` holds the customer row (FOR UPDATE) until the transaction ends. Ask for progress only without the lock:
+   * a locking read that waited sees the other tables as they were before the wait.
+   */
+  async customer(em: EntityManager, organizationId: number, key: CustomerKey, lock: boolean, behaviorIds: number[] = []): Promise<LockedCustomer | null> {
     if ('userId' in key && !UUID.test(key.userId)) return null;
     const column = 'userId' in key ? 'c.id' : 'c.external_id';
-    const rows: CustomerRow[] = await em.query(
+    const rows = await namedQuery<CustomerRow>(
+      em,
+      `customer-${'userId' in key ? 'id' : 'external'}${lock ? '-lock' : ''}`,
       `SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
-              c.tier_id, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version
+              c.tier_id, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version,
+              (SELECT json_object_agg(p.behavior_id, p.state) FROM customer_progress p
+                WHERE p.customer_id = c.id AND p.behavior_id = ANY($3)) AS progress
          FROM customers c JOIN organizations o ON o.id = c.organization_id
         WHERE c.organization_id = $1 AND ${column} = $2${lock ? ' FOR UPDATE OF c' : ''}`,
-      [organizationId, 'userId' in key ? key.userId : key.externalId],
+      [organizationId, 'userId' in key ? key.userId : key.externalId, behaviorIds],
     );
     const row = rows[0];
     if (!row) return null;
     return {
       externalId: row.external_id,
       rulesVersion: Number(row.rules_version),
+      progress: row.progress ?? {},
+      progressOf: behaviorIds,
       snapshot: {
         id: row.id,
         timeZone: row.time_zone,
@@ -82,43 +97,13 @@ export class EventsRepository {
 
   async progress(em: EntityManager, customerId: string, behaviorIds: number[]): Promise<ProgressMap> {
     if (behaviorIds.length === 0) return {};
-    const rows: Array<{ behavior_id: number; state: ProgressMap[number] }> = await em.query(
+    const rows = await namedQuery<{ behavior_id: number; state: ProgressMap[number] }>(
+      em,
+      'progress',
       `SELECT behavior_id, state FROM customer_progress WHERE customer_id = $1 AND behavior_id = ANY($2)`,
       [customerId, behaviorIds],
     );
     return Object.fromEntries(rows.map((r) => [r.behavior_id, r.state]));
-  }
-
-  async saveProgress(em: EntityManager, customerId: string, progress: ProgressMap): Promise<void> {
-    const ids = Object.keys(progress).map(Number);
-    if (ids.length === 0) return;
-    await em.query(
-      `INSERT INTO customer_progress (customer_id, behavior_id, state, achieved, updated_at)
-       SELECT $1, t.behavior_id, t.state, t.achieved, now() FROM unnest($2::int[], $3::jsonb[], $4::int[]) AS t(behavior_id, state, achieved)
-       ON CONFLICT (customer_id, behavior_id) DO UPDATE SET state = EXCLUDED.state, achieved = EXCLUDED.achieved, updated_at = now()`,
-      [customerId, ids, ids.map((id) => JSON.stringify(progress[id])), ids.map((id) => progress[id].achieved)],
-    );
-  }
-
-  /** Writes what the evaluation changed on the customer row, if anything. */
-  async saveCustomer(em: EntityManager, before: CustomerSnapshot, after: CustomerSnapshot): Promise<void> {
-    const same = (a: unknown[], b: unknown[]) => a.length === b.length && a.every((v, i) => v === b[i]);
-    if (
-      before.availablePoints === after.availablePoints &&
-      before.lifetimePoints === after.lifetimePoints &&
-      before.tierId === after.tierId &&
-      same(before.tags, after.tags) &&
-      same(before.qualifiedCampaignIds, after.qualifiedCampaignIds) &&
-      same(before.completedCampaignIds, after.completedCampaignIds)
-    ) {
-      return;
-    }
-    await em.query(
-      `UPDATE customers SET available_points = $2, lifetime_points = $3, tier_id = $4, tags = $5, qualified_campaign_ids = $6,
-              completed_campaign_ids = $7, updated_at = now()
-        WHERE id = $1`,
-      [after.id, after.availablePoints, after.lifetimePoints, after.tierId, after.tags, after.qualifiedCampaignIds, after.completedCampaignIds],
-    );
   }
 
   /** Inserts event rows in order; answers their ids. A repeated (api key, transaction id) raises 23505. */
@@ -162,54 +147,105 @@ export class EventsRepository {
     return rows.length > 0;
   }
 
-  /** Points ledger rows, issued offers and notifications of an evaluation; answers the notifications' ids in order. */
-  async saveOutcomes(em: EntityManager, organizationId: number, customerId: string, result: EvaluationResult, eventIds: string[]): Promise<number[]> {
-    if (result.credits.length) {
-      await em.query(
-        `INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source)
-         SELECT $1, $2, t.event_id, t.amount, t.reason, t.source
-           FROM unnest($3::bigint[], $4::int[], $5::text[], $6::jsonb[]) AS t(event_id, amount, reason, source)`,
-        [
-          organizationId,
-          customerId,
-          result.credits.map((c) => eventIds[c.eventIndex] ?? null),
-          result.credits.map((c) => c.amount),
-          result.credits.map((c) => c.reason),
-          result.credits.map((c) =>
-            JSON.stringify({ campaign_id: c.campaignId, behavior_id: c.behaviorId, goal_id: c.goalId ?? null, offer_id: c.offerId ?? null }),
-          ),
-        ],
-      );
-    }
-    if (result.offersIssued.length) {
-      await em.query(
-        `INSERT INTO customer_offers (organization_id, customer_id, offer_id, campaign_id, behavior_id, event_id, issued_at)
-         SELECT $1, $2, t.offer_id, t.campaign_id, t.behavior_id, t.event_id, t.issued_at
-           FROM unnest($3::int[], $4::int[], $5::int[], $6::bigint[], $7::timestamptz[]) AS t(offer_id, campaign_id, behavior_id, event_id, issued_at)
-           JOIN offers o ON o.id = t.offer_id`,
-        [
-          organizationId,
-          customerId,
-          result.offersIssued.map((o) => o.offerId),
-          result.offersIssued.map((o) => o.campaignId),
-          result.offersIssued.map((o) => o.behaviorId),
-          result.offersIssued.map((o) => eventIds[o.eventIndex] ?? null),
-          result.offersIssued.map((o) => new Date(o.at)),
-        ],
-      );
-    }
-    if (result.notifications.length === 0) return [];
-    const rows: Array<{ id: string }> = await em.query(
-      `INSERT INTO notifications (organization_id, customer_id, event_id, creative_id, campaign_id, behavior_id, type, data)
-       SELECT $1, $2, t.event_id, t.creative_id, t.campaign_id, t.behavior_id, t.type, t.data
-         FROM unnest($3::bigint[], $4::int[], $5::int[], $6::int[], $7::text[], $8::jsonb[])
-              WITH ORDINALITY AS t(event_id, creative_id, campaign_id, behavior_id, type, data, n)
-        ORDER BY t.n
-       RETURNING id`,
+  /**
+   * Everything a synchronous evaluation writes, in one statement (one round trip): the event rows with their results,
+   * the changed progress rows, the customer row, points ledger rows, issued offers and notifications. Answers the ids
+   * of the events and of the notifications, in order. A repeated (api key, transaction id) raises 23505.
+   */
+  async writeEvaluation(em: EntityManager, rows: EventRow[], before: CustomerSnapshot, result: EvaluationResult): Promise<{ eventIds: string[]; notificationIds: number[] }> {
+    const first = rows[0];
+    const after = result.customer;
+    const progressIds = Object.keys(result.progress).map(Number);
+    const customerChanged = !sameCustomer(before, after);
+    const [out] = await namedQuery<{ event_ids: string[]; notification_ids: string[] | null }>(
+      em,
+      'write-evaluation',
+      `WITH ev AS (
+         INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, campaign_id, request_id, transaction_id, name, count,
+                             attributes, context, division_id, occurred_at, status, reason, result, points_earned, processed_at)
+         SELECT $1, $2, $3, $4, $5, $6, $7, t.transaction_id, t.name, t.count, t.attributes, t.context, t.division_id, t.occurred_at,
+                t.status, t.reason, t.result, t.points, now()
+           FROM unnest($8::text[], $9::text[], $10::numeric[], $11::jsonb[], $12::jsonb[], $13::int[], $14::timestamptz[], $15::text[],
+                       $16::text[], $17::jsonb[], $18::int[])
+                WITH ORDINALITY AS t(transaction_id, name, count, attributes, context, division_id, occurred_at, status, reason, result, points, n)
+          ORDER BY t.n
+         RETURNING id
+       ),
+       evn AS (SELECT id, (row_number() OVER (ORDER BY id) - 1)::int AS idx FROM ev),
+       pr AS (
+         INSERT INTO customer_progress (customer_id, behavior_id, state, achieved, updated_at)
+         SELECT $3, t.behavior_id, t.state, t.achieved, now() FROM unnest($19::int[], $20::jsonb[], $21::int[]) AS t(behavior_id, state, achieved)
+         ON CONFLICT (customer_id, behavior_id) DO UPDATE SET state = EXCLUDED.state, achieved = EXCLUDED.achieved, updated_at = now()
+         RETURNING 1
+       ),
+       cu AS (
+         UPDATE customers SET available_points = $23, lifetime_points = $24, tier_id = $25, tags = $26, qualified_campaign_ids = $27,
+                completed_campaign_ids = $28, updated_at = now()
+          WHERE id = $3 AND $22::boolean
+         RETURNING 1
+       ),
+       lg AS (
+         INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source)
+         SELECT $1, $3, evn.id, t.amount, t.reason, t.source
+           FROM unnest($29::int[], $30::int[], $31::text[], $32::jsonb[]) AS t(idx, amount, reason, source) JOIN evn ON evn.idx = t.idx
+         RETURNING 1
+       ),
+       co AS (
+         INSERT INTO customer_offers (organization_id, customer_id, offer_id, campaign_id, behavior_id, event_id, issued_at)
+         SELECT $1, $3, t.offer_id, t.campaign_id, t.behavior_id, evn.id, t.issued_at
+           FROM unnest($33::int[], $34::int[], $35::int[], $36::int[], $37::timestamptz[]) AS t(idx, offer_id, campaign_id, behavior_id, issued_at)
+           JOIN evn ON evn.idx = t.idx
+         RETURNING 1
+       ),
+       nt AS (
+         INSERT INTO notifications (organization_id, customer_id, event_id, creative_id, campaign_id, behavior_id, type, data)
+         SELECT $1, $3, evn.id, t.creative_id, t.campaign_id, t.behavior_id, t.type, t.data
+           FROM unnest($38::int[], $39::int[], $40::int[], $41::int[], $42::text[], $43::jsonb[])
+                WITH ORDINALITY AS t(idx, creative_id, campaign_id, behavior_id, type, data, n)
+           JOIN evn ON evn.idx = t.idx
+          ORDER BY t.n
+         RETURNING id
+       )
+       SELECT (SELECT array_agg(id ORDER BY id) FROM ev) AS event_ids, (SELECT array_agg(id ORDER BY id) FROM nt) AS notification_ids`,
       [
-        organizationId,
-        customerId,
-        result.notifications.map((n) => eventIds[n.eventIndex] ?? null),
+        first.organizationId,
+        first.apiKeyId,
+        first.customerId,
+        first.userRef,
+        first.source,
+        first.campaignId,
+        first.requestId,
+        rows.map((r) => r.transactionId),
+        rows.map((r) => r.instance.name),
+        rows.map((r) => r.instance.count),
+        rows.map((r) => JSON.stringify(r.instance.attributes)),
+        rows.map((r) => JSON.stringify(r.instance.context)),
+        rows.map((r) => r.divisionId),
+        rows.map((r) => new Date(r.instance.occurredAt)),
+        rows.map((r) => r.status),
+        rows.map((r) => r.reason),
+        rows.map((r) => (r.result === null ? null : JSON.stringify(r.result))),
+        rows.map((r) => r.pointsEarned),
+        progressIds,
+        progressIds.map((id) => JSON.stringify(result.progress[id])),
+        progressIds.map((id) => result.progress[id].achieved),
+        customerChanged,
+        after.availablePoints,
+        after.lifetimePoints,
+        after.tierId,
+        after.tags,
+        after.qualifiedCampaignIds,
+        after.completedCampaignIds,
+        result.credits.map((c) => c.eventIndex),
+        result.credits.map((c) => c.amount),
+        result.credits.map((c) => c.reason),
+        result.credits.map((c) => JSON.stringify({ campaign_id: c.campaignId, behavior_id: c.behaviorId, goal_id: c.goalId ?? null, offer_id: c.offerId ?? null })),
+        result.offersIssued.map((o) => o.eventIndex),
+        result.offersIssued.map((o) => o.offerId),
+        result.offersIssued.map((o) => o.campaignId),
+        result.offersIssued.map((o) => o.behaviorId),
+        result.offersIssued.map((o) => new Date(o.at)),
+        result.notifications.map((n) => n.eventIndex),
         result.notifications.map((n) => n.creativeId),
         result.notifications.map((n) => n.campaignId),
         result.notifications.map((n) => n.behaviorId),
@@ -217,6 +253,18 @@ export class EventsRepository {
         result.notifications.map((n) => JSON.stringify(n.data)),
       ],
     );
-    return rows.map((r) => Number(r.id));
+    return { eventIds: out.event_ids, notificationIds: (out.notification_ids ?? []).map(Number) };
   }
+}
+
+function sameCustomer(a: CustomerSnapshot, b: CustomerSnapshot): boolean {
+  const same = (x: unknown[], y: unknown[]) => x.length === y.length && x.every((v, i) => v === y[i]);
+  return (
+    a.availablePoints === b.availablePoints &&
+    a.lifetimePoints === b.lifetimePoints &&
+    a.tierId === b.tierId &&
+    same(a.tags, b.tags) &&
+    same(a.qualifiedCampaignIds, b.qualifiedCampaignIds) &&
+    same(a.completedCampaignIds, b.completedCampaignIds)
+  );
 }

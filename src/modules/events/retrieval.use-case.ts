@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { behaviorView, type CompiledBehavior } from '../../engine/index.js';
@@ -24,7 +24,18 @@ export class RetrievalUseCase {
   ) {}
 
   async execute(tenant: Tenant, key: CustomerKey, divisionIdsQuery: string | string[] | undefined): Promise<RetrievalResponse> {
-    const customer = await this.repository.customer(this.db.manager, tenant.organizationId, key, false);
+    const runner = this.db.createQueryRunner();
+    try {
+      return await this.read(runner.manager, tenant, key, divisionIdsQuery);
+    } finally {
+      await runner.release();
+    }
+  }
+
+  private async read(em: EntityManager, tenant: Tenant, key: CustomerKey, divisionIdsQuery: string | string[] | undefined): Promise<RetrievalResponse> {
+    const hint = await this.rulesCache.peek(tenant.organizationId)?.catch(() => null);
+    const guess = hint ? [...hint.behaviors.keys()] : [];
+    const customer = await this.repository.customer(em, tenant.organizationId, key, false, guess);
     if (!customer) throw AppError.notFound('user');
     const rules = await this.rulesCache.get(tenant.organizationId, customer.rulesVersion);
     let divisions: Set<number> | null = null;
@@ -37,7 +48,8 @@ export class RetrievalUseCase {
     const behaviors: CompiledBehavior[] = [...rules.campaigns.values()]
       .filter((c) => divisions === null || (c.rule.divisionId !== null && divisions.has(c.rule.divisionId)))
       .flatMap((c) => c.behaviors);
-    const progress = await this.repository.progress(this.db.manager, customer.snapshot.id, behaviors.map((b) => b.rule.id));
+    const missing = behaviors.map((b) => b.rule.id).filter((id) => !customer.progressOf.includes(id));
+    const progress = missing.length ? { ...customer.progress, ...(await this.repository.progress(em, customer.snapshot.id, missing)) } : customer.progress;
     const out: RetrievalResponse['behaviors'] = {};
     for (const behavior of behaviors) {
       const view = behaviorView(behavior, progress[behavior.rule.id]);

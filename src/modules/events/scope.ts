@@ -5,13 +5,20 @@ import type { CompiledRules, EventInstance } from '../../engine/index.js';
 /** How a V1 path names a campaign. */
 export type CampaignKey = { id: number } | { permalink: string };
 
-/** The live campaign a V1 path names, from the compiled rules (which hold only live campaigns). */
-export function scopedCampaignId(rules: CompiledRules, key: CampaignKey | null): number | null {
+/** The live campaign a V1 path names, in the compiled rules (which hold only live campaigns); null when none. */
+export function scopedCampaignIdOrNull(rules: CompiledRules, key: CampaignKey | null): number | null {
   if (key === null) return null;
   for (const campaign of rules.campaigns.values()) {
     if ('id' in key ? campaign.rule.id === key.id : campaign.rule.permalink === key.permalink) return campaign.rule.id;
   }
-  throw new AppError('No_active_campaign_found', 'no live campaign matches the request');
+  return null;
+}
+
+/** The live campaign a V1 path names; 404 No_active_campaign_found when none does. */
+export function scopedCampaignId(rules: CompiledRules, key: CampaignKey | null): number | null {
+  const id = scopedCampaignIdOrNull(rules, key);
+  if (key !== null && id === null) throw new AppError('No_active_campaign_found', 'no live campaign matches the request');
+  return id;
 }
 
 /**

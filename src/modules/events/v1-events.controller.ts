@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestj
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApiKeyAuth } from '../../common/auth/api-key-auth.decorator.js';
+import { AppError } from '../../common/errors/app-error.js';
 import { ApiErrors } from '../../common/http/api-errors.decorator.js';
 import { CurrentTenant } from '../../common/http/current-tenant.decorator.js';
 import { IdPipe } from '../../common/http/id.pipe.js';
@@ -12,6 +13,8 @@ import { RetrievalUseCase } from './retrieval.use-case.js';
 import type { CampaignKey } from './scope.js';
 import { V1Answer, V1EventsUseCase } from './v1-events.use-case.js';
 
+/** A V1 path's campaign id that cannot name a campaign is the same answer as one naming no live campaign. */
+const CAMPAIGN_ID = new IdPipe('campaign', () => new AppError('No_active_campaign_found', 'no live campaign matches the request'));
 const SEND_ERRORS = ['missing_event_data', 'argument_error', 'validation', 'not_found', 'No_active_campaign_found', 'duplicate_transaction'] as const;
 const SEND_DESCRIPTION =
   'Evaluates the events now and answers the customer\'s progress (contract §8). qualify=true only checks eligibility; ' +
@@ -67,7 +70,7 @@ export class V1EventsController {
     @Req() req: Request,
     @CurrentTenant() t: Tenant,
     @Param('user_id') userId: string,
-    @Param('campaign_id', new IdPipe('campaign')) id: number,
+    @Param('campaign_id', CAMPAIGN_ID) id: number,
     @Body() body: V1EventBody,
     @Query() q: V1EventQuery,
   ): Promise<V1Answer> {
@@ -83,7 +86,7 @@ export class V1EventsController {
     @Req() req: Request,
     @CurrentTenant() t: Tenant,
     @Param('external_id') externalId: string,
-    @Param('campaign_id', new IdPipe('campaign')) id: number,
+    @Param('campaign_id', CAMPAIGN_ID) id: number,
     @Body() body: V1EventBody,
     @Query() q: V1EventQuery,
   ): Promise<V1Answer> {

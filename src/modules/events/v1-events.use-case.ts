@@ -12,7 +12,7 @@ import { EventsJob, QueueName } from '../../queues/queue-names.js';
 import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import type { V1EventBody, V1EventResponse } from './dto/v1-event.dto.js';
 import { CustomerKey, EventRow, EventsRepository, LockedCustomer } from './events.repository.js';
-import { CampaignKey, instanceDivisions, scopedCampaignId } from './scope.js';
+import { CampaignKey, instanceDivisions, scopedCampaignId, scopedCampaignIdOrNull } from './scope.js';
 import { eventResult, v1Response } from './v1-response.js';
 
 export interface V1Request {
@@ -44,8 +44,10 @@ function involvedBehaviors(rules: CompiledRules, instances: EventInstance[], cam
   return [...ids];
 }
 
+/** A unique violation of (api key, transaction id), whether it came through TypeORM or straight from pg. */
 function isDuplicateTransaction(error: unknown): boolean {
-  return error instanceof QueryFailedError && (error.driverError as { constraint?: string }).constraint === 'events_transaction';
+  const driver = (error instanceof QueryFailedError ? error.driverError : error) as { code?: string; constraint?: string } | null;
+  return driver?.code === '23505' && driver.constraint === 'events_transaction';
 }
 
 /** Submitting V1 events (contract §7-§8): every mode of the six V1 routes. */
@@ -74,11 +76,8 @@ export class V1EventsUseCase {
     const readOnly = req.body.read_only === true;
     return this.db
       .transaction(async (em) => {
-        const customer = await this.customer(em, req, !readOnly);
-        const rules = await this.rulesCache.get(req.tenant.organizationId, customer.rulesVersion);
-        const campaignId = scopedCampaignId(rules, req.campaign);
+        const { customer, rules, campaignId, progress } = await this.load(em, req, instances, !readOnly);
         const divisions = this.divisions(req, rules, instances);
-        const progress = await this.repository.progress(em, customer.snapshot.id, involvedBehaviors(rules, instances, campaignId));
         const result = evaluate({
           rules,
           customer: customer.snapshot,
@@ -104,16 +103,32 @@ export class V1EventsUseCase {
           const { points, result: summary } = eventResult(result, i);
           return this.row(req, customer, instance, i, divisions[i], campaignId, { status: stored ? 'stored' : 'processed', reason, result: summary, pointsEarned: points });
         });
-        const eventIds = await this.repository.insertEvents(em, rows);
-        await this.repository.saveProgress(em, customer.snapshot.id, result.progress);
-        await this.repository.saveCustomer(em, customer.snapshot, result.customer);
-        const notificationIds = await this.repository.saveOutcomes(em, req.tenant.organizationId, customer.snapshot.id, result, eventIds);
+        const { notificationIds } = await this.repository.writeEvaluation(em, rows, customer.snapshot, result);
         return v1Response(rules, result, merged, notificationIds, req.explain);
       })
       .catch((error: unknown) => {
         if (isDuplicateTransaction(error)) throw this.duplicate(req.body.transaction_id!);
         throw error;
       });
+  }
+
+  /**
+   * The customer (locked when asked), the rules of its organization's current version, the scoped campaign, and the
+   * progress the evaluation reads. With the lock, progress is read by a second statement: a statement that waited for
+   * the lock still reads other tables as they were when it started, so it would miss the progress the request it
+   * waited for just wrote. Without the lock, it is read with the customer, for the behaviors the last compiled rules
+   * name, and only rows missing from that guess are read after.
+   */
+  private async load(em: EntityManager, req: V1Request, instances: EventInstance[], lock: boolean) {
+    const hint = lock ? null : await this.rulesCache.peek(req.tenant.organizationId)?.catch(() => null);
+    const guess = hint ? involvedBehaviors(hint, instances, scopedCampaignIdOrNull(hint, req.campaign)) : [];
+    const customer = await this.repository.customer(em, req.tenant.organizationId, req.customer, lock, guess);
+    if (!customer) throw AppError.notFound('user');
+    const rules = await this.rulesCache.get(req.tenant.organizationId, customer.rulesVersion);
+    const campaignId = scopedCampaignId(rules, req.campaign);
+    const missing = involvedBehaviors(rules, instances, campaignId).filter((id) => !customer.progressOf.includes(id));
+    const progress = missing.length ? { ...customer.progress, ...(await this.repository.progress(em, customer.snapshot.id, missing)) } : customer.progress;
+    return { customer, rules, campaignId, progress };
   }
 
   /** async=true: the events are stored (pending) before the answer, then queued for a worker. */
@@ -141,14 +156,12 @@ export class V1EventsUseCase {
 
   /** qualify=true: the campaign states the events would meet; nothing is stored or processed. */
   private async check(req: V1Request, instances: EventInstance[]): Promise<QualificationAnswer> {
-    const customer = await this.customer(this.db.manager, req, false);
-    const rules = await this.rulesCache.get(req.tenant.organizationId, customer.rulesVersion);
-    const campaignId = scopedCampaignId(rules, req.campaign);
+    const { customer, rules, campaignId, progress } = await this.load(this.db.manager, req, instances, false);
     this.divisions(req, rules, instances);
     const eligibility = checkEligibility({
       rules,
       customer: customer.snapshot,
-      progress: await this.repository.progress(this.db.manager, customer.snapshot.id, involvedBehaviors(rules, instances, campaignId)),
+      progress,
       events: instances,
       now: Date.now(),
       multiOrgEnabled: req.tenant.multiOrgEnabled,

@@ -16,19 +16,21 @@ export function v1Response(
   notificationIds: Array<number | null>,
   explain: boolean,
 ): V1EventResponse {
-  const campaignIds = new Set([...Object.keys(result.campaignStates).map(Number), ...result.completions.map((c) => c.campaignId)]);
+  // The campaigns the request evaluated, and those its raised events reached.
+  const touched = Object.keys(result.behaviorDeltas).map((id) => rules.behaviors.get(Number(id))?.campaign.rule.id);
+  const campaignIds = new Set([...Object.keys(result.campaignStates).map(Number), ...touched.filter((id): id is number => id !== undefined)]);
   const behaviors: NonNullable<V1EventResponse['behaviors']> = {};
   const deltas: Record<string, { current_count: number; achieved: number }> = {};
   for (const campaignId of campaignIds) {
     const campaign = rules.campaigns.get(campaignId);
     if (!campaign) continue;
-    const qualified = result.campaignStates[campaignId] === 'qualified';
     for (const behavior of campaign.behaviors) {
       const delta = result.behaviorDeltas[behavior.rule.id];
       const pivots = behavior.goals.flatMap((g) => result.goalDeltas[g.rule.id]?.pivots ?? []);
       const own = { current_count: delta?.currentCount ?? 0, achieved: delta?.achieved ?? 0, ...(pivots.length ? { data: pivots, pivot_count: pivots.length } : {}) };
       behaviors[behavior.rule.name] = { ...behaviorView(behavior, progress[behavior.rule.id]), deltas: own };
-      if (qualified && delta) deltas[behavior.rule.name] = { current_count: delta.currentCount, achieved: delta.achieved };
+      // Only evaluated behaviors have deltas: those of campaigns that did not qualify never do.
+      if (delta) deltas[behavior.rule.name] = { current_count: delta.currentCount, achieved: delta.achieved };
     }
   }
   const notifications: NotificationView[] = result.notifications.map((n, i) => ({

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RateLimiter } from '../../common/auth/rate-limiter.js';
 import { AdminController } from './admin.controller.js';
 import { AdminGuard } from './admin.guard.js';
 import { ApiKeyService } from './api-key.service.js';
@@ -6,7 +7,7 @@ import { TenancyService } from './tenancy.service.js';
 
 @Module({
   controllers: [AdminController],
-  providers: [TenancyService, ApiKeyService, AdminGuard],
-  exports: [TenancyService, ApiKeyService],
+  providers: [TenancyService, ApiKeyService, AdminGuard, RateLimiter],
+  exports: [TenancyService, ApiKeyService, RateLimiter],
 })
 export class TenancyModule {}

@@ -24,6 +24,11 @@ export class RulesCacheService {
     return Number(rows[0]?.rules_version ?? 0);
   }
 
+  /** The rules this process compiled last for the organization, whatever their version (a hint, may be stale). */
+  peek(organizationId: number): Promise<CompiledRules> | null {
+    return this.compiled.get(organizationId)?.rules ?? null;
+  }
+
   /** The compiled rules of that version; loaded and compiled at most once per process and version. */
   async get(organizationId: number, version?: number): Promise<CompiledRules> {
     const wanted = version ?? (await this.version(organizationId));
