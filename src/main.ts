@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import cluster from 'node:cluster';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
@@ -8,11 +9,32 @@ import { loadConfig } from './config/config.js';
 import { checkPostgres, checkRedis } from './database/preflight.js';
 import { runProcess } from './process.js';
 
+/**
+ * The API. With API_PROCESSES > 1 this process forks that many API processes sharing the port (node:cluster), so one
+ * machine's cores all serve HTTP; a process that dies is replaced.
+ */
 await runProcess('api', async () => {
   const config = loadConfig(process.env);
-  await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config.redisUrl)]);
   const logger = createLogger(config.logLevel, 'api');
-  if (!config.adminToken) logger.warn('ADMIN_TOKEN is not set: the admin API answers 401 until it is');
+  if (cluster.isPrimary && config.apiProcesses > 1) {
+    await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config.redisUrl)]);
+    for (let i = 0; i < config.apiProcesses; i += 1) cluster.fork();
+    let stopping = false;
+    cluster.on('exit', (worker, code) => {
+      if (stopping) return;
+      logger.warn({ pid: worker.process.pid, code }, 'api process exited; starting another');
+      cluster.fork();
+    });
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.on(signal, () => {
+        stopping = true;
+        for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+      });
+    }
+    return;
+  }
+  if (cluster.isPrimary) await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config.redisUrl)]);
+  if (!config.adminToken && cluster.isPrimary) logger.warn('ADMIN_TOKEN is not set: the admin API answers 401 until it is');
   const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, logger: new NestPinoLogger(logger) });
   configureApp(app, config);
   await app.listen(config.port);

@@ -11,6 +11,7 @@ export interface AppConfig {
   webhookAllowPrivateNetworks: boolean;
   storageDir: string;
   apiKeyCacheSeconds: number;
+  apiProcesses: number;
 }
 
 export class ConfigError extends Error {}
@@ -92,6 +93,7 @@ export function loadConfig(env: Env): AppConfig {
     webhookAllowPrivateNetworks: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     storageDir: env.STORAGE_DIR || './storage',
     apiKeyCacheSeconds: integer(env, 'API_KEY_CACHE_SECONDS', 30, 0, 3600),
+    apiProcesses: integer(env, 'API_PROCESSES', 1, 1, 64),
   };
 }
 
