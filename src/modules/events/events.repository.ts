@@ -33,7 +33,20 @@ export interface EventRow {
   requestId: string | null;
 }
 
-interface CustomerRow {
+export interface NamedQuery {
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
+export interface WrittenIds {
+  eventIds: string[];
+  notificationIds: number[];
+}
+
+export type WriteRow = { event_ids: string[]; notification_ids: string[] | null };
+
+export interface CustomerRow {
   id: string;
   external_id: string;
   time_zone: string;
@@ -60,19 +73,44 @@ export class EventsRepository {
    * a locking read that waited sees the other tables as they were before the wait.
    */
   async customer(em: EntityManager, organizationId: number, key: CustomerKey, lock: boolean, behaviorIds: number[] = []): Promise<LockedCustomer | null> {
+    const query = this.customerQuery(organizationId, key, lock, behaviorIds);
+    return query ? this.parseCustomer(await namedQuery<CustomerRow>(em, query.name, query.text, query.values), behaviorIds) : null;
+  }
+
+  /** The query of customer(); null when the key cannot name a customer. Run it yourself to batch it with others. */
+  customerQuery(organizationId: number, key: CustomerKey, lock: boolean, behaviorIds: number[] = []): NamedQuery | null {
     if ('userId' in key && !UUID.test(key.userId)) return null;
     const column = 'userId' in key ? 'c.id' : 'c.external_id';
-    const rows = await namedQuery<CustomerRow>(
-      em,
-      `customer-${'userId' in key ? 'id' : 'external'}${lock ? '-lock' : ''}`,
-      `SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
+    return {
+      name: `customer-${'userId' in key ? 'id' : 'external'}${lock ? '-lock' : ''}`,
+      text: `SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
               c.tier_id, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version,
               (SELECT json_object_agg(p.behavior_id, p.state) FROM customer_progress p
                 WHERE p.customer_id = c.id AND p.behavior_id = ANY($3)) AS progress
          FROM customers c JOIN organizations o ON o.id = c.organization_id
         WHERE c.organization_id = $1 AND ${column} = $2${lock ? ' FOR UPDATE OF c' : ''}`,
-      [organizationId, 'userId' in key ? key.userId : key.externalId, behaviorIds],
-    );
+      values: [organizationId, 'userId' in key ? key.userId : key.externalId, behaviorIds],
+    };
+  }
+
+  /**
+   * Progress rows of these behaviors for the customer the key names, for batching right behind the locking read
+   * (a later statement of the same batch: it reads after the lock is held, so it sees what the previous holder wrote).
+   */
+  progressByKeyQuery(organizationId: number, key: CustomerKey, behaviorIds: number[]): NamedQuery {
+    return {
+      name: `progress-by-${'userId' in key ? 'id' : 'external'}`,
+      text: `SELECT p.behavior_id, p.state FROM customer_progress p JOIN customers c ON c.id = p.customer_id
+              WHERE c.organization_id = $1 AND ${'userId' in key ? 'c.id' : 'c.external_id'} = $2 AND p.behavior_id = ANY($3)`,
+      values: [organizationId, 'userId' in key ? key.userId : key.externalId, behaviorIds],
+    };
+  }
+
+  parseProgress(rows: Array<{ behavior_id: number; state: ProgressMap[number] }>): ProgressMap {
+    return Object.fromEntries(rows.map((r) => [r.behavior_id, r.state]));
+  }
+
+  parseCustomer(rows: CustomerRow[], behaviorIds: number[]): LockedCustomer | null {
     const row = rows[0];
     if (!row) return null;
     return {
@@ -152,15 +190,24 @@ export class EventsRepository {
    * the changed progress rows, the customer row, points ledger rows, issued offers and notifications. Answers the ids
    * of the events and of the notifications, in order. A repeated (api key, transaction id) raises 23505.
    */
-  async writeEvaluation(em: EntityManager, rows: EventRow[], before: CustomerSnapshot, result: EvaluationResult): Promise<{ eventIds: string[]; notificationIds: number[] }> {
+  async writeEvaluation(em: EntityManager, rows: EventRow[], before: CustomerSnapshot, result: EvaluationResult): Promise<WrittenIds> {
+    const query = this.writeQuery(rows, before, result);
+    return this.parseWrite(await namedQuery<WriteRow>(em, query.name, query.text, query.values));
+  }
+
+  parseWrite([out]: WriteRow[]): WrittenIds {
+    return { eventIds: out.event_ids, notificationIds: (out.notification_ids ?? []).map(Number) };
+  }
+
+  /** The statement of writeEvaluation(), to run yourself (batched with COMMIT). */
+  writeQuery(rows: EventRow[], before: CustomerSnapshot, result: EvaluationResult): NamedQuery {
     const first = rows[0];
     const after = result.customer;
     const progressIds = Object.keys(result.progress).map(Number);
     const customerChanged = !sameCustomer(before, after);
-    const [out] = await namedQuery<{ event_ids: string[]; notification_ids: string[] | null }>(
-      em,
-      'write-evaluation',
-      `WITH ev AS (
+    return {
+      name: 'write-evaluation',
+      text: `WITH ev AS (
          INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, campaign_id, request_id, transaction_id, name, count,
                              attributes, context, division_id, occurred_at, status, reason, result, points_earned, processed_at)
          SELECT $1, $2, $3, $4, $5, $6, $7, t.transaction_id, t.name, t.count, t.attributes, t.context, t.division_id, t.occurred_at,
@@ -207,7 +254,7 @@ export class EventsRepository {
          RETURNING id
        )
        SELECT (SELECT array_agg(id ORDER BY id) FROM ev) AS event_ids, (SELECT array_agg(id ORDER BY id) FROM nt) AS notification_ids`,
-      [
+      values: [
         first.organizationId,
         first.apiKeyId,
         first.customerId,
@@ -252,8 +299,7 @@ export class EventsRepository {
         result.notifications.map((n) => n.type),
         result.notifications.map((n) => JSON.stringify(n.data)),
       ],
-    );
-    return { eventIds: out.event_ids, notificationIds: (out.notification_ids ?? []).map(Number) };
+    };
   }
 }
 

@@ -7,11 +7,22 @@ import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { toDate } from '../../common/validation/validators.js';
-import { behaviorsInvolved, checkEligibility, evaluate, instancesFromV1, type CompiledRules, type EventInstance } from '../../engine/index.js';
+import type { PoolClient } from 'pg';
+import { pipelined } from '../../common/database/pipelined.js';
+import {
+  behaviorsInvolved,
+  checkEligibility,
+  evaluate,
+  instancesFromV1,
+  type CompiledRules,
+  type EvaluationResult,
+  type EventInstance,
+  type ProgressMap,
+} from '../../engine/index.js';
 import { EventsJob, QueueName } from '../../queues/queue-names.js';
 import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import type { V1EventBody, V1EventResponse } from './dto/v1-event.dto.js';
-import { CustomerKey, EventRow, EventsRepository, LockedCustomer } from './events.repository.js';
+import { CustomerKey, CustomerRow, EventRow, EventsRepository, LockedCustomer, WriteRow } from './events.repository.js';
 import { CampaignKey, instanceDivisions, scopedCampaignId, scopedCampaignIdOrNull } from './scope.js';
 import { eventResult, v1Response } from './v1-response.js';
 
@@ -73,43 +84,85 @@ export class V1EventsUseCase {
 
   /** Synchronous evaluation in one transaction, the customer row locked; read_only evaluates and writes nothing. */
   private async process(req: V1Request, instances: EventInstance[]): Promise<V1EventResponse> {
-    const readOnly = req.body.read_only === true;
-    return this.db
-      .transaction(async (em) => {
-        const { customer, rules, campaignId, progress } = await this.load(em, req, instances, !readOnly);
-        const divisions = this.divisions(req, rules, instances);
-        const result = evaluate({
-          rules,
-          customer: customer.snapshot,
-          progress,
-          events: instances,
-          now: Date.now(),
-          multiOrgEnabled: req.tenant.multiOrgEnabled,
-          campaignId,
-          qualify: req.body.qualify === true,
-        });
-        const merged = { ...progress, ...result.progress };
-        if (readOnly) {
-          if (req.body.transaction_id && (await this.repository.transactionUsed(em, req.tenant.apiKeyId, req.body.transaction_id))) {
-            throw this.duplicate(req.body.transaction_id);
-          }
-          return v1Response(rules, result, merged, result.notifications.map(() => null), req.explain);
-        }
-        const states = Object.values(result.campaignStates);
-        // Saved but not processed: an opt-in campaign listened and the customer had not qualified (contract §7).
-        const stored = states.includes('events_not_qualified') && !states.includes('qualified');
-        const reason = states.length === 0 ? 'no_listening_campaign' : result.state === 'qualified' ? null : result.state;
-        const rows = instances.map((instance, i): EventRow => {
-          const { points, result: summary } = eventResult(result, i);
-          return this.row(req, customer, instance, i, divisions[i], campaignId, { status: stored ? 'stored' : 'processed', reason, result: summary, pointsEarned: points });
-        });
-        const { notificationIds } = await this.repository.writeEvaluation(em, rows, customer.snapshot, result);
-        return v1Response(rules, result, merged, notificationIds, req.explain);
-      })
-      .catch((error: unknown) => {
-        if (isDuplicateTransaction(error)) throw this.duplicate(req.body.transaction_id!);
-        throw error;
-      });
+    if (req.body.read_only === true) return this.db.transaction((em) => this.preview(em, req, instances));
+    const runner = this.db.createQueryRunner();
+    const client = (await runner.connect()) as PoolClient;
+    let open = false;
+    try {
+      // Round trip 1, one write: BEGIN, the locking read of the customer, and the progress of the behaviors the last
+      // compiled rules say the events involve. The progress statement runs once the lock is held, so it sees what
+      // the request we may have waited for wrote.
+      const org = req.tenant.organizationId;
+      const lockQuery = this.repository.customerQuery(org, req.customer, true);
+      if (!lockQuery) throw AppError.notFound('user');
+      const hint = await this.rulesCache.peek(org)?.catch(() => null);
+      const guess = hint ? involvedBehaviors(hint, instances, scopedCampaignIdOrNull(hint, req.campaign)) : [];
+      open = true;
+      const [, locked, read] = await pipelined(client, [{ text: 'BEGIN' }, lockQuery, this.repository.progressByKeyQuery(org, req.customer, guess)]);
+      const customer = this.repository.parseCustomer(locked.rows as CustomerRow[], []);
+      if (!customer) throw AppError.notFound('user');
+      const rules = await this.rulesCache.get(org, customer.rulesVersion);
+      const campaignId = scopedCampaignId(rules, req.campaign);
+      const divisions = this.divisions(req, rules, instances);
+      const missing = involvedBehaviors(rules, instances, campaignId).filter((id) => !guess.includes(id));
+      const progress = { ...this.repository.parseProgress(read.rows), ...(missing.length ? await this.repository.progress(runner.manager, customer.snapshot.id, missing) : {}) };
+      const result = this.evaluate(req, rules, customer, progress, instances, campaignId);
+      const rows = this.processedRows(req, customer, instances, divisions, campaignId, result);
+      // Round trip 2, one write: every change and COMMIT.
+      const [written] = await pipelined(client, [this.repository.writeQuery(rows, customer.snapshot, result), { text: 'COMMIT' }]);
+      open = false;
+      const { notificationIds } = this.repository.parseWrite(written.rows as WriteRow[]);
+      return v1Response(rules, result, { ...progress, ...result.progress }, notificationIds, req.explain);
+    } catch (error) {
+      if (open) await client.query('ROLLBACK').catch(() => undefined);
+      if (isDuplicateTransaction(error)) throw this.duplicate(req.body.transaction_id!);
+      throw error;
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /** read_only: the same evaluation, answered as if processed; the transaction only reads. */
+  private async preview(em: EntityManager, req: V1Request, instances: EventInstance[]): Promise<V1EventResponse> {
+    const { customer, rules, campaignId, progress } = await this.load(em, req, instances, false);
+    this.divisions(req, rules, instances);
+    const result = this.evaluate(req, rules, customer, progress, instances, campaignId);
+    if (req.body.transaction_id && (await this.repository.transactionUsed(em, req.tenant.apiKeyId, req.body.transaction_id))) {
+      throw this.duplicate(req.body.transaction_id);
+    }
+    return v1Response(rules, result, { ...progress, ...result.progress }, result.notifications.map(() => null), req.explain);
+  }
+
+  private evaluate(req: V1Request, rules: CompiledRules, customer: LockedCustomer, progress: ProgressMap, instances: EventInstance[], campaignId: number | null) {
+    return evaluate({
+      rules,
+      customer: customer.snapshot,
+      progress,
+      events: instances,
+      now: Date.now(),
+      multiOrgEnabled: req.tenant.multiOrgEnabled,
+      campaignId,
+      qualify: req.body.qualify === true,
+    });
+  }
+
+  /** The event rows of a processed request, each with what its instance earned. */
+  private processedRows(
+    req: V1Request,
+    customer: LockedCustomer,
+    instances: EventInstance[],
+    divisions: Array<number | null>,
+    campaignId: number | null,
+    result: EvaluationResult,
+  ): EventRow[] {
+    const states = Object.values(result.campaignStates);
+    // Saved but not processed: an opt-in campaign listened and the customer had not qualified (contract §7).
+    const stored = states.includes('events_not_qualified') && !states.includes('qualified');
+    const reason = states.length === 0 ? 'no_listening_campaign' : result.state === 'qualified' ? null : result.state;
+    return instances.map((instance, i) => {
+      const { points, result: summary } = eventResult(result, i, req.explain);
+      return this.row(req, customer, instance, i, divisions[i], campaignId, { status: stored ? 'stored' : 'processed', reason, result: summary, pointsEarned: points });
+    });
   }
 
   /**
