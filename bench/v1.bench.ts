@@ -6,7 +6,7 @@
  * Run: npm run bench:v1 (BENCH_SECONDS per phase, default 10).
  */
 import pg from 'pg';
-import { load, LoadResult, summary, table } from './support/load.js';
+import { load, LoadResult, send, summary, table } from './support/load.js';
 import { bootstrap, startServer } from './support/server.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     ).rows.map((r) => r.id);
     const pick = (i: number) => ids[(i * 7919) % ids.length];
     const event = (i: number) => JSON.stringify({ events: { visit: { store_id: `s${i % 13}` } } });
-    const post = (id: string, i: number) => fetch(`${base}/users/${id}/events`, { method: 'POST', headers, body: event(i) }).then(async (r) => (await r.arrayBuffer(), r.status));
+    const post = (id: string, i: number) => send(`${base}/users/${id}/events`, { method: 'POST', headers, body: event(i) });
 
     await load((i) => post(pick(i), i), CONCURRENCY, 2); // warm-up: compiled rules, connection pools, JIT
     const v1 = await load((i) => post(pick(i), i), CONCURRENCY, SECONDS);
@@ -66,7 +66,7 @@ async function main(): Promise<void> {
       return;
     }
     const retrieval = await load(
-      (i) => fetch(`${base}/users/${pick(i)}/events`, { headers }).then(async (r) => (await r.arrayBuffer(), r.status)),
+      (i) => send(`${base}/users/${pick(i)}/events`, { headers }),
       CONCURRENCY,
       SECONDS,
     );

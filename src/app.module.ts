@@ -24,6 +24,8 @@ import { TenancyModule } from './modules/tenancy/tenancy.module.js';
     CoreModule,
     LoggingModule.forRoot('api'),
     HealthModule,
+    // Event routes first: Express matches routes in registration order, and these are the hot path.
+    EventsModule,
     TenancyModule,
     DivisionsModule,
     AuditModule,
@@ -35,7 +37,6 @@ import { TenancyModule } from './modules/tenancy/tenancy.module.js';
     OffersModule,
     CreativesModule,
     RulesModule,
-    EventsModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: ErrorFilter },

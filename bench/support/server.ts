@@ -22,7 +22,7 @@ export async function startServer(port: number, extraEnv: NodeJS.ProcessEnv = {}
     QUEUE_PREFIX: name,
     ADMIN_TOKEN,
     PORT: String(port),
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     RATE_LIMIT_PER_MINUTE: '10000000',
     ...extraEnv,
   };
