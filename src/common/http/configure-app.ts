@@ -10,6 +10,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.use(requestContext(logger));
   app.useBodyParser('json', { limit: config.bodyLimit });
   app.disable('x-powered-by');
+  app.set('etag', false); // API answers change with every event; hashing each body costs CPU for no cache hit
   app.set('query parser', 'extended');
   app.enableShutdownHooks(undefined, { useProcessExit: true });
 
