@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { LoggingModule } from './common/logging/logging.module.js';
 import { CoreModule } from './core.module.js';
+import { EventsWorkerModule } from './modules/events/events-worker.module.js';
 
-/** The worker process: queue processors only, no HTTP listener. Later modules add their processors here. */
-@Module({ imports: [CoreModule, LoggingModule.forRoot('worker')] })
+/** The worker process: queue processors and the sweeper, no HTTP listener. */
+@Module({ imports: [CoreModule, LoggingModule.forRoot('worker'), EventsWorkerModule] })
 export class WorkerModule {}

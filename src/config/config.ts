@@ -12,6 +12,8 @@ export interface AppConfig {
   storageDir: string;
   apiKeyCacheSeconds: number;
   apiProcesses: number;
+  workerConcurrency: number;
+  sweepAfterSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -94,6 +96,8 @@ export function loadConfig(env: Env): AppConfig {
     storageDir: env.STORAGE_DIR || './storage',
     apiKeyCacheSeconds: integer(env, 'API_KEY_CACHE_SECONDS', 30, 0, 3600),
     apiProcesses: integer(env, 'API_PROCESSES', 1, 1, 64),
+    workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 4, 1, 256),
+    sweepAfterSeconds: integer(env, 'SWEEP_AFTER_SECONDS', 30, 1, 86_400),
   };
 }
 

@@ -5,11 +5,13 @@ import { EventsRepository } from './events.repository.js';
 import { RetrievalUseCase } from './retrieval.use-case.js';
 import { V1EventsController } from './v1-events.controller.js';
 import { V1EventsUseCase } from './v1-events.use-case.js';
+import { V2EventsController } from './v2-events.controller.js';
+import { V2EventsUseCase } from './v2-events.use-case.js';
 
 @Module({
   imports: [TenancyModule, RulesModule],
-  controllers: [V1EventsController],
-  providers: [EventsRepository, V1EventsUseCase, RetrievalUseCase],
+  controllers: [V1EventsController, V2EventsController],
+  providers: [EventsRepository, V1EventsUseCase, V2EventsUseCase, RetrievalUseCase],
   exports: [EventsRepository],
 })
 export class EventsModule {}

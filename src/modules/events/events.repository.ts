@@ -202,12 +202,7 @@ export class EventsRepository {
   /** The statement of writeEvaluation(), to run yourself (batched with COMMIT). */
   writeQuery(rows: EventRow[], before: CustomerSnapshot, result: EvaluationResult): NamedQuery {
     const first = rows[0];
-    const after = result.customer;
-    const progressIds = Object.keys(result.progress).map(Number);
-    const customerChanged = !sameCustomer(before, after);
-    return {
-      name: 'write-evaluation',
-      text: `WITH ev AS (
+    const head = `ev AS (
          INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, campaign_id, request_id, transaction_id, name, count,
                              attributes, context, division_id, occurred_at, status, reason, result, points_earned, processed_at)
          SELECT $1, $2, $3, $4, $5, $6, $7, t.transaction_id, t.name, t.count, t.attributes, t.context, t.division_id, t.occurred_at,
@@ -218,89 +213,134 @@ export class EventsRepository {
           ORDER BY t.n
          RETURNING id
        ),
-       evn AS (SELECT id, (row_number() OVER (ORDER BY id) - 1)::int AS idx FROM ev),
+       evn AS (SELECT id, (row_number() OVER (ORDER BY id) - 1)::int AS idx FROM ev)`;
+    const headValues = [
+      first.organizationId,
+      first.apiKeyId,
+      first.customerId,
+      first.userRef,
+      first.source,
+      first.campaignId,
+      first.requestId,
+      rows.map((r) => r.transactionId),
+      rows.map((r) => r.instance.name),
+      rows.map((r) => r.instance.count),
+      rows.map((r) => JSON.stringify(r.instance.attributes)),
+      rows.map((r) => JSON.stringify(r.instance.context)),
+      rows.map((r) => r.divisionId),
+      rows.map((r) => new Date(r.instance.occurredAt)),
+      rows.map((r) => r.status),
+      rows.map((r) => r.reason),
+      rows.map((r) => (r.result === null ? null : JSON.stringify(r.result))),
+      rows.map((r) => r.pointsEarned),
+    ];
+    return outcomesQuery('write-evaluation', head, headValues, first.organizationId, before, result);
+  }
+
+  /**
+   * What processing stored events writes, in one statement: the events marked with their results (by id, in the
+   * order of the evaluated instances), and the same outcome rows as a synchronous evaluation.
+   */
+  processedQuery(organizationId: number, eventIds: string[], outcomes: EventOutcome[], before: CustomerSnapshot, result: EvaluationResult): NamedQuery {
+    const head = `ev AS (
+         UPDATE events e SET status = t.status, reason = t.reason, result = t.result, points_earned = t.points, processed_at = now(),
+                attempts = e.attempts + 1
+           FROM unnest($1::bigint[], $2::text[], $3::text[], $4::jsonb[], $5::int[]) WITH ORDINALITY AS t(id, status, reason, result, points, n)
+          WHERE e.id = t.id
+         RETURNING e.id, (t.n - 1)::int AS idx
+       ),
+       evn AS (SELECT id, idx FROM ev)`;
+    const headValues = [
+      eventIds,
+      outcomes.map((o) => o.status),
+      outcomes.map((o) => o.reason),
+      outcomes.map((o) => (o.result === null ? null : JSON.stringify(o.result))),
+      outcomes.map((o) => o.pointsEarned),
+    ];
+    return outcomesQuery('write-processed', head, headValues, organizationId, before, result);
+  }
+}
+
+/** What evaluating one stored event made of it. */
+export type EventOutcome = Pick<EventRow, 'status' | 'reason' | 'result' | 'pointsEarned'>;
+
+/**
+ * One statement: `head` (CTEs named ev and evn, evn mapping each instance index to its event id) followed by every
+ * outcome of the evaluation: progress upserts, the customer row, points ledger rows, issued offers and notifications.
+ * Data-modifying CTEs run to completion whether or not the final SELECT reads them.
+ */
+function outcomesQuery(name: string, head: string, headValues: unknown[], organizationId: number, before: CustomerSnapshot, result: EvaluationResult): NamedQuery {
+  const after = result.customer;
+  const progressIds = Object.keys(result.progress).map(Number);
+  const o = headValues.length; // $o+1 is the first parameter of the outcomes
+  const $ = (i: number) => `$${o + i}`;
+  const text = `WITH ${head},
        pr AS (
          INSERT INTO customer_progress (customer_id, behavior_id, state, achieved, updated_at)
-         SELECT $3, t.behavior_id, t.state, t.achieved, now() FROM unnest($19::int[], $20::jsonb[], $21::int[]) AS t(behavior_id, state, achieved)
+         SELECT ${$(2)}, t.behavior_id, t.state, t.achieved, now() FROM unnest(${$(3)}::int[], ${$(4)}::jsonb[], ${$(5)}::int[]) AS t(behavior_id, state, achieved)
          ON CONFLICT (customer_id, behavior_id) DO UPDATE SET state = EXCLUDED.state, achieved = EXCLUDED.achieved, updated_at = now()
          RETURNING 1
        ),
        cu AS (
-         UPDATE customers SET available_points = $23, lifetime_points = $24, tier_id = $25, tags = $26, qualified_campaign_ids = $27,
-                completed_campaign_ids = $28, updated_at = now()
-          WHERE id = $3 AND $22::boolean
+         UPDATE customers SET available_points = ${$(7)}, lifetime_points = ${$(8)}, tier_id = ${$(9)}, tags = ${$(10)}, qualified_campaign_ids = ${$(11)},
+                completed_campaign_ids = ${$(12)}, updated_at = now()
+          WHERE id = ${$(2)} AND ${$(6)}::boolean
          RETURNING 1
        ),
        lg AS (
          INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source)
-         SELECT $1, $3, evn.id, t.amount, t.reason, t.source
-           FROM unnest($29::int[], $30::int[], $31::text[], $32::jsonb[]) AS t(idx, amount, reason, source) JOIN evn ON evn.idx = t.idx
+         SELECT ${$(1)}, ${$(2)}, evn.id, t.amount, t.reason, t.source
+           FROM unnest(${$(13)}::int[], ${$(14)}::int[], ${$(15)}::text[], ${$(16)}::jsonb[]) AS t(idx, amount, reason, source) JOIN evn ON evn.idx = t.idx
          RETURNING 1
        ),
        co AS (
          INSERT INTO customer_offers (organization_id, customer_id, offer_id, campaign_id, behavior_id, event_id, issued_at)
-         SELECT $1, $3, t.offer_id, t.campaign_id, t.behavior_id, evn.id, t.issued_at
-           FROM unnest($33::int[], $34::int[], $35::int[], $36::int[], $37::timestamptz[]) AS t(idx, offer_id, campaign_id, behavior_id, issued_at)
+         SELECT ${$(1)}, ${$(2)}, t.offer_id, t.campaign_id, t.behavior_id, evn.id, t.issued_at
+           FROM unnest(${$(17)}::int[], ${$(18)}::int[], ${$(19)}::int[], ${$(20)}::int[], ${$(21)}::timestamptz[]) AS t(idx, offer_id, campaign_id, behavior_id, issued_at)
            JOIN evn ON evn.idx = t.idx
          RETURNING 1
        ),
        nt AS (
          INSERT INTO notifications (organization_id, customer_id, event_id, creative_id, campaign_id, behavior_id, type, data)
-         SELECT $1, $3, evn.id, t.creative_id, t.campaign_id, t.behavior_id, t.type, t.data
-           FROM unnest($38::int[], $39::int[], $40::int[], $41::int[], $42::text[], $43::jsonb[])
+         SELECT ${$(1)}, ${$(2)}, evn.id, t.creative_id, t.campaign_id, t.behavior_id, t.type, t.data
+           FROM unnest(${$(22)}::int[], ${$(23)}::int[], ${$(24)}::int[], ${$(25)}::int[], ${$(26)}::text[], ${$(27)}::jsonb[])
                 WITH ORDINALITY AS t(idx, creative_id, campaign_id, behavior_id, type, data, n)
            JOIN evn ON evn.idx = t.idx
           ORDER BY t.n
          RETURNING id
        )
-       SELECT (SELECT array_agg(id ORDER BY id) FROM ev) AS event_ids, (SELECT array_agg(id ORDER BY id) FROM nt) AS notification_ids`,
-      values: [
-        first.organizationId,
-        first.apiKeyId,
-        first.customerId,
-        first.userRef,
-        first.source,
-        first.campaignId,
-        first.requestId,
-        rows.map((r) => r.transactionId),
-        rows.map((r) => r.instance.name),
-        rows.map((r) => r.instance.count),
-        rows.map((r) => JSON.stringify(r.instance.attributes)),
-        rows.map((r) => JSON.stringify(r.instance.context)),
-        rows.map((r) => r.divisionId),
-        rows.map((r) => new Date(r.instance.occurredAt)),
-        rows.map((r) => r.status),
-        rows.map((r) => r.reason),
-        rows.map((r) => (r.result === null ? null : JSON.stringify(r.result))),
-        rows.map((r) => r.pointsEarned),
-        progressIds,
-        progressIds.map((id) => JSON.stringify(result.progress[id])),
-        progressIds.map((id) => result.progress[id].achieved),
-        customerChanged,
-        after.availablePoints,
-        after.lifetimePoints,
-        after.tierId,
-        after.tags,
-        after.qualifiedCampaignIds,
-        after.completedCampaignIds,
-        result.credits.map((c) => c.eventIndex),
-        result.credits.map((c) => c.amount),
-        result.credits.map((c) => c.reason),
-        result.credits.map((c) => JSON.stringify({ campaign_id: c.campaignId, behavior_id: c.behaviorId, goal_id: c.goalId ?? null, offer_id: c.offerId ?? null })),
-        result.offersIssued.map((o) => o.eventIndex),
-        result.offersIssued.map((o) => o.offerId),
-        result.offersIssued.map((o) => o.campaignId),
-        result.offersIssued.map((o) => o.behaviorId),
-        result.offersIssued.map((o) => new Date(o.at)),
-        result.notifications.map((n) => n.eventIndex),
-        result.notifications.map((n) => n.creativeId),
-        result.notifications.map((n) => n.campaignId),
-        result.notifications.map((n) => n.behaviorId),
-        result.notifications.map((n) => n.type),
-        result.notifications.map((n) => JSON.stringify(n.data)),
-      ],
-    };
-  }
+       SELECT (SELECT array_agg(id ORDER BY id) FROM ev) AS event_ids, (SELECT array_agg(id ORDER BY id) FROM nt) AS notification_ids`;
+  const values = [
+    ...headValues,
+    organizationId,
+    after.id,
+    progressIds,
+    progressIds.map((id) => JSON.stringify(result.progress[id])),
+    progressIds.map((id) => result.progress[id].achieved),
+    !sameCustomer(before, after),
+    after.availablePoints,
+    after.lifetimePoints,
+    after.tierId,
+    after.tags,
+    after.qualifiedCampaignIds,
+    after.completedCampaignIds,
+    result.credits.map((c) => c.eventIndex),
+    result.credits.map((c) => c.amount),
+    result.credits.map((c) => c.reason),
+    result.credits.map((c) => JSON.stringify({ campaign_id: c.campaignId, behavior_id: c.behaviorId, goal_id: c.goalId ?? null, offer_id: c.offerId ?? null })),
+    result.offersIssued.map((x) => x.eventIndex),
+    result.offersIssued.map((x) => x.offerId),
+    result.offersIssued.map((x) => x.campaignId),
+    result.offersIssued.map((x) => x.behaviorId),
+    result.offersIssued.map((x) => new Date(x.at)),
+    result.notifications.map((n) => n.eventIndex),
+    result.notifications.map((n) => n.creativeId),
+    result.notifications.map((n) => n.campaignId),
+    result.notifications.map((n) => n.behaviorId),
+    result.notifications.map((n) => n.type),
+    result.notifications.map((n) => JSON.stringify(n.data)),
+  ];
+  return { name, text, values };
 }
 
 function sameCustomer(a: CustomerSnapshot, b: CustomerSnapshot): boolean {

@@ -10,7 +10,6 @@ import { toDate } from '../../common/validation/validators.js';
 import type { PoolClient } from 'pg';
 import { pipelined } from '../../common/database/pipelined.js';
 import {
-  behaviorsInvolved,
   checkEligibility,
   evaluate,
   instancesFromV1,
@@ -24,6 +23,8 @@ import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import type { V1EventBody, V1EventResponse } from './dto/v1-event.dto.js';
 import { CustomerKey, CustomerRow, EventRow, EventsRepository, LockedCustomer, WriteRow } from './events.repository.js';
 import { CampaignKey, instanceDivisions, scopedCampaignId, scopedCampaignIdOrNull } from './scope.js';
+import { enqueueEvents } from './enqueue.js';
+import { involvedBehaviors } from './involved-behaviors.js';
 import { eventResult, v1Response } from './v1-response.js';
 
 export interface V1Request {
@@ -46,13 +47,6 @@ export interface QualificationAnswer {
   qualified: boolean;
   state: string;
   notifications: Array<{ type: 'qualification'; campaign_id: number; data: { state: string; message: string } }>;
-}
-
-/** The behaviors whose progress the evaluation reads: those involved by the event names, and the scoped campaign's. */
-function involvedBehaviors(rules: CompiledRules, instances: EventInstance[], campaignId: number | null): number[] {
-  const ids = new Set(behaviorsInvolved(rules, instances.map((i) => i.name)));
-  for (const behavior of campaignId === null ? [] : (rules.campaigns.get(campaignId)?.behaviors ?? [])) ids.add(behavior.rule.id);
-  return [...ids];
 }
 
 /** A unique violation of (api key, transaction id), whether it came through TypeORM or straight from pg. */
@@ -201,9 +195,9 @@ export class V1EventsUseCase {
         if (isDuplicateTransaction(error)) throw this.duplicate(req.body.transaction_id!);
         throw error;
       });
-    await this.queue
-      .add(EventsJob.Evaluate, { eventIds }, { jobId: `event-${eventIds[0]}`, removeOnComplete: true, removeOnFail: 1000 })
-      .catch((error: Error) => this.logger.warn({ req_id: req.requestId, err: error.message, event_ids: eventIds }, 'event stored but not queued'));
+    await enqueueEvents(this.queue, eventIds.map((id) => ({ id, customer_id: 'request' })), EventsJob.Evaluate, 'v1').catch((error: Error) =>
+      this.logger.warn({ req_id: req.requestId, err: error.message, event_ids: eventIds }, 'events stored but not queued; the sweeper will queue them'),
+    );
     return { status: 'ok' };
   }
 

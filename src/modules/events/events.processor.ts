@@ -1,0 +1,39 @@
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject, OnApplicationBootstrap } from '@nestjs/common';
+import { APP_CONFIG } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/config.js';
+import type { Job } from 'bullmq';
+import { LOGGER, type Logger } from '../../common/logging/logger.js';
+import { QueueName } from '../../queues/queue-names.js';
+import { ProcessStoredEventsUseCase } from './process-stored.use-case.js';
+
+export interface EvaluateJobData {
+  eventIds: string[];
+}
+
+/** The worker side of the events queue: each job names stored events to evaluate (one JSON log line per job). */
+@Processor(QueueName.Events)
+export class EventsProcessor extends WorkerHost implements OnApplicationBootstrap {
+  constructor(
+    private readonly useCase: ProcessStoredEventsUseCase,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  onApplicationBootstrap(): void {
+    this.worker.concurrency = this.config.workerConcurrency;
+  }
+
+  async process(job: Job<EvaluateJobData>): Promise<void> {
+    const started = process.hrtime.bigint();
+    try {
+      const summary = await this.useCase.execute(job.data.eventIds);
+      this.logger.info({ job_id: job.id, job: job.name, events: job.data.eventIds.length, ...summary, duration_ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'job');
+    } catch (error) {
+      this.logger.warn({ job_id: job.id, job: job.name, attempt: job.attemptsMade + 1, err: (error as Error).message }, 'job failed');
+      throw error;
+    }
+  }
+}

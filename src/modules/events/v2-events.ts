@@ -1,0 +1,81 @@
+import { AppError, type ErrorDetail } from '../../common/errors/app-error.js';
+import { flatObjectProblem, isIsoDatetime, toDate } from '../../common/validation/validators.js';
+import type { FlatValue } from '../../engine/index.js';
+
+export const MAX_V2_EVENTS = 1000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MEMBERS = new Set(['name', 'by', 'user_id', 'external_id', 'occurred_at', 'transaction_id', 'context']);
+
+/** A V2 event object once validated (contract §9). */
+export interface V2Event {
+  name: string;
+  count: number;
+  userId: string | null;
+  externalId: string | null;
+  occurredAt: Date;
+  transactionId: string | null;
+  context: Record<string, FlatValue>;
+  divisionId: number | null;
+}
+
+function problem(event: unknown, at: string): ErrorDetail | null {
+  const fail = (field: string, message: string) => ({ field: `${at}${field ? `.${field}` : ''}`, message });
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) return fail('', 'must be an event object');
+  const e = event as Record<string, unknown>;
+  if (typeof e.name !== 'string' || e.name.length === 0 || e.name.length > 255) return fail('name', 'is missing (a string of 1 to 255 characters)');
+  if (e.user_id === undefined && e.external_id === undefined) return fail('user_id', 'is missing: user_id or external_id is required');
+  if (e.user_id !== undefined && (typeof e.user_id !== 'string' || !UUID.test(e.user_id))) return fail('user_id', 'must be a customer id (UUID)');
+  if (e.external_id !== undefined && (typeof e.external_id !== 'string' || e.external_id.length === 0 || e.external_id.length > 255)) {
+    return fail('external_id', 'must be a string of 1 to 255 characters');
+  }
+  if (e.by !== undefined) {
+    const by = typeof e.by === 'string' && e.by.trim() !== '' ? Number(e.by) : e.by;
+    if (typeof by !== 'number' || !Number.isFinite(by) || by <= 0 || by > 1_000_000) return fail('by', 'must be a positive number (at most 1,000,000)');
+  }
+  if (e.occurred_at !== undefined && !isIsoDatetime(e.occurred_at)) return fail('occurred_at', 'must be an ISO 8601 datetime');
+  if (e.transaction_id !== undefined && (typeof e.transaction_id !== 'string' || e.transaction_id.length === 0 || e.transaction_id.length > 255)) {
+    return fail('transaction_id', 'must be a string of 1 to 255 characters');
+  }
+  if (e.context !== undefined) {
+    const bad = flatObjectProblem(e.context);
+    if (bad) return fail('context', bad);
+    const division = (e.context as Record<string, unknown>).division_id;
+    if (division !== undefined && !/^\d{1,10}$/.test(String(division))) return fail('context.division_id', 'must be a division id');
+  }
+  return null;
+}
+
+/**
+ * The events of a V2 body, validated all at once: any invalid event rejects the request (400 missing_data naming
+ * each index and field), unknown members are argument_error, and more than 1,000 events is payload_too_large.
+ */
+export function parseV2Body(body: unknown, now: number): V2Event[] {
+  const raw = (body as { events?: unknown } | null)?.events;
+  if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) throw new AppError('missing_data', 'missing event data: send events');
+  const list = Array.isArray(raw) ? raw : [raw];
+  if (list.length > MAX_V2_EVENTS) throw new AppError('payload_too_large', `at most ${MAX_V2_EVENTS} events per request, got ${list.length}`);
+  const extra = Object.keys(body as object).filter((k) => k !== 'events');
+  const unknown = [
+    ...extra.map((k) => ({ field: k, message: 'is not a known attribute' })),
+    ...list.flatMap((e, i) =>
+      typeof e === 'object' && e !== null ? Object.keys(e).filter((k) => !MEMBERS.has(k)).map((k) => ({ field: `events[${i}].${k}`, message: 'is not a known attribute' })) : [],
+    ),
+  ];
+  if (unknown.length) throw new AppError('argument_error', `unknown attributes: ${unknown.map((u) => u.field).join(', ')}`, unknown);
+  const problems = list.map((e, i) => problem(e, `events[${i}]`)).filter((p): p is ErrorDetail => p !== null);
+  if (problems.length) throw new AppError('missing_data', problems.map((p) => `${p.field} ${p.message}`).join('; '), problems);
+  return list.map((item) => {
+    const e = item as Record<string, unknown>;
+    const context = (e.context ?? {}) as Record<string, FlatValue>;
+    return {
+      name: e.name as string,
+      count: e.by === undefined ? 1 : Number(e.by),
+      userId: (e.user_id as string | undefined) ?? null,
+      externalId: (e.external_id as string | undefined) ?? null,
+      occurredAt: e.occurred_at === undefined ? new Date(now) : toDate(e.occurred_at as string),
+      transactionId: (e.transaction_id as string | undefined) ?? null,
+      context,
+      divisionId: context.division_id === undefined ? null : Number(context.division_id),
+    };
+  });
+}

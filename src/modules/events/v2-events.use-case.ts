@@ -1,0 +1,82 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Queue } from 'bullmq';
+import { DataSource } from 'typeorm';
+import { AppError } from '../../common/errors/app-error.js';
+import type { Tenant } from '../../common/http/request-context.js';
+import { LOGGER, type Logger } from '../../common/logging/logger.js';
+import { EventsJob, QueueName } from '../../queues/queue-names.js';
+import { enqueueEvents } from './enqueue.js';
+import { parseV2Body, V2Event } from './v2-events.js';
+
+/**
+ * V2 ingestion (contract §9): validate the whole batch, store every event in one multi-row insert (customers resolved
+ * in the same statement; repeated transaction ids under the api key ignored), answer, then queue them for the workers.
+ * No evaluation here. If Redis cannot take the jobs, the events are stored all the same and the sweeper queues them.
+ */
+@Injectable()
+export class V2EventsUseCase {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @InjectQueue(QueueName.Events) private readonly queue: Queue,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async execute(tenant: Tenant, body: unknown, requestId: string): Promise<{ status: 'ok' }> {
+    const events = parseV2Body(body, Date.now());
+    await this.checkDivisions(tenant, events);
+    const stored: Array<{ id: string; customer_id: string | null }> = await this.db.query(
+      `INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, context, division_id,
+                           occurred_at, status, request_id)
+       SELECT $1, $2,
+              (SELECT c.id FROM customers c WHERE c.organization_id = $1
+                  AND CASE WHEN t.user_id IS NOT NULL THEN c.id = t.user_id ELSE c.external_id = t.external_id END),
+              coalesce(t.external_id, t.user_id::text), 'v2', t.transaction_id, t.name, t.count, t.context,
+              CASE WHEN $4::boolean THEN coalesce(t.division_id, $5) END, t.occurred_at, 'pending', $3
+         FROM unnest($6::uuid[], $7::text[], $8::text[], $9::text[], $10::numeric[], $11::jsonb[], $12::int[], $13::timestamptz[])
+              WITH ORDINALITY AS t(user_id, external_id, transaction_id, name, count, context, division_id, occurred_at, n)
+        ORDER BY t.n
+       ON CONFLICT (api_key_id, transaction_id) WHERE transaction_id IS NOT NULL DO NOTHING
+       RETURNING id, customer_id`,
+      [
+        tenant.organizationId,
+        tenant.apiKeyId,
+        requestId,
+        tenant.multiOrgEnabled,
+        tenant.rootDivisionId,
+        events.map((e) => e.userId),
+        events.map((e) => e.externalId),
+        events.map((e) => e.transactionId),
+        events.map((e) => e.name),
+        events.map((e) => e.count),
+        events.map((e) => JSON.stringify(e.context)),
+        events.map((e) => e.divisionId),
+        events.map((e) => e.occurredAt),
+      ],
+    );
+    if (stored.length) {
+      await enqueueEvents(this.queue, stored, EventsJob.Evaluate, 'v2').catch((error: Error) =>
+        this.logger.warn({ req_id: requestId, err: error.message, events: stored.length }, 'events stored but not queued; the sweeper will queue them'),
+      );
+    }
+    return { status: 'ok' };
+  }
+
+  /** With multi-org on, every context.division_id must be a division of the organization (else missing_data). */
+  private async checkDivisions(tenant: Tenant, events: V2Event[]): Promise<void> {
+    if (!tenant.multiOrgEnabled) return;
+    const asked = [...new Set(events.map((e) => e.divisionId).filter((d): d is number => d !== null))];
+    if (asked.length === 0) return;
+    const found: Array<{ id: number }> = await this.db.query(
+      `SELECT id FROM divisions WHERE organization_id = $1 AND id = ANY($2) AND deleted_at IS NULL`,
+      [tenant.organizationId, asked],
+    );
+    const known = new Set(found.map((d) => d.id));
+    const details = events
+      .map((e, i) => ({ e, i }))
+      .filter(({ e }) => e.divisionId !== null && !known.has(e.divisionId))
+      .map(({ i }) => ({ field: `events[${i}].context.division_id`, message: 'is not a division of this organization' }));
+    if (details.length) throw new AppError('missing_data', details.map((d) => `${d.field} ${d.message}`).join('; '), details);
+  }
+}
