@@ -4,7 +4,7 @@ import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { AppError } from './common/errors/app-error.js';
 import { toAppError } from './common/validation/validation.pipe.js';
-import { loadConfig } from './config/config.js';
+import { configFromEnv } from './config/config.js';
 import { createDataSource } from './database/data-source.js';
 import { ensureDatabase, runMigrations } from './database/preflight.js';
 import { CreateOrganizationBody } from './modules/tenancy/dto/bootstrap.dto.js';
@@ -20,7 +20,7 @@ function print(value: unknown): void {
 }
 
 async function migrate(): Promise<void> {
-  const config = loadConfig(process.env);
+  const config = configFromEnv();
   await ensureDatabase(config.databaseUrl);
   print({ status: 'ok', applied: await runMigrations(config.databaseUrl) });
 }
@@ -37,7 +37,7 @@ async function bootstrap(args: string[]): Promise<void> {
   });
   const errors = await validate(body);
   if (errors.length) throw toAppError(errors);
-  const config = loadConfig(process.env);
+  const config = configFromEnv();
   const dataSource = createDataSource(config.databaseUrl);
   await dataSource.initialize();
   try {

@@ -5,7 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 import { configureApp } from './common/http/configure-app.js';
 import { createLogger, NestPinoLogger } from './common/logging/logger.js';
-import { loadConfig } from './config/config.js';
+import { configFromEnv } from './config/config.js';
 import { checkPostgres, checkRedis } from './database/preflight.js';
 import { runProcess } from './process.js';
 
@@ -14,7 +14,7 @@ import { runProcess } from './process.js';
  * machine's cores all serve HTTP; a process that dies is replaced.
  */
 await runProcess('api', async () => {
-  const config = loadConfig(process.env);
+  const config = configFromEnv();
   const logger = createLogger(config.logLevel, 'api');
   if (cluster.isPrimary && config.apiProcesses > 1) {
     await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config.redisUrl)]);

@@ -1,11 +1,11 @@
 import { Global, Module } from '@nestjs/common';
-import { loadConfig } from './config.js';
+import { configFromEnv } from './config.js';
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
 @Global()
 @Module({
-  providers: [{ provide: APP_CONFIG, useFactory: () => loadConfig(process.env) }],
+  providers: [{ provide: APP_CONFIG, useFactory: () => configFromEnv() }],
   exports: [APP_CONFIG],
 })
 export class ConfigModule {}

@@ -101,6 +101,11 @@ export function loadConfig(env: Env): AppConfig {
   };
 }
 
+/** The configuration of this process, from its environment (the only place that reads process.env). */
+export function configFromEnv(): AppConfig {
+  return loadConfig(process.env);
+}
+
 /** A URL with its password replaced, safe for logs and error lines. */
 export function redactUrl(value: string): string {
   try {

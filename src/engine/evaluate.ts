@@ -131,6 +131,8 @@ class Evaluation {
   }
 
   run(): EvaluationResult {
+    // The tier follows lifetime points even when a tier was created or lowered after the customer earned them.
+    this.recomputeTier();
     this.input.events.forEach((instance, index) => {
       this.eventIndex = index;
       this.process(instance, 0);

@@ -4,7 +4,7 @@ export type { CompiledRules, CompiledBehavior, CompiledCampaign } from './compil
 export { CRITERION_OPS } from './criteria.js';
 export { evaluate } from './evaluate.js';
 export type { EvaluateInput, EvaluationResult, PointsCredit, NotificationDraft, BehaviorDelta, GoalDelta } from './evaluate.js';
-export { campaignState } from './campaign-state.js';
+export { campaignState, tierName } from './campaign-state.js';
 export type { CampaignState, EventExplanation } from './explanation.js';
 export { instancesFromV1, instanceFromV2 } from './instances.js';
 export { behaviorView } from './view.js';

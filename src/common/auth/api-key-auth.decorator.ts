@@ -10,7 +10,7 @@ import { RateLimitGuard } from './rate-limit.guard.js';
  */
 export function ApiKeyAuth(): ClassDecorator & MethodDecorator {
   return applyDecorators(
-    UseGuards(ApiKeyGuard, RateLimitGuard),
+    UseGuards(RateLimitGuard, ApiKeyGuard),
     ApiBasicAuth('api_key'),
     ApiParam({ name: 'api_key', type: String, description: 'Application api key; HTTP Basic credentials are api_key:api_secret' }),
     ApiErrors('unauthorized', 'rate_limited'),

@@ -3,7 +3,10 @@ import type { Request, Response } from 'express';
 import { AppError } from '../errors/app-error.js';
 import { RateLimiter } from './rate-limiter.js';
 
-/** RATE_LIMIT_PER_MINUTE requests per api key (see RateLimiter); answers carry the x-ratelimit headers. */
+/**
+ * RATE_LIMIT_PER_MINUTE requests per api key (see RateLimiter), counted by the path's api key before its secret is
+ * checked, so wrong secrets are limited too (each costs a scrypt hash). Answers carry the x-ratelimit headers.
+ */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
   constructor(private readonly limiter: RateLimiter) {}
@@ -11,9 +14,10 @@ export class RateLimitGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
-    if (!req.tenant) return true;
+    const apiKey = req.params.api_key;
+    if (typeof apiKey !== 'string') return true;
     const res = http.getResponse<Response>();
-    const { used, limit, resetSeconds } = this.limiter.hit(req.tenant.apiKeyId);
+    const { used, limit, resetSeconds } = this.limiter.hit(apiKey);
     res.setHeader('x-ratelimit-limit', limit);
     res.setHeader('x-ratelimit-remaining', Math.max(0, limit - used));
     if (used > limit) {

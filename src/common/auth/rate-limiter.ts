@@ -22,7 +22,7 @@ interface Window {
  */
 @Injectable()
 export class RateLimiter implements OnModuleDestroy {
-  private readonly windows = new Map<number, Window>();
+  private readonly windows = new Map<string, Window>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -38,12 +38,12 @@ export class RateLimiter implements OnModuleDestroy {
   }
 
   /** Counts one request; answers how many the key has made this minute, this one included. */
-  hit(apiKeyId: number, now = Date.now()): { used: number; limit: number; resetSeconds: number } {
+  hit(apiKey: string, now = Date.now()): { used: number; limit: number; resetSeconds: number } {
     const minute = Math.floor(now / 60_000);
-    let window = this.windows.get(apiKeyId);
+    let window = this.windows.get(apiKey);
     if (!window || window.minute !== minute) {
       window = { minute, shared: 0, unreported: 0 };
-      this.windows.set(apiKeyId, window);
+      this.windows.set(apiKey, window);
     }
     window.unreported += 1;
     return { used: window.shared + window.unreported, limit: this.config.rateLimitPerMinute, resetSeconds: 60 - Math.floor((now / 1000) % 60) };

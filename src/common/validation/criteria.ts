@@ -1,5 +1,5 @@
 import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
-import { CRITERION_OPS, type Criterion } from '../../engine/index.js';
+import { CRITERION_OPS } from '../../engine/index.js';
 
 export type CriteriaKind = 'targeting' | 'goal';
 
@@ -38,8 +38,4 @@ export function IsCriteria(kind: CriteriaKind, options?: ValidationOptions): Pro
       options: { message: (args: ValidationArguments) => { const problem = criteriaProblem(args.value, kind) ?? 'is invalid'; return `${args.property}${problem.startsWith('[') ? '' : ' '}${problem}`; }, ...options },
       validator: { validate: (value: unknown) => criteriaProblem(value, kind) === null },
     });
-}
-
-export function asCriteria(value: unknown): Criterion[] {
-  return (value as Criterion[] | undefined) ?? [];
 }

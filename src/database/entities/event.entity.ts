@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import type { FlatObject } from './column-types.js';
+import { bigintAsNumber, type FlatObject } from './column-types.js';
 
 export type EventSource = 'v1' | 'v1_async' | 'v2';
 export type EventStatus = 'pending' | 'processed' | 'rejected' | 'failed' | 'stored';
@@ -58,8 +58,11 @@ export class EventRecord {
   @Column('jsonb', { nullable: true })
   result: Record<string, unknown> | null;
 
-  @Column('integer', { name: 'points_earned' })
+  @Column('bigint', { name: 'points_earned', transformer: bigintAsNumber })
   pointsEarned: number;
+
+  @Column('boolean')
+  qualify: boolean;
 
   @Column('integer')
   attempts: number;

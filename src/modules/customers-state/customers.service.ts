@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource, LessThanOrEqual, QueryFailedError } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
 import { pageWindow, PageQuery } from '../../common/http/pagination.dto.js';
 import type { Tenant } from '../../common/http/request-context.js';
@@ -86,13 +86,26 @@ export class CustomersService {
     return customer;
   }
 
+  /**
+   * The customer's tier (contract §5): the stored one (tiers are never lowered), or the highest tier its lifetime
+   * points have reached if that ranks higher (a tier created after the points were earned).
+   */
+  private async effectiveTier(customer: Customer): Promise<Tier | null> {
+    const stored = customer.tierId ? await this.db.manager.findOne(Tier, { where: { id: customer.tierId }, withDeleted: true }) : null;
+    const earned = await this.db.manager.findOne(Tier, {
+      where: { organizationId: customer.organizationId, minPoints: LessThanOrEqual(customer.lifetimePoints) },
+      order: { minPoints: 'DESC', id: 'DESC' },
+    });
+    return earned && (!stored || earned.minPoints > stored.minPoints) ? earned : stored;
+  }
+
   private async assertDivision(tenant: Tenant, divisionId: number): Promise<void> {
     const found = await this.db.manager.existsBy(Division, { id: divisionId, organizationId: tenant.organizationId });
     if (!found) throw AppError.validation('user.division_id', 'is not a division of this organization');
   }
 
   private async view(customer: Customer): Promise<UserView> {
-    const tier = customer.tierId ? await this.db.manager.findOne(Tier, { where: { id: customer.tierId }, withDeleted: true }) : null;
+    const tier = await this.effectiveTier(customer);
     return {
       id: customer.id,
       external_id: customer.externalId,

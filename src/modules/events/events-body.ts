@@ -31,7 +31,7 @@ function countProblem(path: string, value: number): string | null {
  * they are `missing_event_data`, answered by the use case.
  */
 export function eventsProblem(events: unknown): string | null {
-  if (events === undefined || events === null) return null;
+  if (events === undefined || events === null || (Array.isArray(events) && events.length === 0)) return null;
   if (typeof events !== 'object' || Array.isArray(events)) return 'events must be an object mapping event names to a count, an object or an array';
   let instances = 0;
   for (const [name, value] of Object.entries(events)) {

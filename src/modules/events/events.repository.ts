@@ -31,6 +31,8 @@ export interface EventRow {
   result: object | null;
   pointsEarned: number;
   requestId: string | null;
+  /** Body `qualify: true`, kept for the worker when the event is stored to be processed later. */
+  qualify?: boolean;
 }
 
 export interface NamedQuery {
@@ -150,9 +152,9 @@ export class EventsRepository {
     for (const r of rows) {
       const inserted: Array<{ id: string }> = await em.query(
         `INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, attributes, context,
-                             division_id, campaign_id, occurred_at, status, reason, result, points_earned, processed_at, request_id)
+                             division_id, campaign_id, occurred_at, status, reason, result, points_earned, processed_at, request_id, qualify)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-                 CASE WHEN $14 IN ('processed', 'rejected', 'stored') THEN now() END, $18)
+                 CASE WHEN $14 IN ('processed', 'rejected', 'stored') THEN now() END, $18, $19)
          RETURNING id`,
         [
           r.organizationId,
@@ -173,6 +175,7 @@ export class EventsRepository {
           r.result === null ? null : JSON.stringify(r.result),
           r.pointsEarned,
           r.requestId,
+          r.qualify ?? false,
         ],
       );
       ids.push(inserted[0].id);

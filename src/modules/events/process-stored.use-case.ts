@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { namedQuery } from '../../common/database/named-query.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
-import { evaluate, type EventInstance, type ProgressMap } from '../../engine/index.js';
+import { compileRules, evaluate, type CustomerSnapshot, type EvaluationResult, type EventInstance, type ProgressMap } from '../../engine/index.js';
 import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import { EventOutcome, EventsRepository, WriteRow } from './events.repository.js';
 import { involvedBehaviors } from './involved-behaviors.js';
@@ -19,8 +19,14 @@ interface StoredEventRow {
   attributes: Record<string, unknown>;
   context: EventInstance['context'];
   occurred_at: Date;
+  qualify: boolean;
   multi_org_enabled: boolean;
   root_division_id: number;
+}
+
+/** An evaluation that evaluated nothing (every event of the group was out of scope). */
+function emptyResult(customer: CustomerSnapshot): EvaluationResult {
+  return evaluate({ rules: compileRules({ campaigns: [], offers: [], tiers: [], creatives: [], divisionAncestors: {} }), customer, progress: {}, events: [], now: 0, multiOrgEnabled: false });
 }
 
 export interface ProcessedSummary {
@@ -71,7 +77,7 @@ export class ProcessStoredEventsUseCase {
     const events = await namedQuery<StoredEventRow>(
       em,
       'pending-events-of-customer',
-      `SELECT e.id, e.organization_id, e.customer_id, e.campaign_id, e.name, e.count, e.attributes, e.context, e.occurred_at,
+      `SELECT e.id, e.organization_id, e.customer_id, e.campaign_id, e.name, e.count, e.attributes, e.context, e.occurred_at, e.qualify,
               o.multi_org_enabled, d.id AS root_division_id
          FROM events e
          JOIN organizations o ON o.id = e.organization_id
@@ -116,6 +122,11 @@ export class ProcessStoredEventsUseCase {
     const notifications: ReturnType<typeof evaluate>['notifications'] = [];
     const changed: ProgressMap = {};
     todo.forEach((event, i) => {
+      // A V1 async event scoped to a campaign that is no longer live evaluates nothing (as V1 sync answers 404).
+      if (event.campaign_id !== null && !rules.campaigns.has(event.campaign_id)) {
+        outcomes.push({ status: 'processed', reason: 'No_active_campaign_found', result: null, pointsEarned: 0 });
+        return;
+      }
       const result = evaluate({
         rules,
         customer: snapshot,
@@ -123,7 +134,8 @@ export class ProcessStoredEventsUseCase {
         events: [instances[i]],
         now: Date.now(),
         multiOrgEnabled: event.multi_org_enabled,
-        campaignId: event.campaign_id !== null && rules.campaigns.has(event.campaign_id) ? event.campaign_id : null,
+        campaignId: event.campaign_id,
+        qualify: event.qualify,
       });
       const { points, result: summary } = eventResult(result, 0, false);
       const states = Object.values(result.campaignStates);
@@ -142,7 +154,7 @@ export class ProcessStoredEventsUseCase {
       state = { ...state, ...result.progress };
       last = result;
     });
-    const combined = { ...last!, customer: snapshot, progress: changed, credits, offersIssued: offers, notifications };
+    const combined = { ...(last ?? emptyResult(snapshot)), customer: snapshot, progress: changed, credits, offersIssued: offers, notifications };
     const query = this.repository.processedQuery(first.organization_id, todo.map((e) => e.id), outcomes, customer.snapshot, combined);
     await namedQuery<WriteRow>(em, query.name, query.text, query.values);
     this.logger.debug({ customer_id: customerId, events: todo.length }, 'stored events processed');

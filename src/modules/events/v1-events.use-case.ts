@@ -68,11 +68,12 @@ export class V1EventsUseCase {
 
   async execute(req: V1Request): Promise<V1Answer> {
     const events = req.body.events;
-    if (!events || Object.keys(events).length === 0) throw new AppError('missing_event_data', 'the request has no event data: send events');
+    if (!events || Object.keys(events).length === 0 || (Array.isArray(events) && events.length === 0)) throw new AppError('missing_event_data', 'the request has no event data: send events');
+    // read_only stores nothing, whatever else the request asks: it wins over async=true.
     const occurredAt = req.body.date ? toDate(req.body.date).getTime() : Date.now();
     const instances = instancesFromV1(events, occurredAt);
     if (req.checkOnly) return this.check(req, instances);
-    if (req.async) return this.enqueue(req, instances);
+    if (req.async && req.body.read_only !== true) return this.enqueue(req, instances);
     return this.process(req, instances);
   }
 
@@ -258,6 +259,7 @@ export class V1EventsUseCase {
       divisionId,
       campaignId,
       requestId: req.requestId,
+      qualify: req.body.qualify === true,
       ...outcome,
     };
   }

@@ -1,9 +1,5 @@
-import { behaviorView, type CompiledRules, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
+import { behaviorView, tierName, type CompiledRules, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
 import type { NotificationView, V1EventResponse } from './dto/v1-event.dto.js';
-
-export function tierName(rules: CompiledRules, tierId: number | null): string | null {
-  return tierId === null ? null : (rules.tiers.find((t) => t.id === tierId)?.name ?? null);
-}
 
 /**
  * The V1 answer (contract §8): behaviors of the campaigns the request evaluated (only the scoped one when scoped),

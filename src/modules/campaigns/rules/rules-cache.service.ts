@@ -35,7 +35,9 @@ export class RulesCacheService {
     const cached = this.compiled.get(organizationId);
     if (cached && cached.version >= wanted) return cached.rules;
     const rules = this.load(organizationId).then(compileRules);
-    rules.catch(() => this.compiled.delete(organizationId));
+    rules.catch(() => {
+      if (this.compiled.get(organizationId)?.rules === rules) this.compiled.delete(organizationId);
+    });
     this.compiled.delete(organizationId);
     if (this.compiled.size >= MAX_ORGANIZATIONS) this.compiled.delete(this.compiled.keys().next().value!);
     this.compiled.set(organizationId, { version: wanted, rules });
