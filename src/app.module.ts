@@ -16,6 +16,7 @@ import { DivisionsModule } from './modules/tenancy/divisions/divisions.module.js
 import { CustomersStateModule } from './modules/customers-state/customers-state.module.js';
 import { EventsModule } from './modules/events/events.module.js';
 import { HealthModule } from './modules/health/health.module.js';
+import { MetricsModule } from './modules/metrics/metrics.module.js';
 import { TenancyModule } from './modules/tenancy/tenancy.module.js';
 
 /** The API process: HTTP only. It produces queue jobs and never processes them. */
@@ -24,6 +25,7 @@ import { TenancyModule } from './modules/tenancy/tenancy.module.js';
     CoreModule,
     LoggingModule.forRoot('api'),
     HealthModule,
+    MetricsModule,
     // Event routes first: Express matches routes in registration order, and these are the hot path.
     EventsModule,
     TenancyModule,

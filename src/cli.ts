@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
+import { Queue } from 'bullmq';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { AppError } from './common/errors/app-error.js';
@@ -10,10 +11,13 @@ import { ensureDatabase, runMigrations } from './database/preflight.js';
 import { CreateOrganizationBody } from './modules/tenancy/dto/bootstrap.dto.js';
 import { TenancyService } from './modules/tenancy/tenancy.service.js';
 import { runProcess } from './process.js';
+import { QueueName } from './queues/queue-names.js';
 
 const USAGE = `usage:
   npm run cli -- migrate
-  npm run cli -- bootstrap --org NAME --app NAME [--multi-org] [--time-zone ZONE]`;
+  npm run cli -- bootstrap --org NAME --app NAME [--multi-org] [--time-zone ZONE]
+  npm run cli -- events:failed             list the event jobs that failed every attempt
+  npm run cli -- events:replay --failed    queue them again`;
 
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -47,11 +51,29 @@ async function bootstrap(args: string[]): Promise<void> {
   }
 }
 
+/** The events queue's failed jobs: listed, or (replay) retried. Their events are still pending, so replay is safe. */
+async function failedEvents(replay: boolean): Promise<void> {
+  const config = configFromEnv();
+  const queue = new Queue(QueueName.Events, { connection: { url: config.redisUrl, maxRetriesPerRequest: 1 }, prefix: config.queuePrefix });
+  try {
+    const jobs = await queue.getJobs(['failed']);
+    if (replay) await Promise.all(jobs.map((job) => job.retry()));
+    print({
+      status: 'ok',
+      [replay ? 'replayed' : 'failed']: jobs.map((job) => ({ job_id: job.id, events: (job.data as { eventIds: string[] }).eventIds, reason: job.failedReason })),
+    });
+  } finally {
+    await queue.close();
+  }
+}
+
 const [command, ...rest] = process.argv.slice(2);
 await runProcess('cli', async () => {
   try {
     if (command === 'migrate') return await migrate();
     if (command === 'bootstrap') return await bootstrap(rest);
+    if (command === 'events:failed') return await failedEvents(false);
+    if (command === 'events:replay' && rest.includes('--failed')) return await failedEvents(true);
     process.stderr.write(`${USAGE}\n`);
     process.exitCode = 2;
   } catch (error) {

@@ -2,7 +2,8 @@ import { Module } from '@nestjs/common';
 import { LoggingModule } from './common/logging/logging.module.js';
 import { CoreModule } from './core.module.js';
 import { EventsWorkerModule } from './modules/events/events-worker.module.js';
+import { EventCountersModule } from './modules/metrics/metrics.module.js';
 
 /** The worker process: queue processors and the sweeper, no HTTP listener. */
-@Module({ imports: [CoreModule, LoggingModule.forRoot('worker'), EventsWorkerModule] })
+@Module({ imports: [CoreModule, LoggingModule.forRoot('worker'), EventCountersModule, EventsWorkerModule] })
 export class WorkerModule {}

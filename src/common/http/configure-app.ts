@@ -3,11 +3,13 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { AppConfig } from '../../config/config.js';
 import { LOGGER, Logger } from '../logging/logger.js';
 import { requestContext } from './request-id.middleware.js';
+import { MetricsService } from '../../modules/metrics/metrics.service.js';
 
 /** Everything main.ts and the e2e tests must set up the same way on the HTTP application. */
 export function configureApp(app: NestExpressApplication, config: AppConfig): void {
   const logger = app.get<Logger>(LOGGER);
-  app.use(requestContext(logger));
+  const metrics = app.get(MetricsService);
+  app.use(requestContext(logger, (method, route, status, seconds) => metrics.observe(method, route, status, seconds)));
   app.useBodyParser('json', { limit: config.bodyLimit });
   app.disable('x-powered-by');
   app.set('etag', false); // API answers change with every event; hashing each body costs CPU for no cache hit

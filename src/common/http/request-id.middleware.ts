@@ -8,7 +8,7 @@ const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * Gives every request an id (the caller's x-request-id when it is sane, else a new UUID), echoes it in the
  * x-request-id header, and writes one JSON log line when the response is finished.
  */
-export function requestContext(logger: Logger) {
+export function requestContext(logger: Logger, observe?: (method: string, route: string, status: number, seconds: number) => void) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const incoming = req.header('x-request-id');
     req.id = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
@@ -16,6 +16,8 @@ export function requestContext(logger: Logger) {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const route = (req.route as { path?: string } | undefined)?.path;
+      const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+      observe?.(req.method, route ? `${req.baseUrl}${route}` : 'unmatched', res.statusCode, elapsed);
       logger.info(
         {
           req_id: req.id,
@@ -23,7 +25,7 @@ export function requestContext(logger: Logger) {
           path: req.originalUrl.split('?')[0],
           route: route ? `${req.baseUrl}${route}` : undefined,
           status: res.statusCode,
-          duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+          duration_ms: elapsed * 1000,
           organization_id: req.tenant?.organizationId,
           api_key: req.tenant?.apiKey,
         },

@@ -5,6 +5,7 @@ import type { AppConfig } from '../../config/config.js';
 import type { Job } from 'bullmq';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { QueueName } from '../../queues/queue-names.js';
+import { EventCounters } from '../metrics/event-counters.js';
 import { ProcessStoredEventsUseCase } from './process-stored.use-case.js';
 
 export interface EvaluateJobData {
@@ -18,6 +19,7 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
     private readonly useCase: ProcessStoredEventsUseCase,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly counters: EventCounters,
   ) {
     super();
   }
@@ -30,8 +32,10 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
     const started = process.hrtime.bigint();
     try {
       const summary = await this.useCase.execute(job.data.eventIds);
+      this.counters.add({ processed: summary.processed, rejected: summary.rejected });
       this.logger.info({ job_id: job.id, job: job.name, events: job.data.eventIds.length, ...summary, duration_ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'job');
     } catch (error) {
+      this.counters.add({ failed: job.data.eventIds.length });
       this.logger.warn({ job_id: job.id, job: job.name, attempt: job.attemptsMade + 1, err: (error as Error).message }, 'job failed');
       throw error;
     }

@@ -23,6 +23,7 @@ import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import type { V1EventBody, V1EventResponse } from './dto/v1-event.dto.js';
 import { CustomerKey, CustomerRow, EventRow, EventsRepository, LockedCustomer, WriteRow } from './events.repository.js';
 import { CampaignKey, instanceDivisions, scopedCampaignId, scopedCampaignIdOrNull } from './scope.js';
+import { EventCounters } from '../metrics/event-counters.js';
 import { enqueueEvents } from './enqueue.js';
 import { involvedBehaviors } from './involved-behaviors.js';
 import { eventResult, v1Response } from './v1-response.js';
@@ -64,6 +65,7 @@ export class V1EventsUseCase {
     private readonly rulesCache: RulesCacheService,
     @InjectQueue(QueueName.Events) private readonly queue: Queue,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly counters: EventCounters,
   ) {}
 
   async execute(req: V1Request): Promise<V1Answer> {
@@ -107,6 +109,7 @@ export class V1EventsUseCase {
       const [written] = await pipelined(client, [this.repository.writeQuery(rows, customer.snapshot, result), { text: 'COMMIT' }]);
       open = false;
       const { notificationIds } = this.repository.parseWrite(written.rows as WriteRow[]);
+      this.counters.add({ accepted: rows.length, processed: rows.length });
       return v1Response(rules, result, { ...progress, ...result.progress }, notificationIds, req.explain);
     } catch (error) {
       if (open) await client.query('ROLLBACK').catch(() => undefined);
@@ -196,6 +199,7 @@ export class V1EventsUseCase {
         if (isDuplicateTransaction(error)) throw this.duplicate(req.body.transaction_id!);
         throw error;
       });
+    this.counters.add({ accepted: eventIds.length });
     await enqueueEvents(this.queue, eventIds.map((id) => ({ id, customer_id: 'request' })), EventsJob.Evaluate, 'v1').catch((error: Error) =>
       this.logger.warn({ req_id: req.requestId, err: error.message, event_ids: eventIds }, 'events stored but not queued; the sweeper will queue them'),
     );

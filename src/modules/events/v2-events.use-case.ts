@@ -7,6 +7,7 @@ import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { EventsJob, QueueName } from '../../queues/queue-names.js';
+import { EventCounters } from '../metrics/event-counters.js';
 import { enqueueEvents } from './enqueue.js';
 import { parseV2Body, V2Event } from './v2-events.js';
 
@@ -21,6 +22,7 @@ export class V2EventsUseCase {
     @InjectDataSource() private readonly db: DataSource,
     @InjectQueue(QueueName.Events) private readonly queue: Queue,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly counters: EventCounters,
   ) {}
 
   async execute(tenant: Tenant, body: unknown, requestId: string): Promise<{ status: 'ok' }> {
@@ -55,6 +57,7 @@ export class V2EventsUseCase {
         events.map((e) => e.occurredAt),
       ],
     );
+    this.counters.add({ accepted: stored.length, duplicates: events.length - stored.length });
     if (stored.length) {
       await enqueueEvents(this.queue, stored, EventsJob.Evaluate, 'v2').catch((error: Error) =>
         this.logger.warn({ req_id: requestId, err: error.message, events: stored.length }, 'events stored but not queued; the sweeper will queue them'),

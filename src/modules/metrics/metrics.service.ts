@@ -1,0 +1,60 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { APP_CONFIG } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/config.js';
+import { QueueName } from '../../queues/queue-names.js';
+import { REDIS } from '../../redis/redis.module.js';
+import { counterKey, EVENT_COUNTERS } from './event-counters.js';
+
+/**
+ * Prometheus metrics of this API process (requests by route and status, their latency, Node's own), plus the
+ * cluster's event counters (from Redis) and the events queue's depth, read at scrape time.
+ */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  private readonly latency = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by route',
+    labelNames: ['method', 'route'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
+  constructor(
+    @Inject(REDIS) redis: Redis,
+    @Inject(APP_CONFIG) config: AppConfig,
+    @InjectQueue(QueueName.Events) queue: Queue,
+  ) {
+    collectDefaultMetrics({ register: this.registry });
+    new Gauge({
+      name: 'events_total',
+      help: 'Events by outcome across every process: accepted (stored), duplicates (ignored transaction ids), processed, rejected (unknown customer), failed (job attempts failed)',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+      async collect() {
+        const values = await redis.mget(...EVENT_COUNTERS.map((name) => counterKey(config.queuePrefix, name))).catch(() => null);
+        EVENT_COUNTERS.forEach((name, i) => this.set({ outcome: name }, Number(values?.[i] ?? 0)));
+      },
+    });
+    new Gauge({
+      name: 'events_queue_jobs',
+      help: 'Jobs of the events queue by state',
+      labelNames: ['state'],
+      registers: [this.registry],
+      async collect() {
+        const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed').catch(() => ({}) as Record<string, number>);
+        for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+      },
+    });
+  }
+
+  observe(method: string, route: string, status: number, seconds: number): void {
+    this.requests.inc({ method, route, status });
+    this.latency.observe({ method, route }, seconds);
+  }
+}
