@@ -7,6 +7,8 @@ const common = {
 };
 
 export default {
+  // A global option in Jest 30 (a project's own testTimeout is not applied); e2e specs wait on real services.
+  testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
@@ -16,7 +18,6 @@ export default {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.js',
       globalTeardown: '<rootDir>/test/support/global-teardown.js',
-      testTimeout: 30000,
     },
   ],
 };

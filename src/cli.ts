@@ -11,13 +11,14 @@ import { ensureDatabase, runMigrations } from './database/preflight.js';
 import { CreateOrganizationBody } from './modules/tenancy/dto/bootstrap.dto.js';
 import { TenancyService } from './modules/tenancy/tenancy.service.js';
 import { runProcess } from './process.js';
-import { QueueName } from './queues/queue-names.js';
+import { EventsJob, QueueName } from './queues/queue-names.js';
+import { enqueueEvents } from './modules/events/enqueue.js';
 
 const USAGE = `usage:
   npm run cli -- migrate
   npm run cli -- bootstrap --org NAME --app NAME [--multi-org] [--time-zone ZONE]
-  npm run cli -- events:failed             list the event jobs that failed every attempt
-  npm run cli -- events:replay --failed    queue them again`;
+  npm run cli -- events:failed             list the events whose job failed every attempt
+  npm run cli -- events:replay --failed    set them pending again and queue them`;
 
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -51,19 +52,24 @@ async function bootstrap(args: string[]): Promise<void> {
   }
 }
 
-/** The events queue's failed jobs: listed, or (replay) retried. Their events are still pending, so replay is safe. */
+/**
+ * Events whose job ran out of attempts (status `failed`): listed with their error, or (replay) set back to pending
+ * and queued again. Processing is idempotent, so a replay can never count an event twice.
+ */
 async function failedEvents(replay: boolean): Promise<void> {
   const config = configFromEnv();
+  const dataSource = createDataSource(config.databaseUrl);
+  await dataSource.initialize();
   const queue = new Queue(QueueName.Events, { connection: { url: config.redisUrl, maxRetriesPerRequest: 1 }, prefix: config.queuePrefix });
   try {
-    const jobs = await queue.getJobs(['failed']);
-    if (replay) await Promise.all(jobs.map((job) => job.retry()));
-    print({
-      status: 'ok',
-      [replay ? 'replayed' : 'failed']: jobs.map((job) => ({ job_id: job.id, events: (job.data as { eventIds: string[] }).eventIds, reason: job.failedReason })),
-    });
+    const rows: Array<{ id: string; customer_id: string | null; reason: string | null }> = replay
+      ? await dataSource.query(`WITH r AS (UPDATE events SET status = 'pending', reason = NULL WHERE status = 'failed' RETURNING id, customer_id, reason) SELECT * FROM r ORDER BY id`)
+      : await dataSource.query(`SELECT id, customer_id, reason FROM events WHERE status = 'failed' ORDER BY id`);
+    if (replay && rows.length) await enqueueEvents(queue, rows, EventsJob.Evaluate, `replay-${Date.now()}`);
+    print({ status: 'ok', [replay ? 'replayed' : 'failed']: rows.map((r) => ({ event_id: r.id, customer_id: r.customer_id, reason: r.reason })) });
   } finally {
     await queue.close();
+    await dataSource.destroy();
   }
 }
 

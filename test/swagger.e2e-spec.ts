@@ -29,6 +29,7 @@ const PRIV = '/priv/v1/apps/{api_key}';
 /** Every route the API serves, as `METHOD /openapi/{path}`. */
 const EXPECTED_ROUTES = [
   'POST /priv/v2/apps/{api_key}/events',
+  'GET /metrics',
   'GET /health/live',
   'GET /health/ready',
   'POST /admin/v1/organizations',

@@ -36,7 +36,10 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
       this.logger.info({ job_id: job.id, job: job.name, events: job.data.eventIds.length, ...summary, duration_ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'job');
     } catch (error) {
       this.counters.add({ failed: job.data.eventIds.length });
-      this.logger.warn({ job_id: job.id, job: job.name, attempt: job.attemptsMade + 1, err: (error as Error).message }, 'job failed');
+      const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      this.logger.warn({ job_id: job.id, job: job.name, attempt: job.attemptsMade + 1, last, err: (error as Error).message }, 'job failed');
+      // Out of attempts: the events keep a failed state (the sweeper leaves them) until an operator replays them.
+      if (last) await this.useCase.markFailed(job.data.eventIds, (error as Error).message).catch(() => undefined);
       throw error;
     }
   }

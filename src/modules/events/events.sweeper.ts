@@ -53,7 +53,9 @@ export class EventsSweeper implements OnApplicationBootstrap, OnApplicationShutd
           [this.config.sweepAfterSeconds],
         );
         if (rows.length === 0) return 0;
-        await enqueueEvents(this.queue, rows, EventsJob.Evaluate, 'sweep');
+        // One sweep job per event per SWEEP_AFTER_SECONDS window: a backlog is not queued again every 5 seconds.
+        const window = Math.floor(Date.now() / (this.config.sweepAfterSeconds * 1000));
+        await enqueueEvents(this.queue, rows, EventsJob.Evaluate, `sweep-${window}`);
         this.logger.info({ events: rows.length }, 'sweeper queued pending events');
         return rows.length;
       });

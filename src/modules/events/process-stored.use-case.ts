@@ -51,6 +51,11 @@ export class ProcessStoredEventsUseCase {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
+  /** Events whose job ran out of attempts: `failed` with the error, until `npm run cli -- events:replay --failed`. */
+  async markFailed(eventIds: string[], reason: string): Promise<void> {
+    await this.db.query(`UPDATE events SET status = 'failed', reason = $2 WHERE id = ANY($1) AND status = 'pending'`, [eventIds, reason.slice(0, 500)]);
+  }
+
   async execute(eventIds: string[]): Promise<ProcessedSummary> {
     const summary: ProcessedSummary = { processed: 0, rejected: 0, skipped: 0 };
     const rejected: Array<{ id: string }> = await this.db.query(

@@ -15,7 +15,8 @@ export interface V2Event {
   occurredAt: Date;
   transactionId: string | null;
   context: Record<string, FlatValue>;
-  divisionId: number | null;
+  /** context.division_id as sent; judged by the use case, and only with multi-org on. */
+  division: string | null;
 }
 
 function problem(event: unknown, at: string): ErrorDetail | null {
@@ -39,8 +40,6 @@ function problem(event: unknown, at: string): ErrorDetail | null {
   if (e.context !== undefined) {
     const bad = flatObjectProblem(e.context);
     if (bad) return fail('context', bad);
-    const division = (e.context as Record<string, unknown>).division_id;
-    if (division !== undefined && !/^\d{1,10}$/.test(String(division))) return fail('context.division_id', 'must be a division id');
   }
   return null;
 }
@@ -75,7 +74,7 @@ export function parseV2Body(body: unknown, now: number): V2Event[] {
       occurredAt: e.occurred_at === undefined ? new Date(now) : toDate(e.occurred_at as string),
       transactionId: (e.transaction_id as string | undefined) ?? null,
       context,
-      divisionId: context.division_id === undefined ? null : Number(context.division_id),
+      division: context.division_id === undefined ? null : String(context.division_id),
     };
   });
 }

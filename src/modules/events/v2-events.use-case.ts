@@ -27,7 +27,7 @@ export class V2EventsUseCase {
 
   async execute(tenant: Tenant, body: unknown, requestId: string): Promise<{ status: 'ok' }> {
     const events = parseV2Body(body, Date.now());
-    await this.checkDivisions(tenant, events);
+    const divisions = await this.divisions(tenant, events);
     const stored: Array<{ id: string; customer_id: string | null }> = await this.db.query(
       `INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, context, division_id,
                            occurred_at, status, request_id)
@@ -35,8 +35,8 @@ export class V2EventsUseCase {
               (SELECT c.id FROM customers c WHERE c.organization_id = $1
                   AND CASE WHEN t.user_id IS NOT NULL THEN c.id = t.user_id ELSE c.external_id = t.external_id END),
               coalesce(t.external_id, t.user_id::text), 'v2', t.transaction_id, t.name, t.count, t.context,
-              CASE WHEN $4::boolean THEN coalesce(t.division_id, $5) END, t.occurred_at, 'pending', $3
-         FROM unnest($6::uuid[], $7::text[], $8::text[], $9::text[], $10::numeric[], $11::jsonb[], $12::int[], $13::timestamptz[])
+              t.division_id, t.occurred_at, 'pending', $3
+         FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::jsonb[], $10::int[], $11::timestamptz[])
               WITH ORDINALITY AS t(user_id, external_id, transaction_id, name, count, context, division_id, occurred_at, n)
         ORDER BY t.n
        ON CONFLICT (api_key_id, transaction_id) WHERE transaction_id IS NOT NULL DO NOTHING
@@ -45,15 +45,13 @@ export class V2EventsUseCase {
         tenant.organizationId,
         tenant.apiKeyId,
         requestId,
-        tenant.multiOrgEnabled,
-        tenant.rootDivisionId,
         events.map((e) => e.userId),
         events.map((e) => e.externalId),
         events.map((e) => e.transactionId),
         events.map((e) => e.name),
         events.map((e) => e.count),
         events.map((e) => JSON.stringify(e.context)),
-        events.map((e) => e.divisionId),
+        divisions,
         events.map((e) => e.occurredAt),
       ],
     );
@@ -66,20 +64,22 @@ export class V2EventsUseCase {
     return { status: 'ok' };
   }
 
-  /** With multi-org on, every context.division_id must be a division of the organization (else missing_data). */
-  private async checkDivisions(tenant: Tenant, events: V2Event[]): Promise<void> {
-    if (!tenant.multiOrgEnabled) return;
-    const asked = [...new Set(events.map((e) => e.divisionId).filter((d): d is number => d !== null))];
-    if (asked.length === 0) return;
-    const found: Array<{ id: number }> = await this.db.query(
-      `SELECT id FROM divisions WHERE organization_id = $1 AND id = ANY($2) AND deleted_at IS NULL`,
-      [tenant.organizationId, asked],
-    );
-    const known = new Set(found.map((d) => d.id));
+  /**
+   * The division of each event: with multi-org on, context.division_id must be a division of the organization (else
+   * missing_data naming each offending event), absent meaning the root; with multi-org off it is ignored.
+   */
+  private async divisions(tenant: Tenant, events: V2Event[]): Promise<Array<number | null>> {
+    if (!tenant.multiOrgEnabled) return events.map(() => null);
+    const asked = [...new Set(events.map((e) => e.division).filter((d): d is string => d !== null && /^\d{1,10}$/.test(d)).map(Number))];
+    const found: Array<{ id: number }> = asked.length
+      ? await this.db.query(`SELECT id FROM divisions WHERE organization_id = $1 AND id = ANY($2) AND deleted_at IS NULL`, [tenant.organizationId, asked])
+      : [];
+    const known = new Set(found.map((d) => String(d.id)));
     const details = events
       .map((e, i) => ({ e, i }))
-      .filter(({ e }) => e.divisionId !== null && !known.has(e.divisionId))
+      .filter(({ e }) => e.division !== null && !known.has(e.division))
       .map(({ i }) => ({ field: `events[${i}].context.division_id`, message: 'is not a division of this organization' }));
     if (details.length) throw new AppError('missing_data', details.map((d) => `${d.field} ${d.message}`).join('; '), details);
+    return events.map((e) => (e.division === null ? tenant.rootDivisionId : Number(e.division)));
   }
 }
