@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
-import request, { Response } from 'supertest';
+import request from 'supertest';
 import { createTestApp } from './support/app.js';
+import { expectErrorSorted as expectError } from './support/errors.js';
 import { TEST_ADMIN_TOKEN } from './support/test-env.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 import { createCampaign } from './factories/campaign.factory.js';
@@ -16,15 +17,6 @@ interface AuditEntry {
   before: Record<string, unknown> | null;
   after: Record<string, unknown> | null;
   created_at: string;
-}
-
-/** The contract's error envelope with the given status and code; answers the fields named in `details`. */
-function expectError(res: Response, status: number, code: string): string[] {
-  expect({ status: res.status, body: res.body }).toEqual({
-    status,
-    body: { status: 'error', errors: expect.objectContaining({ code, message: expect.any(String) }) },
-  });
-  return ((res.body.errors.details ?? []) as Array<{ field: string }>).map((d) => d.field).sort();
 }
 
 /** The entry the log should hold for one change made with `who`. */

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
-import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { createTestApp } from './support/app.js';
+import { expectErrorAmongOthers as expectError } from './support/errors.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 import { createCampaign } from './factories/campaign.factory.js';
 
@@ -9,14 +9,6 @@ const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const CSV_HEADER = 'goal_id,name,internal_event_name,event_count\n';
 
 type Json = Record<string, unknown>;
-
-function expectError(res: Response, status: number, code: string): string[] {
-  expect({ status: res.status, body: res.body }).toEqual({
-    status,
-    body: expect.objectContaining({ status: 'error', errors: expect.objectContaining({ code, message: expect.any(String) }) }),
-  });
-  return ((res.body.errors.details ?? []) as Array<{ field: string }>).map((d) => d.field);
-}
 
 /** One goal group of one goal: the smallest valid goal_groups. */
 const oneGoal = (achievement: Json = {}, group: Json = {}) => [{ goals: [{ achievement: { name: 'visit', ...achievement } }], ...group }];

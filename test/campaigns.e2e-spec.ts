@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import request, { type Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { createTestApp } from './support/app.js';
+import { expectError } from './support/errors.js';
 import { TEST_ADMIN_TOKEN } from './support/test-env.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 
@@ -38,18 +39,6 @@ interface AuditEntry {
   before: Record<string, unknown> | null;
   after: Record<string, unknown> | null;
   created_at: string;
-}
-
-/** The contract's error envelope with the given status and code; answers the fields named in `details`. */
-function expectError(res: Response, status: number, code: string): string[] {
-  expect({ status: res.status, body: res.body }).toEqual({
-    status,
-    body: { status: 'error', errors: expect.objectContaining({ code, message: expect.any(String) }) },
-  });
-  expect(res.body.errors.message.length).toBeGreaterThan(0);
-  const details = (res.body.errors.details ?? []) as Array<{ field: string; message: string }>;
-  for (const detail of details) expect(detail).toEqual({ field: expect.any(String), message: expect.any(String) });
-  return details.map((d) => d.field);
 }
 
 function escapeRegExp(text: string): string {

@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
-import request, { type Response } from 'supertest';
+import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createTestApp } from './support/app.js';
+import { expectErrorSorted as expectError } from './support/errors.js';
 import { TEST_ADMIN_TOKEN } from './support/test-env.js';
 import { createCampaign } from './factories/campaign.factory.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
@@ -10,17 +11,6 @@ const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNKNOWN_ID = 2_000_000_000;
 const TEMPLATE_ID = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
 const DAY = 86_400_000;
-
-/** The contract's error envelope with the given status and code; answers the fields named in `details`. */
-function expectError(res: Response, status: number, code: string): string[] {
-  expect({ status: res.status, body: res.body }).toEqual({
-    status,
-    body: { status: 'error', errors: expect.objectContaining({ code, message: expect.any(String) }) },
-  });
-  const details = (res.body.errors.details ?? []) as Array<{ field: string; message: string }>;
-  for (const detail of details) expect(detail).toEqual({ field: expect.any(String), message: expect.any(String) });
-  return details.map((d) => d.field).sort();
-}
 
 /** The response-only members of issue_audience_csv, as answered while nothing fills them. */
 const RESPONSE_ONLY = {

@@ -2,23 +2,13 @@ import type { INestApplication } from '@nestjs/common';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { createTestApp } from './support/app.js';
+import { expectError } from './support/errors.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 import { createCustomer } from './factories/customer.factory.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNKNOWN_UUID = '00000000-0000-4000-8000-000000000000';
-
-/** The contract's error envelope with the given status and code; answers the fields named in `details`. */
-function expectError(res: Response, status: number, code: string): string[] {
-  expect({ status: res.status, body: res.body }).toEqual({
-    status,
-    body: { status: 'error', errors: expect.objectContaining({ code, message: expect.any(String) }) },
-  });
-  const details = (res.body.errors.details ?? []) as Array<{ field: string; message: string }>;
-  for (const detail of details) expect(detail).toEqual({ field: expect.any(String), message: expect.any(String) });
-  return details.map((d) => d.field);
-}
 
 describe('customers', () => {
   let app: INestApplication;

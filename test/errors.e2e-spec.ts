@@ -1,18 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
 import request, { Response } from 'supertest';
 import { createTestApp } from './support/app.js';
+import { expectError } from './support/errors.js';
 import { TEST_ADMIN_TOKEN } from './support/test-env.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 import { createCustomer } from './factories/customer.factory.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-function expectError(res: Response, status: number, code: string): void {
-  expect({ status: res.status, body: res.body }).toEqual({
-    status,
-    body: { status: 'error', errors: expect.objectContaining({ code, message: expect.any(String) }) },
-  });
-}
 
 /** What must never reach a client: stack frames, SQL, driver error names. */
 function expectNoInternals(res: Response): void {

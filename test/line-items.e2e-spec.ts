@@ -1,23 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
-import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { createTestApp } from './support/app.js';
+import { expectErrorSorted as expectError } from './support/errors.js';
 import { createCampaign } from './factories/campaign.factory.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 
 const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNKNOWN_ID = 2_000_000_000;
-
-/** The contract's error envelope with the given status and code; answers the fields named in `details`. */
-function expectError(res: Response, status: number, code: string): string[] {
-  expect({ status: res.status, body: res.body }).toEqual({
-    status,
-    body: { status: 'error', errors: expect.objectContaining({ code, message: expect.any(String) }) },
-  });
-  const details = (res.body.errors.details ?? []) as Array<{ field: string; message: string }>;
-  for (const detail of details) expect(detail).toEqual({ field: expect.any(String), message: expect.any(String) });
-  return details.map((d) => d.field).sort();
-}
 
 /** The name a soft-deleted object answers with: the original plus ` [DELETED AT <ISO>]`. */
 function deletedNamePattern(name: string): RegExp {

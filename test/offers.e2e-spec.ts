@@ -1,18 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
-import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { createTestApp } from './support/app.js';
+import { expectError } from './support/errors.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 
 const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-function expectError(res: Response, status: number, code: string): string[] {
-  expect({ status: res.status, body: res.body }).toEqual({
-    status,
-    body: { status: 'error', errors: expect.objectContaining({ code, message: expect.any(String) }) },
-  });
-  return ((res.body.errors.details ?? []) as Array<{ field: string }>).map((d) => d.field);
-}
 
 describe('offers', () => {
   let app: INestApplication;

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
-import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { createTestApp } from './support/app.js';
+import { expectErrorSorted as expectError } from './support/errors.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 import { createCampaign } from './factories/campaign.factory.js';
 import { createCustomer } from './factories/customer.factory.js';
@@ -15,17 +15,6 @@ interface TierBody {
   created_at: string;
   updated_at: string;
   deleted_at?: string;
-}
-
-/** The contract's error envelope with the given status and code; answers the fields named in `details`. */
-function expectError(res: Response, status: number, code: string): string[] {
-  expect({ status: res.status, body: res.body }).toEqual({
-    status,
-    body: { status: 'error', errors: expect.objectContaining({ code, message: expect.any(String) }) },
-  });
-  const details = (res.body.errors.details ?? []) as Array<{ field: string; message: string }>;
-  for (const detail of details) expect(detail).toEqual({ field: expect.any(String), message: expect.any(String) });
-  return details.map((d) => d.field).sort();
 }
 
 describe('management: tiers', () => {

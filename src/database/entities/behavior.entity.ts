@@ -1,5 +1,6 @@
-import { Column, CreateDateColumn, DeleteDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import type { Criterion } from '../../engine/index.js';
+import { SoftDeletable } from './timestamps.js';
 
 /** A goal as stored inside its behavior's `goal_groups` (contract §6 achievement, with its id). */
 export interface StoredGoal {
@@ -34,7 +35,7 @@ export interface StoredOutcome {
 }
 
 @Entity('behaviors')
-export class Behavior {
+export class Behavior extends SoftDeletable {
   @PrimaryGeneratedColumn()
   id: number;
 
@@ -61,13 +62,4 @@ export class Behavior {
 
   @Column('jsonb', { name: 'outcome_config' })
   outcomeConfig: StoredOutcome[];
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
-
-  @DeleteDateColumn({ name: 'deleted_at', type: 'timestamptz' })
-  deletedAt: Date | null;
 }

@@ -1,8 +1,9 @@
-import { Column, CreateDateColumn, DeleteDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import type { Criterion, Status } from '../../engine/index.js';
+import { SoftDeletable } from './timestamps.js';
 
 @Entity('campaigns')
-export class Campaign {
+export class Campaign extends SoftDeletable {
   @PrimaryGeneratedColumn()
   id: number;
 
@@ -35,13 +36,4 @@ export class Campaign {
 
   @Column('jsonb')
   targeting: Criterion[];
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
-
-  @DeleteDateColumn({ name: 'deleted_at', type: 'timestamptz' })
-  deletedAt: Date | null;
 }

@@ -1,8 +1,9 @@
-import { Column, CreateDateColumn, DeleteDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import type { Criterion, Status } from '../../engine/index.js';
+import { SoftDeletable } from './timestamps.js';
 
 @Entity('creative_groups')
-export class CreativeGroup {
+export class CreativeGroup extends SoftDeletable {
   @PrimaryGeneratedColumn()
   id: number;
 
@@ -29,13 +30,4 @@ export class CreativeGroup {
 
   @Column('jsonb')
   targeting: Criterion[];
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
-
-  @DeleteDateColumn({ name: 'deleted_at', type: 'timestamptz' })
-  deletedAt: Date | null;
 }

@@ -1,5 +1,6 @@
-import { Column, CreateDateColumn, DeleteDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import type { Status } from '../../engine/index.js';
+import { SoftDeletable } from './timestamps.js';
 
 /** `issue_audience_csv` as stored: the request members plus the response-only members of the seed. */
 export interface IssueAudienceCsv {
@@ -11,7 +12,7 @@ export interface IssueAudienceCsv {
 }
 
 @Entity('creatives')
-export class Creative {
+export class Creative extends SoftDeletable {
   @PrimaryGeneratedColumn()
   id: number;
 
@@ -50,13 +51,4 @@ export class Creative {
 
   @Column('integer', { name: 'behavior_id', nullable: true })
   behaviorId: number | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
-
-  @DeleteDateColumn({ name: 'deleted_at', type: 'timestamptz' })
-  deletedAt: Date | null;
 }

@@ -1,8 +1,9 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { bigintAsNumber, type FlatObject } from './column-types.js';
+import { Timestamps } from './timestamps.js';
 
 @Entity('customers')
-export class Customer {
+export class Customer extends Timestamps {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
@@ -38,10 +39,4 @@ export class Customer {
 
   @Column('integer', { name: 'completed_campaign_ids', array: true })
   completedCampaignIds: number[];
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
 }

@@ -1,8 +1,9 @@
-import { Column, CreateDateColumn, DeleteDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { SoftDeletable } from './timestamps.js';
 
 /** A node of an organization's division tree. `ancestorIds` holds the path from the root down to this node. */
 @Entity('divisions')
-export class Division {
+export class Division extends SoftDeletable {
   @PrimaryGeneratedColumn()
   id: number;
 
@@ -17,13 +18,4 @@ export class Division {
 
   @Column('integer', { name: 'ancestor_ids', array: true })
   ancestorIds: number[];
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
-
-  @DeleteDateColumn({ name: 'deleted_at', type: 'timestamptz' })
-  deletedAt: Date | null;
 }

@@ -1,7 +1,8 @@
-import { Column, CreateDateColumn, DeleteDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { SoftDeletable } from './timestamps.js';
 
 @Entity('offers')
-export class Offer {
+export class Offer extends SoftDeletable {
   @PrimaryGeneratedColumn()
   id: number;
 
@@ -16,13 +17,4 @@ export class Offer {
 
   @Column('text', { nullable: true })
   description: string | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
-
-  @DeleteDateColumn({ name: 'deleted_at', type: 'timestamptz' })
-  deletedAt: Date | null;
 }

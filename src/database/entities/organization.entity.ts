@@ -1,8 +1,9 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { bigintAsNumber } from './column-types.js';
+import { Timestamps } from './timestamps.js';
 
 @Entity('organizations')
-export class Organization {
+export class Organization extends Timestamps {
   @PrimaryGeneratedColumn()
   id: number;
 
@@ -18,10 +19,4 @@ export class Organization {
   /** Bumped by every configuration change, so every process knows when to recompile the rules. */
   @Column('bigint', { name: 'rules_version', transformer: bigintAsNumber, default: 0 })
   rulesVersion: number;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
 }

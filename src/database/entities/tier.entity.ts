@@ -1,7 +1,8 @@
-import { Column, CreateDateColumn, DeleteDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { SoftDeletable } from './timestamps.js';
 
 @Entity('tiers')
-export class Tier {
+export class Tier extends SoftDeletable {
   @PrimaryGeneratedColumn()
   id: number;
 
@@ -13,13 +14,4 @@ export class Tier {
 
   @Column('integer', { name: 'min_points' })
   minPoints: number;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
-
-  @DeleteDateColumn({ name: 'deleted_at', type: 'timestamptz' })
-  deletedAt: Date | null;
 }

@@ -1,11 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
 import type { Criterion, Status } from '../../../engine/index.js';
 import { IsCriteria } from '../../../common/validation/criteria.js';
-import { IsDatetime, Optional, Required } from '../../../common/validation/validators.js';
+import {
+  ApiEndsAt,
+  ApiStartsAt,
+  ApiStatus,
+  ApiTimestamp,
+  OptionalStatus,
+  RequiredDatetime,
+  RequiredName,
+  RequiredStatus,
+} from '../../../common/validation/schedule.dto.js';
+import { Optional, Required } from '../../../common/validation/validators.js';
 
-export const STATUSES: Status[] = ['draft', 'inreview', 'live', 'paused', 'completed'];
 export const PERMALINK = /^[a-z0-9][a-z0-9_-]{0,99}$/;
 const MAX_ID = 2_147_483_647;
 const TARGETING_EXAMPLE = [{ field: 'user.tags', op: 'contains', value: 'vip' }];
@@ -45,51 +54,33 @@ class CampaignOptions {
   targeting?: Criterion[];
 }
 
+const notBlank = () => Matches(/\S/, { message: '$property must not be blank' });
+
 export class CreateCampaignInput extends CampaignOptions {
-  @ApiProperty({ example: 'Spring visits' })
-  @Required()
-  @IsString()
-  @Length(1, 255)
-  @Matches(/\S/, { message: '$property must not be blank' })
+  @RequiredName({ example: 'Spring visits' }, notBlank())
   name: string;
 
-  @ApiPropertyOptional({ enum: STATUSES, default: 'draft' })
-  @Optional()
-  @IsIn(STATUSES)
+  @OptionalStatus({ default: 'draft' })
   status?: Status;
 
-  @ApiProperty({ example: '2026-03-01T00:00:00Z' })
-  @Required()
-  @IsDatetime()
+  @RequiredDatetime({ example: '2026-03-01T00:00:00Z' })
   starts_at: string;
 
-  @ApiProperty({ example: '2026-06-01T00:00:00Z', description: 'After starts_at' })
-  @Required()
-  @IsDatetime()
+  @RequiredDatetime({ example: '2026-06-01T00:00:00Z', description: 'After starts_at' })
   ends_at: string;
 }
 
 export class UpdateCampaignInput extends CampaignOptions {
-  @ApiProperty({ example: 'Spring visits' })
-  @Required()
-  @IsString()
-  @Length(1, 255)
-  @Matches(/\S/, { message: '$property must not be blank' })
+  @RequiredName({ example: 'Spring visits' }, notBlank())
   name: string;
 
-  @ApiProperty({ enum: STATUSES, example: 'live' })
-  @Required()
-  @IsIn(STATUSES)
+  @RequiredStatus({ example: 'live' })
   status: Status;
 
-  @ApiProperty({ example: '2026-03-01T00:00:00Z' })
-  @Required()
-  @IsDatetime()
+  @RequiredDatetime({ example: '2026-03-01T00:00:00Z' })
   starts_at: string;
 
-  @ApiProperty({ example: '2026-06-01T00:00:00Z' })
-  @Required()
-  @IsDatetime()
+  @RequiredDatetime({ example: '2026-06-01T00:00:00Z' })
   ends_at: string;
 }
 
@@ -113,15 +104,15 @@ export class CampaignView {
   @ApiProperty({ example: 42 }) id: number;
   @ApiProperty({ example: 'Spring visits' }) name: string;
   @ApiProperty({ example: 'spring-visits' }) permalink: string;
-  @ApiProperty({ enum: STATUSES, example: 'live' }) status: Status;
-  @ApiProperty({ example: '2026-03-01T00:00:00.000Z' }) starts_at: string;
-  @ApiProperty({ example: '2026-06-01T00:00:00.000Z' }) ends_at: string;
+  @ApiStatus() status: Status;
+  @ApiStartsAt() starts_at: string;
+  @ApiEndsAt() ends_at: string;
   @ApiProperty({ example: 1 }) division_id: number;
   @ApiProperty({ example: false }) opt_in_required: boolean;
   @ApiProperty({ example: [], type: [Number] }) prerequisite_campaign_ids: number[];
   @ApiProperty({ example: TARGETING_EXAMPLE }) targeting: Criterion[];
-  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) created_at: string;
-  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) updated_at: string;
+  @ApiTimestamp() created_at: string;
+  @ApiTimestamp() updated_at: string;
   @ApiPropertyOptional({ example: null, nullable: true, type: String }) deleted_at?: string | null;
 }
 
@@ -141,33 +132,33 @@ export class CampaignListResponse {
 class CreativeNode {
   @ApiProperty({ example: 7 }) id: number;
   @ApiProperty({ example: 'Welcome push' }) name: string;
-  @ApiProperty({ enum: STATUSES, example: 'live' }) status: Status;
+  @ApiStatus() status: Status;
 }
 
 class CreativeGroupNode {
   @ApiProperty({ example: 5 }) id: number;
   @ApiProperty({ example: 'Everyone' }) name: string;
-  @ApiProperty({ enum: STATUSES, example: 'live' }) status: Status;
-  @ApiProperty({ example: '2026-03-01T00:00:00.000Z' }) starts_at: string;
-  @ApiProperty({ example: '2026-06-01T00:00:00.000Z' }) ends_at: string;
+  @ApiStatus() status: Status;
+  @ApiStartsAt() starts_at: string;
+  @ApiEndsAt() ends_at: string;
   @ApiProperty({ type: [CreativeNode] }) creatives: CreativeNode[];
 }
 
 class LineItemNode {
   @ApiProperty({ example: 3 }) id: number;
   @ApiProperty({ example: 'Main' }) name: string;
-  @ApiProperty({ enum: STATUSES, example: 'live' }) status: Status;
-  @ApiProperty({ example: '2026-03-01T00:00:00.000Z' }) starts_at: string;
-  @ApiProperty({ example: '2026-06-01T00:00:00.000Z' }) ends_at: string;
+  @ApiStatus() status: Status;
+  @ApiStartsAt() starts_at: string;
+  @ApiEndsAt() ends_at: string;
   @ApiProperty({ type: [CreativeGroupNode] }) creative_groups: CreativeGroupNode[];
 }
 
 export class NavigationCampaign {
   @ApiProperty({ example: 42 }) id: number;
   @ApiProperty({ example: 'Spring visits' }) name: string;
-  @ApiProperty({ enum: STATUSES, example: 'live' }) status: Status;
-  @ApiProperty({ example: '2026-03-01T00:00:00.000Z' }) starts_at: string;
-  @ApiProperty({ example: '2026-06-01T00:00:00.000Z' }) ends_at: string;
+  @ApiStatus() status: Status;
+  @ApiStartsAt() starts_at: string;
+  @ApiEndsAt() ends_at: string;
   @ApiProperty({ type: [LineItemNode] }) line_items: LineItemNode[];
 }
 

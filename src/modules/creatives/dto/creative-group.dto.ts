@@ -1,10 +1,22 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsString, Length, ValidateNested } from 'class-validator';
+import { IsString, Length, ValidateNested } from 'class-validator';
 import type { Criterion, Status } from '../../../engine/index.js';
 import { IsCriteria } from '../../../common/validation/criteria.js';
-import { IsDatetime, Optional, Required } from '../../../common/validation/validators.js';
-import { STATUSES } from '../../campaigns/dto/campaign.dto.js';
+import {
+  ApiDeletedAt,
+  ApiEndsAt,
+  ApiStartsAt,
+  ApiStatus,
+  ApiTimestamp,
+  OptionalDatetime,
+  OptionalName,
+  OptionalStatus,
+  RequiredDatetime,
+  RequiredName,
+  RequiredStatus,
+} from '../../../common/validation/schedule.dto.js';
+import { Optional, Required } from '../../../common/validation/validators.js';
 
 const TARGETING_EXAMPLE = [{ field: 'user.tier', op: 'eq', value: 'Gold' }];
 
@@ -23,48 +35,30 @@ class CreativeGroupOptions {
 }
 
 export class CreateCreativeGroupInput extends CreativeGroupOptions {
-  @ApiProperty({ example: 'Gold' })
-  @Required()
-  @IsString()
-  @Length(1, 255)
+  @RequiredName({ example: 'Gold' })
   name: string;
 
-  @ApiProperty({ enum: STATUSES, example: 'live', description: 'Must be live for its creative to be live' })
-  @Required()
-  @IsIn(STATUSES)
+  @RequiredStatus({ example: 'live', description: 'Must be live for its creative to be live' })
   status: Status;
 
-  @ApiProperty({ example: '2026-03-01T00:00:00Z', description: "Should match the campaign's starts_at" })
-  @Required()
-  @IsDatetime()
+  @RequiredDatetime({ example: '2026-03-01T00:00:00Z', description: "Should match the campaign's starts_at" })
   starts_at: string;
 
-  @ApiProperty({ example: '2026-06-01T00:00:00Z', description: 'After starts_at' })
-  @Required()
-  @IsDatetime()
+  @RequiredDatetime({ example: '2026-06-01T00:00:00Z', description: 'After starts_at' })
   ends_at: string;
 }
 
 export class UpdateCreativeGroupInput extends CreativeGroupOptions {
-  @ApiPropertyOptional({ example: 'Gold' })
-  @Optional()
-  @IsString()
-  @Length(1, 255)
+  @OptionalName({ example: 'Gold' })
   name?: string;
 
-  @ApiPropertyOptional({ enum: STATUSES, example: 'paused' })
-  @Optional()
-  @IsIn(STATUSES)
+  @OptionalStatus({ example: 'paused' })
   status?: Status;
 
-  @ApiPropertyOptional({ example: '2026-03-01T00:00:00Z' })
-  @Optional()
-  @IsDatetime()
+  @OptionalDatetime({ example: '2026-03-01T00:00:00Z' })
   starts_at?: string;
 
-  @ApiPropertyOptional({ example: '2026-06-01T00:00:00Z', description: 'After starts_at (the stored one when absent)' })
-  @Optional()
-  @IsDatetime()
+  @OptionalDatetime({ example: '2026-06-01T00:00:00Z', description: 'After starts_at (the stored one when absent)' })
   ends_at?: string;
 }
 
@@ -89,13 +83,13 @@ export class CreativeGroupView {
   @ApiProperty({ example: 3 }) line_item_id: number;
   @ApiProperty({ example: 'Gold' }) name: string;
   @ApiProperty({ example: 'Gold members', nullable: true, type: String }) display_name: string | null;
-  @ApiProperty({ enum: STATUSES, example: 'live' }) status: Status;
-  @ApiProperty({ example: '2026-03-01T00:00:00.000Z' }) starts_at: string;
-  @ApiProperty({ example: '2026-06-01T00:00:00.000Z' }) ends_at: string;
+  @ApiStatus() status: Status;
+  @ApiStartsAt() starts_at: string;
+  @ApiEndsAt() ends_at: string;
   @ApiProperty({ example: TARGETING_EXAMPLE }) targeting: Criterion[];
-  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) created_at: string;
-  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) updated_at: string;
-  @ApiPropertyOptional({ example: '2026-01-06T10:00:00.000Z', description: 'Only on the answer of a delete' }) deleted_at?: string;
+  @ApiTimestamp() created_at: string;
+  @ApiTimestamp() updated_at: string;
+  @ApiDeletedAt() deleted_at?: string;
 }
 
 export class CreativeGroupListResponse {

@@ -2,8 +2,16 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsObject, IsString, IsUrl, Length, Max, Min, ValidateNested } from 'class-validator';
 import type { Status } from '../../../engine/index.js';
+import {
+  ApiDeletedAt,
+  ApiStatus,
+  ApiTimestamp,
+  OptionalName,
+  OptionalStatus,
+  RequiredName,
+  RequiredStatus,
+} from '../../../common/validation/schedule.dto.js';
 import { IsDatetime, Optional, Required } from '../../../common/validation/validators.js';
-import { STATUSES } from '../../campaigns/dto/campaign.dto.js';
 import { AD_TYPES, CREATIVE_TYPES, DELIVERY_METHODS, type DeliveryMethod } from '../creative-types.js';
 
 const MAX_ID = 2_147_483_647;
@@ -56,15 +64,10 @@ class CreativeContent {
 }
 
 export class CreateCreativeInput extends CreativeContent {
-  @ApiProperty({ example: 'Explorer push' })
-  @Required()
-  @IsString()
-  @Length(1, 255)
+  @RequiredName({ example: 'Explorer push' })
   name: string;
 
-  @ApiProperty({ enum: STATUSES, example: 'live', description: 'Only a live creative (in a live group, line item and campaign) is active' })
-  @Required()
-  @IsIn(STATUSES)
+  @RequiredStatus({ example: 'live', description: 'Only a live creative (in a live group, line item and campaign) is active' })
   status: Status;
 
   @ApiProperty({ enum: AD_TYPES, example: 'push_message' })
@@ -92,15 +95,10 @@ export class CreateCreativeInput extends CreativeContent {
 }
 
 export class UpdateCreativeInput extends CreativeContent {
-  @ApiPropertyOptional({ example: 'Explorer push' })
-  @Optional()
-  @IsString()
-  @Length(1, 255)
+  @OptionalName({ example: 'Explorer push' })
   name?: string;
 
-  @ApiPropertyOptional({ enum: STATUSES, example: 'paused' })
-  @Optional()
-  @IsIn(STATUSES)
+  @OptionalStatus({ example: 'paused' })
   status?: Status;
 
   @ApiPropertyOptional({ enum: AD_TYPES, example: 'push_message' })
@@ -162,7 +160,7 @@ export class CreativeView {
   @ApiProperty({ example: 7 }) id: number;
   @ApiProperty({ example: 5 }) creative_group_id: number;
   @ApiProperty({ example: 'Explorer push' }) name: string;
-  @ApiProperty({ enum: STATUSES, example: 'live' }) status: Status;
+  @ApiStatus() status: Status;
   @ApiProperty({ enum: AD_TYPES, example: 'push_message' }) ad_type: string;
   @ApiProperty({ enum: CREATIVE_TYPES, example: 'messaging-platform-push' }) creative_type: string;
   @ApiProperty({ example: 1 }) application_id: number;
@@ -171,9 +169,9 @@ export class CreativeView {
   @ApiProperty({ example: 'https://example.com/rewards', nullable: true, type: String }) url: string | null;
   @ApiProperty({ example: PAYLOAD_EXAMPLE, nullable: true, type: 'object', additionalProperties: true }) payload: Record<string, unknown> | null;
   @ApiProperty({ type: IssueAudienceCsvView }) issue_audience_csv: IssueAudienceCsvView;
-  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) created_at: string;
-  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) updated_at: string;
-  @ApiPropertyOptional({ example: '2026-01-06T10:00:00.000Z', description: 'Only on the answer of a delete' }) deleted_at?: string;
+  @ApiTimestamp() created_at: string;
+  @ApiTimestamp() updated_at: string;
+  @ApiDeletedAt() deleted_at?: string;
 }
 
 export class CreativeListResponse {

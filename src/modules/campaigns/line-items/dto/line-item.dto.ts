@@ -1,9 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsString, Length, ValidateNested } from 'class-validator';
+import { IsString, Length, ValidateNested } from 'class-validator';
 import type { Status } from '../../../../engine/index.js';
-import { IsDatetime, Optional, Required } from '../../../../common/validation/validators.js';
-import { STATUSES } from '../../dto/campaign.dto.js';
+import {
+  ApiDeletedAt,
+  ApiEndsAt,
+  ApiStartsAt,
+  ApiStatus,
+  ApiTimestamp,
+  OptionalDatetime,
+  OptionalName,
+  OptionalStatus,
+  RequiredDatetime,
+  RequiredName,
+  RequiredStatus,
+} from '../../../../common/validation/schedule.dto.js';
+import { Optional, Required } from '../../../../common/validation/validators.js';
 
 /** Descriptive members, optional on create and update. */
 class LineItemText {
@@ -21,48 +33,30 @@ class LineItemText {
 }
 
 export class CreateLineItemInput extends LineItemText {
-  @ApiProperty({ example: 'Main' })
-  @Required()
-  @IsString()
-  @Length(1, 255)
+  @RequiredName({ example: 'Main' })
   name: string;
 
-  @ApiProperty({ example: '2026-03-01T00:00:00Z', description: "Should match the campaign's starts_at" })
-  @Required()
-  @IsDatetime()
+  @RequiredDatetime({ example: '2026-03-01T00:00:00Z', description: "Should match the campaign's starts_at" })
   starts_at: string;
 
-  @ApiProperty({ example: '2026-06-01T00:00:00Z', description: 'After starts_at' })
-  @Required()
-  @IsDatetime()
+  @RequiredDatetime({ example: '2026-06-01T00:00:00Z', description: 'After starts_at' })
   ends_at: string;
 
-  @ApiProperty({ enum: STATUSES, example: 'live', description: 'Must be live for its creatives to be live' })
-  @Required()
-  @IsIn(STATUSES)
+  @RequiredStatus({ example: 'live', description: 'Must be live for its creatives to be live' })
   status: Status;
 }
 
 export class UpdateLineItemInput extends LineItemText {
-  @ApiPropertyOptional({ example: 'Main' })
-  @Optional()
-  @IsString()
-  @Length(1, 255)
+  @OptionalName({ example: 'Main' })
   name?: string;
 
-  @ApiPropertyOptional({ example: '2026-03-01T00:00:00Z' })
-  @Optional()
-  @IsDatetime()
+  @OptionalDatetime({ example: '2026-03-01T00:00:00Z' })
   starts_at?: string;
 
-  @ApiPropertyOptional({ example: '2026-06-01T00:00:00Z', description: 'After starts_at (the stored one when absent)' })
-  @Optional()
-  @IsDatetime()
+  @OptionalDatetime({ example: '2026-06-01T00:00:00Z', description: 'After starts_at (the stored one when absent)' })
   ends_at?: string;
 
-  @ApiPropertyOptional({ enum: STATUSES, example: 'paused' })
-  @Optional()
-  @IsIn(STATUSES)
+  @OptionalStatus({ example: 'paused' })
   status?: Status;
 }
 
@@ -88,12 +82,12 @@ export class LineItemView {
   @ApiProperty({ example: 'Main' }) name: string;
   @ApiProperty({ example: 'Spring visits: main container', nullable: true, type: String }) display_name: string | null;
   @ApiProperty({ example: 'Holds the creative groups of the spring campaign', nullable: true, type: String }) description: string | null;
-  @ApiProperty({ enum: STATUSES, example: 'live' }) status: Status;
-  @ApiProperty({ example: '2026-03-01T00:00:00.000Z' }) starts_at: string;
-  @ApiProperty({ example: '2026-06-01T00:00:00.000Z' }) ends_at: string;
-  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) created_at: string;
-  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) updated_at: string;
-  @ApiPropertyOptional({ example: '2026-01-06T10:00:00.000Z', description: 'Only on the answer of a delete' }) deleted_at?: string;
+  @ApiStatus() status: Status;
+  @ApiStartsAt() starts_at: string;
+  @ApiEndsAt() ends_at: string;
+  @ApiTimestamp() created_at: string;
+  @ApiTimestamp() updated_at: string;
+  @ApiDeletedAt() deleted_at?: string;
 }
 
 export class LineItemListResponse {

@@ -1,0 +1,101 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { INestApplicationContext } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { Redis } from 'ioredis';
+import { APP_CONFIG } from '../../src/config/config.module.js';
+import { AppConfig, loadConfig } from '../../src/config/config.js';
+import { WorkerModule } from '../../src/worker.module.js';
+
+/**
+ * The real worker (queue processor and sweeper, same modules as src/worker.ts) in-process, on this run's database and
+ * Redis prefix. `config` overrides single settings (queuePrefix, workerConcurrency, sweepAfterSeconds, ...). Close it
+ * with `close()`, which waits for the jobs it is running.
+ */
+export async function startTestWorker(config: Partial<AppConfig> = {}): Promise<INestApplicationContext> {
+  const merged = { ...loadConfig(process.env), ...config };
+  const moduleRef = await Test.createTestingModule({ imports: [WorkerModule] })
+    .overrideProvider(APP_CONFIG)
+    .useValue(merged)
+    .compile();
+  moduleRef.useLogger(false);
+  await moduleRef.init();
+  return moduleRef;
+}
+
+/**
+ * Polls `condition` until it answers true, at most `timeoutMs`. Only a bound on waiting, never an assertion on speed:
+ * the assertions that follow say what was expected.
+ */
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 30_000, what = 'a condition', intervalMs = 100): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await condition()) return;
+    if (Date.now() > deadline) throw new Error(`waiting for ${what}: not met after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** A queue prefix of this run's own (QUEUE_PREFIX plus a suffix), for a test that must not share jobs with others. */
+export function ownQueuePrefix(suffix: string): string {
+  return `${loadConfig(process.env).queuePrefix}-${suffix}`;
+}
+
+/** Deletes every Redis key under `${prefix}:${pattern}`; answers how many were deleted. */
+export async function deleteQueueKeys(prefix: string, pattern = '*'): Promise<number> {
+  const redis = new Redis(loadConfig(process.env).redisUrl, { maxRetriesPerRequest: null });
+  let deleted = 0;
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:${pattern}`, 'COUNT', 1000);
+      if (keys.length) deleted += await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  return deleted;
+}
+
+/** The project root: built processes run from there, as `npm run start:worker` runs them. */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface WorkerProcess {
+  process: ChildProcess;
+  stdout: string;
+  stderr: string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `node dist/src/worker.js` with this run's environment, logging at info, plus `env`. */
+export function spawnWorker(env: Record<string, string> = {}): WorkerProcess {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', ...env };
+  delete childEnv.NODE_OPTIONS; // jest's own flags would add warnings on stderr
+  const proc = spawn(process.execPath, ['dist/src/worker.js'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: WorkerProcess = {
+    process: proc,
+    stdout: '',
+    stderr: '',
+    exited: new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal }))),
+  };
+  proc.stdout!.setEncoding('utf8').on('data', (chunk: string) => (child.stdout += chunk));
+  proc.stderr!.setEncoding('utf8').on('data', (chunk: string) => (child.stderr += chunk));
+  return child;
+}
+
+/** The complete JSON lines the process wrote to stdout so far (a line that is not JSON throws). */
+export function logLines(child: WorkerProcess): Array<Record<string, unknown>> {
+  return child.stdout
+    .split('\n')
+    .slice(0, -1)
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** Kills the process (SIGKILL unless told) if it still runs, and waits for its exit (at most 10 s). */
+export async function killWorker(child: WorkerProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill(signal);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([child.exited, new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))]).finally(() => clearTimeout(timer));
+}
