@@ -2,6 +2,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { AppConfig } from '../../config/config.js';
 import { LOGGER, Logger } from '../logging/logger.js';
+import { mountQueueDashboard } from './queue-dashboard.js';
 import { requestContext } from './request-id.middleware.js';
 import { MetricsService } from '../../modules/metrics/metrics.service.js';
 
@@ -11,6 +12,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   const metrics = app.get(MetricsService);
   app.use(requestContext(logger, (method, route, status, seconds) => metrics.observe(method, route, status, seconds)));
   app.useBodyParser('json', { limit: config.bodyLimit });
+  mountQueueDashboard(app, config);
   app.disable('x-powered-by');
   app.set('etag', false); // API answers change with every event; hashing each body costs CPU for no cache hit
   app.set('query parser', 'extended');
