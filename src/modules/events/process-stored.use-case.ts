@@ -7,7 +7,7 @@ import { compileRules, evaluate, type CustomerSnapshot, type EvaluationResult, t
 import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import { EventOutcome, EventsRepository, WriteRow } from './events.repository.js';
 import { involvedBehaviors } from './involved-behaviors.js';
-import { eventResult } from './v1-response.js';
+import { eventOutcome } from './v1-response.js';
 
 interface StoredEventRow {
   id: string;
@@ -142,15 +142,7 @@ export class ProcessStoredEventsUseCase {
         campaignId: event.campaign_id,
         qualify: event.qualify,
       });
-      const { points, result: summary } = eventResult(result, 0, false);
-      const states = Object.values(result.campaignStates);
-      const stored = states.includes('events_not_qualified') && !states.includes('qualified');
-      outcomes.push({
-        status: stored ? 'stored' : 'processed',
-        reason: states.length === 0 ? 'no_listening_campaign' : result.state === 'qualified' ? null : result.state,
-        result: summary,
-        pointsEarned: points,
-      });
+      outcomes.push(eventOutcome(result, 0, false));
       credits.push(...result.credits.map((c) => ({ ...c, eventIndex: i })));
       offers.push(...result.offersIssued.map((o) => ({ ...o, eventIndex: i })));
       notifications.push(...result.notifications.map((n) => ({ ...n, eventIndex: i })));

@@ -26,7 +26,7 @@ import { CampaignKey, instanceDivisions, scopedCampaignId, scopedCampaignIdOrNul
 import { EventCounters } from '../metrics/event-counters.js';
 import { enqueueEvents } from './enqueue.js';
 import { involvedBehaviors } from './involved-behaviors.js';
-import { eventResult, v1Response } from './v1-response.js';
+import { eventOutcome, v1Response } from './v1-response.js';
 
 export interface V1Request {
   tenant: Tenant;
@@ -153,14 +153,7 @@ export class V1EventsUseCase {
     campaignId: number | null,
     result: EvaluationResult,
   ): EventRow[] {
-    const states = Object.values(result.campaignStates);
-    // Saved but not processed: an opt-in campaign listened and the customer had not qualified (contract §7).
-    const stored = states.includes('events_not_qualified') && !states.includes('qualified');
-    const reason = states.length === 0 ? 'no_listening_campaign' : result.state === 'qualified' ? null : result.state;
-    return instances.map((instance, i) => {
-      const { points, result: summary } = eventResult(result, i, req.explain);
-      return this.row(req, customer, instance, i, divisions[i], campaignId, { status: stored ? 'stored' : 'processed', reason, result: summary, pointsEarned: points });
-    });
+    return instances.map((instance, i) => this.row(req, customer, instance, i, divisions[i], campaignId, eventOutcome(result, i, req.explain)));
   }
 
   /**

@@ -1,5 +1,6 @@
 import { behaviorView, tierName, type CompiledRules, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
 import type { NotificationView, V1EventResponse } from './dto/v1-event.dto.js';
+import type { EventOutcome } from './events.repository.js';
 
 /**
  * The V1 answer (contract §8): behaviors of the campaigns the request evaluated (only the scoped one when scoped),
@@ -63,5 +64,22 @@ export function eventResult(result: EvaluationResult, index: number, explain: bo
       completions: result.completions.filter((c) => c.eventIndex === index).map((c) => ({ campaign_id: c.campaignId, behavior_id: c.behaviorId, achieved: c.achieved })),
       ...(explain ? { explanation: result.explanation.filter((e) => e.event_index === index) } : {}),
     },
+  };
+}
+
+/**
+ * What an evaluated event row records: `stored` when an opt-in campaign listened and the customer had not qualified
+ * (saved, not processed: contract §7), else `processed`, with the request's state as the reason when it did not
+ * qualify, or `no_listening_campaign` when no live campaign listened.
+ */
+export function eventOutcome(result: EvaluationResult, index: number, explain: boolean): EventOutcome {
+  const states = Object.values(result.campaignStates);
+  const stored = states.includes('events_not_qualified') && !states.includes('qualified');
+  const { points, result: summary } = eventResult(result, index, explain);
+  return {
+    status: stored ? 'stored' : 'processed',
+    reason: states.length === 0 ? 'no_listening_campaign' : result.state === 'qualified' ? null : result.state,
+    result: summary,
+    pointsEarned: points,
   };
 }
