@@ -122,7 +122,7 @@ export class V1EventsUseCase {
 
   /** read_only: the same evaluation, answered as if processed; the transaction only reads. */
   private async preview(em: EntityManager, req: V1Request, instances: EventInstance[]): Promise<V1EventResponse> {
-    const { customer, rules, campaignId, progress } = await this.load(em, req, instances, false);
+    const { customer, rules, campaignId, progress } = await this.load(em, req, instances);
     this.divisions(req, rules, instances);
     const result = this.evaluate(req, rules, customer, progress, instances, campaignId);
     if (req.body.transaction_id && (await this.repository.transactionUsed(em, req.tenant.apiKeyId, req.body.transaction_id))) {
@@ -157,16 +157,14 @@ export class V1EventsUseCase {
   }
 
   /**
-   * The customer (locked when asked), the rules of its organization's current version, the scoped campaign, and the
-   * progress the evaluation reads. With the lock, progress is read by a second statement: a statement that waited for
-   * the lock still reads other tables as they were when it started, so it would miss the progress the request it
-   * waited for just wrote. Without the lock, it is read with the customer, for the behaviors the last compiled rules
-   * name, and only rows missing from that guess are read after.
+   * For the paths that write nothing (read_only, the qualify check): the customer, the rules of its organization's
+   * current version, the scoped campaign, and the progress the evaluation reads, read with the customer for the
+   * behaviors the last compiled rules name; only rows missing from that guess are read after.
    */
-  private async load(em: EntityManager, req: V1Request, instances: EventInstance[], lock: boolean) {
-    const hint = lock ? null : await this.rulesCache.peek(req.tenant.organizationId)?.catch(() => null);
+  private async load(em: EntityManager, req: V1Request, instances: EventInstance[]) {
+    const hint = await this.rulesCache.peek(req.tenant.organizationId)?.catch(() => null);
     const guess = hint ? involvedBehaviors(hint, instances, scopedCampaignIdOrNull(hint, req.campaign)) : [];
-    const customer = await this.repository.customer(em, req.tenant.organizationId, req.customer, lock, guess);
+    const customer = await this.repository.customer(em, req.tenant.organizationId, req.customer, false, guess);
     if (!customer) throw AppError.notFound('user');
     const rules = await this.rulesCache.get(req.tenant.organizationId, customer.rulesVersion);
     const campaignId = scopedCampaignId(rules, req.campaign);
@@ -179,7 +177,8 @@ export class V1EventsUseCase {
   private async enqueue(req: V1Request, instances: EventInstance[]): Promise<{ status: 'ok' }> {
     const eventIds = await this.db
       .transaction(async (em) => {
-        const customer = await this.customer(em, req, false);
+        const customer = await this.repository.customer(em, req.tenant.organizationId, req.customer, false);
+        if (!customer) throw AppError.notFound('user');
         const rules = await this.rulesCache.get(req.tenant.organizationId, customer.rulesVersion);
         const campaignId = scopedCampaignId(rules, req.campaign);
         const divisions = this.divisions(req, rules, instances);
@@ -201,7 +200,7 @@ export class V1EventsUseCase {
 
   /** qualify=true: the campaign states the events would meet; nothing is stored or processed. */
   private async check(req: V1Request, instances: EventInstance[]): Promise<QualificationAnswer> {
-    const { customer, rules, campaignId, progress } = await this.load(this.db.manager, req, instances, false);
+    const { customer, rules, campaignId, progress } = await this.load(this.db.manager, req, instances);
     this.divisions(req, rules, instances);
     const eligibility = checkEligibility({
       rules,
@@ -222,12 +221,6 @@ export class V1EventsUseCase {
         ? []
         : eligibility.campaigns.map((c) => ({ type: 'qualification' as const, campaign_id: c.campaignId, data: { state: c.state, message: c.detail } })),
     };
-  }
-
-  private async customer(em: EntityManager, req: V1Request, lock: boolean): Promise<LockedCustomer> {
-    const customer = await this.repository.customer(em, req.tenant.organizationId, req.customer, lock);
-    if (!customer) throw AppError.notFound('user');
-    return customer;
   }
 
   private divisions(req: V1Request, rules: CompiledRules, instances: EventInstance[]): Array<number | null> {
