@@ -1,13 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, LessThanOrEqual, QueryFailedError } from 'typeorm';
+import { DataSource, LessThanOrEqual } from 'typeorm';
+import { uniqueViolation } from '../../common/database/unique-violation.js';
 import { AppError } from '../../common/errors/app-error.js';
 import { pageWindow, PageQuery } from '../../common/http/pagination.dto.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { Customer, Division, EventRecord, Tier } from '../../database/entities/index.js';
 import type { CreateUserInput, TimelineResponse, UpdateUserInput, UserView } from './dto/user.dto.js';
+import { UUID } from '../../common/validation/uuid.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const DUPLICATE_EXTERNAL_ID = uniqueViolation({
+  customers_external_id: { field: 'user.external_id', message: 'is already used by another customer of this organization' },
+});
 
 /** How a route names a customer: by the service's id or by the organization's external id. */
 export type CustomerRef = { userId: string } | { externalId: string };
@@ -28,7 +33,7 @@ export class CustomersService {
       tags: unique(input.tags ?? []),
       attributes: input.attributes ?? {},
     });
-    await this.db.manager.insert(Customer, customer).catch(duplicateExternalId);
+    await this.db.manager.insert(Customer, customer).catch(DUPLICATE_EXTERNAL_ID);
     return this.get(tenant, { userId: customer.id });
   }
 
@@ -47,7 +52,7 @@ export class CustomersService {
     if (input.tags !== undefined) patch.tags = unique(input.tags);
     if (input.attributes !== undefined) patch.attributes = input.attributes;
     if (Object.keys(patch).length > 0) {
-      await this.db.manager.update(Customer, { id: customer.id, organizationId: tenant.organizationId }, patch).catch(duplicateExternalId);
+      await this.db.manager.update(Customer, { id: customer.id, organizationId: tenant.organizationId }, patch).catch(DUPLICATE_EXTERNAL_ID);
     }
     return this.get(tenant, { userId: customer.id });
   }
@@ -126,9 +131,3 @@ function unique(tags: string[]): string[] {
   return [...new Set(tags)];
 }
 
-function duplicateExternalId(error: unknown): never {
-  if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505') {
-    throw AppError.validation('user.external_id', 'is already used by another customer of this organization');
-  }
-  throw error;
-}

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { namedQuery } from '../../common/database/named-query.js';
 import type { CustomerSnapshot, EvaluationResult, EventInstance, ProgressMap } from '../../engine/index.js';
 import type { EventSource, EventStatus } from '../../database/entities/event.entity.js';
+import { UUID } from '../../common/validation/uuid.js';
 
 export interface LockedCustomer {
   snapshot: CustomerSnapshot;
@@ -64,7 +65,6 @@ export interface CustomerRow {
   progress: ProgressMap | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The SQL of event processing: one customer row locked, only the rows the engine needs read, changes written in bulk. */
 @Injectable()

@@ -1,9 +1,9 @@
 import { AppError, type ErrorDetail } from '../../common/errors/app-error.js';
 import { flatObjectProblem, isIsoDatetime, toDate } from '../../common/validation/validators.js';
 import type { FlatValue } from '../../engine/index.js';
+import { UUID } from '../../common/validation/uuid.js';
 
 export const MAX_V2_EVENTS = 1000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MEMBERS = new Set(['name', 'by', 'user_id', 'external_id', 'occurred_at', 'transaction_id', 'context']);
 
 /** A V2 event object once validated (contract §9). */
