@@ -11,6 +11,7 @@ import { Campaign, Creative, CreativeGroup, Division, LineItem } from '../../dat
 import { ConfigChangesService } from '../audit/config-changes.service.js';
 import { campaignView } from './campaign.view.js';
 import type { CampaignListResponse, CampaignView, CreateCampaignInput, NavigationCampaign, UpdateCampaignInput } from './dto/campaign.dto.js';
+import { findOwned } from '../../common/database/find-owned.js';
 
 /** How a route names a campaign: by id or by permalink. */
 export type CampaignRef = { id: number } | { permalink: string };
@@ -128,12 +129,7 @@ export class CampaignsService {
 
   /** A live (not deleted) campaign of the organization; `lock` holds it for the rest of the transaction. */
   async find(em: EntityManager, tenant: Tenant, ref: CampaignRef, lock = false): Promise<Campaign> {
-    const campaign = await em.findOne(Campaign, {
-      where: { ...ref, organizationId: tenant.organizationId },
-      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-    });
-    if (!campaign) throw AppError.notFound('campaign');
-    return campaign;
+    return findOwned(em, Campaign, ref, tenant.organizationId, 'campaign', lock);
   }
 
   private async validated(em: EntityManager, tenant: Tenant, input: CreateCampaignInput | UpdateCampaignInput, current: Campaign | null) {

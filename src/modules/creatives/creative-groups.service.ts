@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { deletedName } from '../../common/database/soft-delete.js';
-import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { CreativeGroup, LineItem } from '../../database/entities/index.js';
 import { ConfigChangesService } from '../audit/config-changes.service.js';
 import { datesInOrder, deletedMarker, LineItemsService } from '../campaigns/line-items/line-items.service.js';
 import { creativeGroupView } from './creative-group.view.js';
 import type { CreateCreativeGroupInput, CreativeGroupView, UpdateCreativeGroupInput } from './dto/creative-group.dto.js';
+import { findOwned } from '../../common/database/find-owned.js';
 
 @Injectable()
 export class CreativeGroupsService {
@@ -89,12 +89,7 @@ export class CreativeGroupsService {
 
   /** A creative group of the organization that is not deleted; `lock` holds it for the rest of the transaction. */
   async find(em: EntityManager, tenant: Tenant, id: number, lock = false): Promise<CreativeGroup> {
-    const group = await em.findOne(CreativeGroup, {
-      where: { id, organizationId: tenant.organizationId },
-      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-    });
-    if (!group) throw AppError.notFound('creative group');
-    return group;
+    return findOwned(em, CreativeGroup, { id }, tenant.organizationId, 'creative group', lock);
   }
 
   /** The group with its line item, locked after their campaign (see LineItemsService.findLocked). */

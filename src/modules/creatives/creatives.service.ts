@@ -14,6 +14,7 @@ import { CreativeGroupsService } from './creative-groups.service.js';
 import { allowsCreativeType, CREATIVE_TYPES_BY_AD_TYPE, type AdType } from './creative-types.js';
 import { creativeView, issueAudienceCsvView } from './creative.view.js';
 import type { CreateCreativeInput, CreativeView, IssueAudienceCsvInput, UpdateCreativeInput } from './dto/creative.dto.js';
+import { findOwned } from '../../common/database/find-owned.js';
 
 const UNIQUE = uniqueViolation({
   creatives_one_per_group: { field: 'creative', message: 'cannot be added: a creative group holds at most one creative' },
@@ -117,12 +118,7 @@ export class CreativesService {
 
   /** A creative of the organization that is not deleted; `lock` holds it for the rest of the transaction. */
   async find(em: EntityManager, tenant: Tenant, id: number, lock = false): Promise<Creative> {
-    const creative = await em.findOne(Creative, {
-      where: { id, organizationId: tenant.organizationId },
-      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-    });
-    if (!creative) throw AppError.notFound('creative');
-    return creative;
+    return findOwned(em, Creative, { id }, tenant.organizationId, 'creative', lock);
   }
 
   private async checkApplication(em: EntityManager, tenant: Tenant, applicationId: number): Promise<void> {

@@ -18,6 +18,7 @@ import {
 } from './behavior-validation.js';
 import { behaviorView, TierIds } from './behavior.view.js';
 import type { BehaviorView } from './dto/behavior.dto.js';
+import { findOwned } from '../../../common/database/find-owned.js';
 
 type Submitted = Record<string, unknown>;
 
@@ -131,12 +132,7 @@ export class BehaviorsService {
   }
 
   private async find(em: EntityManager, tenant: Tenant, id: number, lock = false): Promise<Behavior> {
-    const behavior = await em.findOne(Behavior, {
-      where: { id, organizationId: tenant.organizationId },
-      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-    });
-    if (!behavior) throw AppError.notFound('behavior');
-    return behavior;
+    return findOwned(em, Behavior, { id }, tenant.organizationId, 'behavior', lock);
   }
 
   /** Names free in the organization and in the batch; outcomes naming live objects. Adds to each behavior's errors. */

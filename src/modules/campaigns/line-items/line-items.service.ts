@@ -11,6 +11,7 @@ import { ConfigChangesService } from '../../audit/config-changes.service.js';
 import { CampaignsService } from '../campaigns.service.js';
 import type { CreateLineItemInput, LineItemView, UpdateLineItemInput } from './dto/line-item.dto.js';
 import { lineItemView } from './line-item.view.js';
+import { findOwned } from '../../../common/database/find-owned.js';
 
 const UNIQUE = uniqueViolation({
   line_items_one_per_campaign: { field: 'line_item', message: 'cannot be added: a campaign holds at most one line item' },
@@ -111,12 +112,7 @@ export class LineItemsService {
 
   /** A line item of the organization that is not deleted; `lock` holds it for the rest of the transaction. */
   async find(em: EntityManager, tenant: Tenant, id: number, lock = false): Promise<LineItem> {
-    const lineItem = await em.findOne(LineItem, {
-      where: { id, organizationId: tenant.organizationId },
-      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-    });
-    if (!lineItem) throw AppError.notFound('line item');
-    return lineItem;
+    return findOwned(em, LineItem, { id }, tenant.organizationId, 'line item', lock);
   }
 
   /**

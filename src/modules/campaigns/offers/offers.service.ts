@@ -3,12 +3,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { deletedName } from '../../../common/database/soft-delete.js';
 import { uniqueViolation } from '../../../common/database/unique-violation.js';
-import { AppError } from '../../../common/errors/app-error.js';
 import { pageWindow, PageQuery } from '../../../common/http/pagination.dto.js';
 import type { Tenant } from '../../../common/http/request-context.js';
 import { Offer } from '../../../database/entities/index.js';
 import { ConfigChangesService } from '../../audit/config-changes.service.js';
 import type { CreateOfferInput, OfferListResponse, OfferView, UpdateOfferInput } from './dto/offer.dto.js';
+import { findOwned } from '../../../common/database/find-owned.js';
 
 const UNIQUE = uniqueViolation({
   offers_name: { field: 'offer.name', message: 'is already used by another offer of this organization' },
@@ -91,11 +91,6 @@ export class OffersService {
   }
 
   private async find(em: EntityManager, tenant: Tenant, id: number, lock = false): Promise<Offer> {
-    const offer = await em.findOne(Offer, {
-      where: { id, organizationId: tenant.organizationId },
-      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-    });
-    if (!offer) throw AppError.notFound('offer');
-    return offer;
+    return findOwned(em, Offer, { id }, tenant.organizationId, 'offer', lock);
   }
 }

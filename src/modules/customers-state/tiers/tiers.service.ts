@@ -8,6 +8,7 @@ import type { Tenant } from '../../../common/http/request-context.js';
 import { Tier } from '../../../database/entities/index.js';
 import { ConfigChangesService } from '../../audit/config-changes.service.js';
 import type { CreateTierInput, TierView, UpdateTierInput } from './dto/tier.dto.js';
+import { findOwned } from '../../../common/database/find-owned.js';
 
 /** Advisory lock class for an organization's tier writes: the min_points check and the write are one step. */
 const TIERS_LOCK = 7401;
@@ -91,12 +92,7 @@ export class TiersService {
 
   /** A live tier of the organization; `lock` holds it for the rest of the transaction. */
   private async find(em: EntityManager, tenant: Tenant, id: number, lock = false): Promise<Tier> {
-    const tier = await em.findOne(Tier, {
-      where: { id, organizationId: tenant.organizationId },
-      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-    });
-    if (!tier) throw AppError.notFound('tier');
-    return tier;
+    return findOwned(em, Tier, { id }, tenant.organizationId, 'tier', lock);
   }
 
   /** Every clash at once: the name (case-insensitive) and min_points of the other live tiers. */

@@ -8,6 +8,7 @@ import type { Tenant } from '../../../common/http/request-context.js';
 import { Division } from '../../../database/entities/index.js';
 import { ConfigChangesService } from '../../audit/config-changes.service.js';
 import type { CreateDivisionInput, DivisionView, UpdateDivisionInput } from './dto/division.dto.js';
+import { findOwned } from '../../../common/database/find-owned.js';
 
 /** Advisory lock class for an organization's division tree: creates, moves and deletes happen one at a time. */
 const TREE_LOCK = 7402;
@@ -103,12 +104,7 @@ export class DivisionsService {
 
   /** A live division of the organization, named in the path; `lock` holds it for the rest of the transaction. */
   private async find(em: EntityManager, tenant: Tenant, id: number, lock = false): Promise<Division> {
-    const division = await em.findOne(Division, {
-      where: { id, organizationId: tenant.organizationId },
-      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-    });
-    if (!division) throw AppError.notFound('division');
-    return division;
+    return findOwned(em, Division, { id }, tenant.organizationId, 'division', lock);
   }
 
   /** A parent named in the body: a value to validate, not an object the path names, so a miss is `validation`. */
