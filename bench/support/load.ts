@@ -72,3 +72,61 @@ export function send(url: string, options: { method?: string; headers?: Record<s
     req.end(options.body);
   });
 }
+
+/** Closed loop as `load`, but for exactly `count` requests (to fill a backlog of a known size). */
+export async function loadCount(send: (i: number) => Promise<number>, concurrency: number, count: number): Promise<LoadResult> {
+  const latenciesMs: number[] = [];
+  const statuses: Record<number, number> = {};
+  let errors = 0;
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        const t = performance.now();
+        try {
+          const status = await send(i);
+          statuses[status] = (statuses[status] ?? 0) + 1;
+          if (status >= 400) errors += 1;
+        } catch {
+          errors += 1;
+        }
+        latenciesMs.push(performance.now() - t);
+      }
+    }),
+  );
+  return { requests: latenciesMs.length, errors, statuses, seconds: (performance.now() - start) / 1000, latenciesMs };
+}
+
+/**
+ * An open-loop load generator: request i starts at `i / perSecond` seconds, whether or not earlier ones have answered
+ * (a steady arrival rate, as for measuring lag below capacity).
+ */
+export async function paced(send: (i: number) => Promise<number>, perSecond: number, seconds: number): Promise<LoadResult> {
+  const latenciesMs: number[] = [];
+  const statuses: Record<number, number> = {};
+  let errors = 0;
+  const inFlight: Promise<void>[] = [];
+  const start = performance.now();
+  const total = Math.max(1, Math.floor(perSecond * seconds));
+  for (let i = 0; i < total; i += 1) {
+    const wait = start + (i * 1000) / perSecond - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    inFlight.push(
+      (async () => {
+        const t = performance.now();
+        try {
+          const status = await send(i);
+          statuses[status] = (statuses[status] ?? 0) + 1;
+          if (status >= 400) errors += 1;
+        } catch {
+          errors += 1;
+        }
+        latenciesMs.push(performance.now() - t);
+      })(),
+    );
+  }
+  await Promise.all(inFlight);
+  return { requests: latenciesMs.length, errors, statuses, seconds: (performance.now() - start) / 1000, latenciesMs };
+}

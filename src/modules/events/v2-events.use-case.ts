@@ -32,8 +32,10 @@ export class V2EventsUseCase {
       `INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, context, division_id,
                            occurred_at, status, request_id)
        SELECT $1, $2,
-              (SELECT c.id FROM customers c WHERE c.organization_id = $1
-                  AND CASE WHEN t.user_id IS NOT NULL THEN c.id = t.user_id ELSE c.external_id = t.external_id END),
+              -- Two lookups, each on an index (a CASE inside one WHERE scanned the customers table per event).
+              CASE WHEN t.user_id IS NOT NULL
+                   THEN (SELECT c.id FROM customers c WHERE c.id = t.user_id AND c.organization_id = $1)
+                   ELSE (SELECT c.id FROM customers c WHERE c.organization_id = $1 AND c.external_id = t.external_id) END,
               coalesce(t.external_id, t.user_id::text), 'v2', t.transaction_id, t.name, t.count, t.context,
               t.division_id, t.occurred_at, 'pending', $3
          FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::jsonb[], $10::int[], $11::timestamptz[])
