@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
-import { deletedName } from '../../common/database/soft-delete.js';
+import { deletedName, softDeleteBelow } from '../../common/database/soft-delete.js';
 import { uniqueViolation } from '../../common/database/unique-violation.js';
 import { AppError } from '../../common/errors/app-error.js';
 import { pageWindow, PageQuery } from '../../common/http/pagination.dto.js';
@@ -84,7 +84,7 @@ export class CampaignsService {
       const campaign = await this.find(em, tenant, ref, true);
       const before = campaignView(campaign);
       const at = new Date();
-      await this.removeChildren(em, campaign.id, at);
+      await softDeleteBelow(em, 'campaign', campaign.id, at);
       campaign.name = deletedName(campaign.name, at);
       campaign.deletedAt = at;
       await em.save(campaign);
@@ -178,19 +178,4 @@ export class CampaignsService {
     for (let n = 2; ; n += 1) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
   }
 
-  private async removeChildren(em: EntityManager, campaignId: number, at: Date): Promise<void> {
-    const mark = `name = name || $3, deleted_at = $2`;
-    const params = [campaignId, at, ` [DELETED AT ${at.toISOString()}]`];
-    await em.query(
-      `UPDATE creatives SET ${mark} WHERE deleted_at IS NULL AND creative_group_id IN (
-         SELECT g.id FROM creative_groups g JOIN line_items l ON l.id = g.line_item_id WHERE l.campaign_id = $1)`,
-      params,
-    );
-    await em.query(
-      `UPDATE creative_groups SET ${mark} WHERE deleted_at IS NULL AND line_item_id IN (SELECT id FROM line_items WHERE campaign_id = $1)`,
-      params,
-    );
-    await em.query(`UPDATE line_items SET ${mark} WHERE deleted_at IS NULL AND campaign_id = $1`, params);
-    await em.query(`UPDATE behaviors SET ${mark} WHERE deleted_at IS NULL AND campaign_id = $1`, params);
-  }
 }

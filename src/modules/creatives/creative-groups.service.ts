@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { deletedName } from '../../common/database/soft-delete.js';
+import { deletedName, softDeleteBelow } from '../../common/database/soft-delete.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { CreativeGroup, LineItem } from '../../database/entities/index.js';
 import { ConfigChangesService } from '../audit/config-changes.service.js';
-import { datesInOrder, deletedMarker, LineItemsService } from '../campaigns/line-items/line-items.service.js';
+import { datesInOrder, LineItemsService } from '../campaigns/line-items/line-items.service.js';
 import { creativeGroupView } from './creative-group.view.js';
 import type { CreateCreativeGroupInput, CreativeGroupView, UpdateCreativeGroupInput } from './dto/creative-group.dto.js';
 import { findOwned } from '../../common/database/find-owned.js';
@@ -73,11 +73,7 @@ export class CreativeGroupsService {
       const { group } = await this.findLocked(em, tenant, id);
       const before = creativeGroupView(group);
       const at = new Date();
-      await em.query(`UPDATE creatives SET name = name || $3, deleted_at = $2 WHERE deleted_at IS NULL AND creative_group_id = $1`, [
-        group.id,
-        at,
-        deletedMarker(at),
-      ]);
+      await softDeleteBelow(em, 'creative_group', group.id, at);
       group.name = deletedName(group.name, at);
       group.deletedAt = at;
       await em.save(group);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { deletedName } from '../../../common/database/soft-delete.js';
+import { deletedName, softDeleteBelow } from '../../../common/database/soft-delete.js';
 import { uniqueViolation } from '../../../common/database/unique-violation.js';
 import { AppError } from '../../../common/errors/app-error.js';
 import type { Tenant } from '../../../common/http/request-context.js';
@@ -29,10 +29,6 @@ export function datesInOrder(
   return { startsAt, endsAt };
 }
 
-/** The marker appended to names by a cascading soft delete in SQL: the same text deletedName() appends. */
-export function deletedMarker(at: Date): string {
-  return deletedName('', at);
-}
 
 @Injectable()
 export class LineItemsService {
@@ -94,13 +90,7 @@ export class LineItemsService {
       const lineItem = await this.findLocked(em, tenant, id);
       const before = lineItemView(lineItem);
       const at = new Date();
-      const params = [lineItem.id, at, deletedMarker(at)];
-      await em.query(
-        `UPDATE creatives SET name = name || $3, deleted_at = $2
-          WHERE deleted_at IS NULL AND creative_group_id IN (SELECT id FROM creative_groups WHERE line_item_id = $1)`,
-        params,
-      );
-      await em.query(`UPDATE creative_groups SET name = name || $3, deleted_at = $2 WHERE deleted_at IS NULL AND line_item_id = $1`, params);
+      await softDeleteBelow(em, 'line_item', lineItem.id, at);
       lineItem.name = deletedName(lineItem.name, at);
       lineItem.deletedAt = at;
       await em.save(lineItem);
