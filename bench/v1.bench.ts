@@ -63,6 +63,7 @@ async function main(): Promise<void> {
     const v1 = await load((i) => post(pick(i), i), CONCURRENCY, SECONDS);
     if (process.env.BENCH_ONLY === 'v1') {
       process.stdout.write(table(['workload', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling'], [summary('V1 sync event', v1)]));
+      await db.end();
       return;
     }
     const retrieval = await load(

@@ -9,16 +9,16 @@ export interface LoadResult {
   latenciesMs: number[];
 }
 
-export async function load(send: (i: number) => Promise<number>, concurrency: number, seconds: number): Promise<LoadResult> {
+/** `concurrency` workers each send the next request as soon as the last answers, while `more(i)` holds. */
+async function closedLoop(send: (i: number) => Promise<number>, concurrency: number, more: (i: number) => boolean): Promise<LoadResult> {
   const latenciesMs: number[] = [];
   const statuses: Record<number, number> = {};
   let errors = 0;
   let next = 0;
   const start = performance.now();
-  const deadline = start + seconds * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) {
+      while (more(next)) {
         const i = next++;
         const t = performance.now();
         try {
@@ -33,6 +33,12 @@ export async function load(send: (i: number) => Promise<number>, concurrency: nu
     }),
   );
   return { requests: latenciesMs.length, errors, statuses, seconds: (performance.now() - start) / 1000, latenciesMs };
+}
+
+/** Closed loop for `seconds`. */
+export function load(send: (i: number) => Promise<number>, concurrency: number, seconds: number): Promise<LoadResult> {
+  const deadline = performance.now() + seconds * 1000;
+  return closedLoop(send, concurrency, () => performance.now() < deadline);
 }
 
 export function percentile(values: number[], p: number): number {
@@ -74,29 +80,8 @@ export function send(url: string, options: { method?: string; headers?: Record<s
 }
 
 /** Closed loop as `load`, but for exactly `count` requests (to fill a backlog of a known size). */
-export async function loadCount(send: (i: number) => Promise<number>, concurrency: number, count: number): Promise<LoadResult> {
-  const latenciesMs: number[] = [];
-  const statuses: Record<number, number> = {};
-  let errors = 0;
-  let next = 0;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const i = next++;
-        const t = performance.now();
-        try {
-          const status = await send(i);
-          statuses[status] = (statuses[status] ?? 0) + 1;
-          if (status >= 400) errors += 1;
-        } catch {
-          errors += 1;
-        }
-        latenciesMs.push(performance.now() - t);
-      }
-    }),
-  );
-  return { requests: latenciesMs.length, errors, statuses, seconds: (performance.now() - start) / 1000, latenciesMs };
+export function loadCount(send: (i: number) => Promise<number>, concurrency: number, count: number): Promise<LoadResult> {
+  return closedLoop(send, concurrency, (i) => i < count);
 }
 
 /**
