@@ -2,18 +2,19 @@
  * V1 events benchmark: a realistic campaign (10 live behaviors, 5 listening to the event sent), 10,000 customers,
  * 10 concurrent connections. Prints, side by side in one run: V1 sync events, the retrieval route, and a raw `pg`
  * script doing the same transaction shape (lock customer, upsert progress, insert event, update points) as the
- * ceiling; then the same V1 load on a single customer (lock contention) with its totals checked.
- * Run: npm run bench:v1 (BENCH_SECONDS per phase, default 10).
+ * ceiling, interleaved in rounds so that the machine's slow spells hit them alike; then the same V1 load on a single
+ * customer (lock contention) with its totals checked. Each row adds the CPU a request cost the API, PostgreSQL and
+ * this process (the load generator, and the raw script itself in the raw row).
+ * Run: npm run bench:v1 (BENCH_SECONDS per workload, default 10; BENCH_ONLY=v1 for V1 and the ceiling alone).
  */
 import pg from 'pg';
-import { load, LoadResult, send, summary, table } from './support/load.js';
+import { CPU_COLUMNS, interleaved, load, LoadResult, measured, send, summary, table } from './support/load.js';
+import { rawTransaction } from './support/raw-pg.js';
 import { bootstrap, startServer } from './support/server.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = 10;
 const CUSTOMERS = 10_000;
-/** A progress state of the size the service writes; the raw phase runs last, so it never feeds the API. */
-const RAW_STATE = JSON.stringify({ achieved: 1, completions: [], window: null, goals: { '1': { count: 0, completed: false, pivots: [], lastDay: null, countedAt: [] } } });
 
 const goal = (name: string, extra: Record<string, unknown> = {}) => ({ goals: [{ achievement: { name, event_count: 1, ...extra } }] });
 const BEHAVIORS = [
@@ -47,34 +48,37 @@ async function main(): Promise<void> {
     if (batch.status !== 201) throw new Error(`behaviors not created: ${await batch.text()}`);
 
     const db = new pg.Pool({ connectionString: server.databaseUrl, max: CONCURRENCY });
-    const ids: string[] = (
-      await db.query(
-        `INSERT INTO customers (organization_id, external_id, time_zone, division_id)
-         SELECT $1, 'bench-' || g, 'America/New_York', d.id FROM generate_series(1, $2) g, divisions d WHERE d.organization_id = $1
-         RETURNING id`,
-        [tenant.organizationId, CUSTOMERS],
-      )
-    ).rows.map((r) => r.id);
-    const pick = (i: number) => ids[(i * 7919) % ids.length];
+    const customers = async (prefix: string): Promise<string[]> =>
+      (
+        await db.query(
+          `INSERT INTO customers (organization_id, external_id, time_zone, division_id)
+           SELECT $1, $2 || g, 'America/New_York', d.id FROM generate_series(1, $3) g, divisions d WHERE d.organization_id = $1
+           RETURNING id`,
+          [tenant.organizationId, prefix, CUSTOMERS],
+        )
+      ).rows.map((r) => r.id);
+    // The raw phase writes progress the engine never wrote: its customers are its own.
+    const [ids, rawIds] = [await customers('bench-'), await customers('raw-')];
+    const pick = (list: string[], i: number) => list[(i * 7919) % list.length];
     const event = (i: number) => JSON.stringify({ events: { visit: { store_id: `s${i % 13}` } } });
     const post = (id: string, i: number) => send(`${base}/users/${id}/events`, { method: 'POST', headers, body: event(i) });
+    const cpu = () => server.cpu();
+    const v1Load = (s: number) => measured(cpu, () => load((i) => post(pick(ids, i), i), CONCURRENCY, s));
+    const rawLoad = (s: number) => measured(cpu, () => load((i) => rawTransaction(db, tenant.organizationId, tenant.key, pick(rawIds, i)), CONCURRENCY, s));
+    const retrievalLoad = (s: number) => measured(cpu, () => load((i) => send(`${base}/users/${pick(ids, i)}/events`, { headers }), CONCURRENCY, s));
 
-    await load((i) => post(pick(i), i), CONCURRENCY, 2); // warm-up: compiled rules, connection pools, JIT
-    const v1 = await load((i) => post(pick(i), i), CONCURRENCY, SECONDS);
+    await interleaved([v1Load, rawLoad], 2, 1); // warm-up: compiled rules, connection pools, JIT
     if (process.env.BENCH_ONLY === 'v1') {
-      process.stdout.write(table(['workload', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling'], [summary('V1 sync event', v1)]));
+      const [v1, raw] = await interleaved([v1Load, rawLoad], SECONDS);
+      process.stdout.write(table(['workload', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling', ...CPU_COLUMNS], [summary('V1 sync event', v1, raw), summary('raw pg transaction (ceiling)', raw, raw)]));
       await db.end();
       return;
     }
-    const retrieval = await load(
-      (i) => send(`${base}/users/${pick(i)}/events`, { headers }),
-      CONCURRENCY,
-      SECONDS,
-    );
+    const [v1, retrieval, raw] = await interleaved([v1Load, retrievalLoad, rawLoad], SECONDS);
     // A customer of its own, so the contention totals are this phase's alone.
     const one = (await db.query(`INSERT INTO customers (organization_id, external_id, time_zone, division_id) SELECT $1, 'contended', 'America/New_York', id FROM divisions WHERE organization_id = $1 RETURNING id`, [tenant.organizationId])).rows[0].id as string;
     const before = (await db.query(`SELECT count(*)::int AS n FROM events WHERE customer_id = $1`, [one])).rows[0].n as number;
-    const contended = await load((i) => post(one, i), CONCURRENCY, SECONDS);
+    const contended = await measured(cpu, () => load((i) => post(one, i), CONCURRENCY, SECONDS));
     const check = (
       await db.query(
         `SELECT c.available_points, c.lifetime_points,
@@ -84,35 +88,6 @@ async function main(): Promise<void> {
         [one],
       )
     ).rows[0];
-    const raw = await load(
-      async (i) => {
-        const client = await db.connect();
-        try {
-          const id = pick(i);
-          await client.query('BEGIN');
-          await client.query('SELECT id, available_points FROM customers WHERE id = $1 FOR UPDATE', [id]);
-          await client.query(
-            `INSERT INTO customer_progress (customer_id, behavior_id, state, achieved) SELECT $1, b.id, $2, 1 FROM behaviors b WHERE b.name = 'Visit'
-             ON CONFLICT (customer_id, behavior_id) DO UPDATE SET state = EXCLUDED.state, achieved = customer_progress.achieved + 1`,
-            [id, RAW_STATE],
-          );
-          await client.query(
-            `INSERT INTO events (organization_id, api_key_id, customer_id, source, name, occurred_at, status) SELECT $1, k.id, $2, 'v1', 'visit', now(), 'processed' FROM api_keys k WHERE k.key = $3`,
-            [tenant.organizationId, id, tenant.key],
-          );
-          await client.query('UPDATE customers SET available_points = available_points + 1, lifetime_points = lifetime_points + 1 WHERE id = $1', [id]);
-          await client.query('COMMIT');
-          return 200;
-        } catch (error) {
-          await client.query('ROLLBACK');
-          throw error;
-        } finally {
-          client.release();
-        }
-      },
-      CONCURRENCY,
-      SECONDS,
-    );
     await db.end();
 
     const rows: string[][] = [
@@ -121,7 +96,7 @@ async function main(): Promise<void> {
       summary('raw pg transaction (ceiling)', raw, raw),
       summary('V1 sync, every request one customer', contended, raw),
     ];
-    process.stdout.write(table(['workload', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling'], rows));
+    process.stdout.write(table(['workload', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling', ...CPU_COLUMNS], rows));
     const statuses = (r: LoadResult) => JSON.stringify(r.statuses);
     process.stdout.write(
       `contention: statuses ${statuses(contended)}; events stored ${Number(check.events) - before} of ${contended.requests} sent; ` +

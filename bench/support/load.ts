@@ -7,6 +7,17 @@ export interface LoadResult {
   statuses: Record<number, number>;
   seconds: number;
   latenciesMs: number[];
+  /** CPU microseconds per request of the API, of PostgreSQL and of the benchmark process (see measured()). */
+  cpuPerRequest?: { api: number; postgres: number; bench: number };
+}
+
+/** Runs a load and adds what it cost each process per request. */
+export async function measured(cpu: () => { api: number; postgres: number; bench: number }, run: () => Promise<LoadResult>): Promise<LoadResult> {
+  const before = cpu();
+  const result = await run();
+  const after = cpu();
+  const per = (k: keyof typeof before) => ((after[k] - before[k]) * 1e6) / Math.max(1, result.requests);
+  return { ...result, cpuPerRequest: { api: per('api'), postgres: per('postgres'), bench: per('bench') } };
 }
 
 /** `concurrency` workers each send the next request as soon as the last answers, while `more(i)` holds. */
@@ -35,6 +46,33 @@ async function closedLoop(send: (i: number) => Promise<number>, concurrency: num
   return { requests: latenciesMs.length, errors, statuses, seconds: (performance.now() - start) / 1000, latenciesMs };
 }
 
+/**
+ * Runs each load in turn for `seconds / rounds`, `rounds` times over, and merges each load's slices: on a shared
+ * machine a slow spell then slows every load alike instead of the one that happened to run during it.
+ */
+export async function interleaved(loads: Array<(seconds: number) => Promise<LoadResult>>, seconds: number, rounds = 5): Promise<LoadResult[]> {
+  const slices: LoadResult[][] = loads.map(() => []);
+  for (let round = 0; round < rounds; round += 1) {
+    for (const [i, run] of loads.entries()) slices[i].push(await run(seconds / rounds));
+  }
+  return slices.map(merge);
+}
+
+function merge(results: LoadResult[]): LoadResult {
+  const requests = results.reduce((n, r) => n + r.requests, 0);
+  const statuses: Record<number, number> = {};
+  for (const r of results) for (const [status, n] of Object.entries(r.statuses)) statuses[Number(status)] = (statuses[Number(status)] ?? 0) + n;
+  const cpu = (k: 'api' | 'postgres' | 'bench') => results.reduce((sum, r) => sum + (r.cpuPerRequest?.[k] ?? 0) * r.requests, 0) / Math.max(1, requests);
+  return {
+    requests,
+    errors: results.reduce((n, r) => n + r.errors, 0),
+    statuses,
+    seconds: results.reduce((n, r) => n + r.seconds, 0),
+    latenciesMs: results.flatMap((r) => r.latenciesMs),
+    ...(results.every((r) => r.cpuPerRequest) ? { cpuPerRequest: { api: cpu('api'), postgres: cpu('postgres'), bench: cpu('bench') } } : {}),
+  };
+}
+
 /** Closed loop for `seconds`. */
 export function load(send: (i: number) => Promise<number>, concurrency: number, seconds: number): Promise<LoadResult> {
   const deadline = performance.now() + seconds * 1000;
@@ -56,8 +94,12 @@ export function table(header: string[], rows: string[][]): string {
 export function summary(name: string, r: LoadResult, ceiling?: LoadResult): string[] {
   const rps = r.requests / r.seconds;
   const ratio = ceiling ? `${((rps / (ceiling.requests / ceiling.seconds)) * 100).toFixed(0)}%` : '';
-  return [name, rps.toFixed(0), percentile(r.latenciesMs, 50).toFixed(1), percentile(r.latenciesMs, 99).toFixed(1), String(r.errors), ratio];
+  const cpu = r.cpuPerRequest ? [r.cpuPerRequest.api, r.cpuPerRequest.postgres, r.cpuPerRequest.bench].map((us) => us.toFixed(0)) : [];
+  return [name, rps.toFixed(0), percentile(r.latenciesMs, 50).toFixed(1), percentile(r.latenciesMs, 99).toFixed(1), String(r.errors), ratio, ...cpu];
 }
+
+/** Header cells of the CPU columns summary() adds for measured() results. */
+export const CPU_COLUMNS = ['API CPU µs/req', 'PG CPU µs/req', 'bench CPU µs/req'];
 
 import http from 'node:http';
 

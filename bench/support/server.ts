@@ -2,11 +2,14 @@
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { cpuSnapshot } from './cpu.js';
 
 export interface BenchServer {
   url: string;
   databaseUrl: string;
   env: NodeJS.ProcessEnv;
+  /** CPU seconds so far: the API processes, the PostgreSQL backends of its database, and this benchmark process. */
+  cpu(): { api: number; postgres: number; bench: number };
   stop(): Promise<void>;
 }
 
@@ -38,6 +41,11 @@ export async function startServer(port: number, extraEnv: NodeJS.ProcessEnv = {}
     url,
     databaseUrl: base.toString(),
     env,
+    cpu() {
+      const { app, postgres } = cpuSnapshot(children.map((c) => c.pid!), name);
+      const own = process.cpuUsage();
+      return { api: app, postgres, bench: (own.user + own.system) / 1e6 };
+    },
     async stop() {
       for (const child of children) child.kill('SIGTERM');
       await new Promise((r) => setTimeout(r, 500));

@@ -28,6 +28,14 @@ describe('Customer time', () => {
     ])('in %s, %s is %s', (zone, instant, day) => {
       expect(localDay(utc(instant), zone)).toBe(day);
     });
+
+    it('answers the same instant asked again, in one zone after another, with each zone its own day', () => {
+      const instant = utc('2026-01-05T20:00:00Z');
+      for (let i = 0; i < 3; i += 1) {
+        expect(localDay(instant, 'America/New_York')).toBe('2026-01-05');
+        expect(localDay(instant, 'Asia/Tokyo')).toBe('2026-01-06');
+      }
+    });
   });
 
   describe('dayNumber', () => {

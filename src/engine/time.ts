@@ -25,18 +25,31 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
 }
 
 interface LocalParts {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
+  readonly year: number;
+  readonly month: number;
+  readonly day: number;
+  readonly hour: number;
+  readonly minute: number;
+  readonly second: number;
 }
 
+/**
+ * The last instants converted, per zone: one evaluation asks for the same instants (the event's, the previous
+ * event's) many times, and Intl's formatToParts is the slowest step of the engine. A pure memo: same input, same answer.
+ */
+const recent = new Map<string, LocalParts>();
+const RECENT_MAX = 1024;
+
 export function localParts(ms: number, timeZone: string): LocalParts {
+  const key = `${timeZone}|${ms}`;
+  const known = recent.get(key);
+  if (known) return known;
   const parts: Record<string, number> = {};
   for (const p of formatter(timeZone).formatToParts(ms)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
+  const local = Object.freeze({ year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second });
+  if (recent.size >= RECENT_MAX) recent.clear();
+  recent.set(key, local);
+  return local;
 }
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');

@@ -9,6 +9,8 @@ const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * x-request-id header, and writes one JSON log line when the response is finished.
  */
 export function requestContext(logger: Logger, observe?: (method: string, route: string, status: number, seconds: number) => void) {
+  // The request line has a fixed set of fields, none of them a secret: it skips the redaction walk (half its cost).
+  const requests = logger.child({}, { redact: [] });
   return (req: Request, res: Response, next: NextFunction): void => {
     const incoming = req.header('x-request-id');
     req.id = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
@@ -18,7 +20,7 @@ export function requestContext(logger: Logger, observe?: (method: string, route:
       const route = (req.route as { path?: string } | undefined)?.path;
       const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
       observe?.(req.method, route ? `${req.baseUrl}${route}` : 'unmatched', res.statusCode, elapsed);
-      logger.info(
+      requests.info(
         {
           req_id: req.id,
           method: req.method,

@@ -251,6 +251,23 @@ describe('AppValidationPipe on query strings', () => {
     expect(result.page).toBe(1);
   });
 
+  it('answers every empty query string alike: an instance with its defaults (the second one without re-validating)', async () => {
+    for (let i = 0; i < 3; i += 1) {
+      const result = (await pipe.transform({}, query)) as ListQuery;
+      expect(result).toBeInstanceOf(ListQuery);
+      expect(result).toMatchObject({ limit: 10, page: 1 });
+    }
+  });
+
+  it('rejects an empty query string every time when the DTO requires a parameter', async () => {
+    const required: ArgumentMetadata = { type: 'query', metatype: ItemInput, data: '' };
+    for (let i = 0; i < 2; i += 1) {
+      const error = await rejection({}, required);
+      expect(error.code).toBe('missing_data');
+      expect(fields(error)).toEqual(['name']);
+    }
+  });
+
   it('ignores unknown parameters instead of rejecting them', async () => {
     const result = (await pipe.transform({ limit: '5', _: '1712345678', utm_source: 'mail' }, query)) as ListQuery;
     expect(result.limit).toBe(5);

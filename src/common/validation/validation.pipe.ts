@@ -55,7 +55,15 @@ export class AppValidationPipe implements PipeTransform {
   private readonly strict = pipe(true);
   private readonly lenient = pipe(false);
 
-  transform(value: unknown, metadata: ArgumentMetadata): unknown {
-    return (metadata.type === 'query' ? this.lenient : this.strict).transform(value, metadata);
+  /** Query DTOs known to accept an empty query string: most requests send none, and the answer never changes. */
+  private readonly emptyQueryOk = new Set<unknown>();
+
+  async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type !== 'query') return this.strict.transform(value, metadata);
+    const empty = typeof value === 'object' && value !== null && Object.keys(value).length === 0 && typeof metadata.metatype === 'function';
+    if (empty && this.emptyQueryOk.has(metadata.metatype)) return new (metadata.metatype as new () => unknown)();
+    const transformed: unknown = await this.lenient.transform(value, metadata);
+    if (empty) this.emptyQueryOk.add(metadata.metatype);
+    return transformed;
   }
 }

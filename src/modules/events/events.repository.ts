@@ -137,13 +137,17 @@ export class EventsRepository {
 
   async progress(em: EntityManager, customerId: string, behaviorIds: number[]): Promise<ProgressMap> {
     if (behaviorIds.length === 0) return {};
-    const rows = await namedQuery<{ behavior_id: number; state: ProgressMap[number] }>(
-      em,
-      'progress',
-      `SELECT behavior_id, state FROM customer_progress WHERE customer_id = $1 AND behavior_id = ANY($2)`,
-      [customerId, behaviorIds],
-    );
-    return Object.fromEntries(rows.map((r) => [r.behavior_id, r.state]));
+    const query = this.progressQuery(customerId, behaviorIds);
+    return this.parseProgress(await namedQuery(em, query.name, query.text, query.values));
+  }
+
+  /** The query of progress(), to run yourself. */
+  progressQuery(customerId: string, behaviorIds: number[]): NamedQuery {
+    return {
+      name: 'progress',
+      text: `SELECT behavior_id, state FROM customer_progress WHERE customer_id = $1 AND behavior_id = ANY($2)`,
+      values: [customerId, behaviorIds],
+    };
   }
 
   /** Inserts event rows in order; answers their ids. A repeated (api key, transaction id) raises 23505. */
@@ -210,33 +214,27 @@ export class EventsRepository {
                              attributes, context, division_id, occurred_at, status, reason, result, points_earned, processed_at)
          SELECT $1, $2, $3, $4, $5, $6, $7, t.transaction_id, t.name, t.count, t.attributes, t.context, t.division_id, t.occurred_at,
                 t.status, t.reason, t.result, t.points, now()
-           FROM unnest($8::text[], $9::text[], $10::numeric[], $11::jsonb[], $12::jsonb[], $13::int[], $14::timestamptz[], $15::text[],
-                       $16::text[], $17::jsonb[], $18::int[])
+           FROM ROWS FROM (json_to_recordset($8::json) AS (transaction_id text, name text, count numeric, attributes jsonb, context jsonb,
+                  division_id int, occurred_at timestamptz, status text, reason text, result jsonb, points int))
                 WITH ORDINALITY AS t(transaction_id, name, count, attributes, context, division_id, occurred_at, status, reason, result, points, n)
           ORDER BY t.n
          RETURNING id
        ),
        evn AS (SELECT id, (row_number() OVER (ORDER BY id) - 1)::int AS idx FROM ev)`;
-    const headValues = [
-      first.organizationId,
-      first.apiKeyId,
-      first.customerId,
-      first.userRef,
-      first.source,
-      first.campaignId,
-      first.requestId,
-      rows.map((r) => r.transactionId),
-      rows.map((r) => r.instance.name),
-      rows.map((r) => r.instance.count),
-      rows.map((r) => JSON.stringify(r.instance.attributes)),
-      rows.map((r) => JSON.stringify(r.instance.context)),
-      rows.map((r) => r.divisionId),
-      rows.map((r) => new Date(r.instance.occurredAt)),
-      rows.map((r) => r.status),
-      rows.map((r) => r.reason),
-      rows.map((r) => (r.result === null ? null : JSON.stringify(r.result))),
-      rows.map((r) => r.pointsEarned),
-    ];
+    const events = rows.map((r) => ({
+      transaction_id: r.transactionId,
+      name: r.instance.name,
+      count: r.instance.count,
+      attributes: r.instance.attributes,
+      context: r.instance.context,
+      division_id: r.divisionId,
+      occurred_at: new Date(r.instance.occurredAt).toISOString(),
+      status: r.status,
+      reason: r.reason,
+      result: r.result,
+      points: r.pointsEarned,
+    }));
+    const headValues = [first.organizationId, first.apiKeyId, first.customerId, first.userRef, first.source, first.campaignId, first.requestId, JSON.stringify(events)];
     return outcomesQuery('write-evaluation', head, headValues, first.organizationId, before, result);
   }
 
@@ -248,19 +246,14 @@ export class EventsRepository {
     const head = `ev AS (
          UPDATE events e SET status = t.status, reason = t.reason, result = t.result, points_earned = t.points, processed_at = now(),
                 attempts = e.attempts + 1
-           FROM unnest($1::bigint[], $2::text[], $3::text[], $4::jsonb[], $5::int[]) WITH ORDINALITY AS t(id, status, reason, result, points, n)
+           FROM ROWS FROM (json_to_recordset($1::json) AS (id bigint, status text, reason text, result jsonb, points int))
+                WITH ORDINALITY AS t(id, status, reason, result, points, n)
           WHERE e.id = t.id
          RETURNING e.id, (t.n - 1)::int AS idx
        ),
        evn AS (SELECT id, idx FROM ev)`;
-    const headValues = [
-      eventIds,
-      outcomes.map((o) => o.status),
-      outcomes.map((o) => o.reason),
-      outcomes.map((o) => (o.result === null ? null : JSON.stringify(o.result))),
-      outcomes.map((o) => o.pointsEarned),
-    ];
-    return outcomesQuery('write-processed', head, headValues, organizationId, before, result);
+    const events = outcomes.map((o, i) => ({ id: eventIds[i], status: o.status, reason: o.reason, result: o.result, points: o.pointsEarned }));
+    return outcomesQuery('write-processed', head, [JSON.stringify(events)], organizationId, before, result);
   }
 }
 
@@ -270,56 +263,63 @@ export type EventOutcome = Pick<EventRow, 'status' | 'reason' | 'result' | 'poin
 /**
  * One statement: `head` (CTEs named ev and evn, evn mapping each instance index to its event id) followed by every
  * outcome of the evaluation: progress upserts, the customer row, points ledger rows, issued offers and notifications.
- * Data-modifying CTEs run to completion whether or not the final SELECT reads them.
+ * Data-modifying CTEs run to completion whether or not the final SELECT reads them. Row sets travel as one JSON
+ * parameter each: one JSON.stringify instead of escaping every element of many array parameters.
  */
 function outcomesQuery(name: string, head: string, headValues: unknown[], organizationId: number, before: CustomerSnapshot, result: EvaluationResult): NamedQuery {
   const after = result.customer;
-  const progressIds = Object.keys(result.progress).map(Number);
   const o = headValues.length; // $o+1 is the first parameter of the outcomes
   const $ = (i: number) => `$${o + i}`;
   const text = `WITH ${head},
        pr AS (
          INSERT INTO customer_progress (customer_id, behavior_id, state, achieved, updated_at)
-         SELECT ${$(2)}, t.behavior_id, t.state, t.achieved, now() FROM unnest(${$(3)}::int[], ${$(4)}::jsonb[], ${$(5)}::int[]) AS t(behavior_id, state, achieved)
+         SELECT ${$(2)}, t.behavior_id, t.state, t.achieved, now() FROM json_to_recordset(${$(3)}::json) AS t(behavior_id int, state jsonb, achieved int)
          ON CONFLICT (customer_id, behavior_id) DO UPDATE SET state = EXCLUDED.state, achieved = EXCLUDED.achieved, updated_at = now()
          RETURNING 1
        ),
        cu AS (
-         UPDATE customers SET available_points = ${$(7)}, lifetime_points = ${$(8)}, tier_id = ${$(9)}, tags = ${$(10)}, qualified_campaign_ids = ${$(11)},
-                completed_campaign_ids = ${$(12)}, updated_at = now()
-          WHERE id = ${$(2)} AND ${$(6)}::boolean
+         UPDATE customers SET available_points = ${$(5)}, lifetime_points = ${$(6)}, tier_id = ${$(7)}, tags = ${$(8)}, qualified_campaign_ids = ${$(9)},
+                completed_campaign_ids = ${$(10)}, updated_at = now()
+          WHERE id = ${$(2)} AND ${$(4)}::boolean
          RETURNING 1
        ),
        lg AS (
          INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source)
          SELECT ${$(1)}, ${$(2)}, evn.id, t.amount, t.reason, t.source
-           FROM unnest(${$(13)}::int[], ${$(14)}::int[], ${$(15)}::text[], ${$(16)}::jsonb[]) AS t(idx, amount, reason, source) JOIN evn ON evn.idx = t.idx
+           FROM json_to_recordset(${$(11)}::json) AS t(idx int, amount int, reason text, source jsonb) JOIN evn ON evn.idx = t.idx
          RETURNING 1
        ),
        co AS (
          INSERT INTO customer_offers (organization_id, customer_id, offer_id, campaign_id, behavior_id, event_id, issued_at)
          SELECT ${$(1)}, ${$(2)}, t.offer_id, t.campaign_id, t.behavior_id, evn.id, t.issued_at
-           FROM unnest(${$(17)}::int[], ${$(18)}::int[], ${$(19)}::int[], ${$(20)}::int[], ${$(21)}::timestamptz[]) AS t(idx, offer_id, campaign_id, behavior_id, issued_at)
+           FROM json_to_recordset(${$(12)}::json) AS t(idx int, offer_id int, campaign_id int, behavior_id int, issued_at timestamptz)
            JOIN evn ON evn.idx = t.idx
          RETURNING 1
        ),
        nt AS (
          INSERT INTO notifications (organization_id, customer_id, event_id, creative_id, campaign_id, behavior_id, type, data)
          SELECT ${$(1)}, ${$(2)}, evn.id, t.creative_id, t.campaign_id, t.behavior_id, t.type, t.data
-           FROM unnest(${$(22)}::int[], ${$(23)}::int[], ${$(24)}::int[], ${$(25)}::int[], ${$(26)}::text[], ${$(27)}::jsonb[])
+           FROM ROWS FROM (json_to_recordset(${$(13)}::json) AS (idx int, creative_id int, campaign_id int, behavior_id int, type text, data jsonb))
                 WITH ORDINALITY AS t(idx, creative_id, campaign_id, behavior_id, type, data, n)
            JOIN evn ON evn.idx = t.idx
           ORDER BY t.n
          RETURNING id
        )
        SELECT (SELECT array_agg(id ORDER BY id) FROM ev) AS event_ids, (SELECT array_agg(id ORDER BY id) FROM nt) AS notification_ids`;
+  const progress = Object.entries(result.progress).map(([id, state]) => ({ behavior_id: Number(id), state, achieved: state.achieved }));
+  const credits = result.credits.map((c) => ({
+    idx: c.eventIndex,
+    amount: c.amount,
+    reason: c.reason,
+    source: { campaign_id: c.campaignId, behavior_id: c.behaviorId, goal_id: c.goalId ?? null, offer_id: c.offerId ?? null },
+  }));
+  const offers = result.offersIssued.map((x) => ({ idx: x.eventIndex, offer_id: x.offerId, campaign_id: x.campaignId, behavior_id: x.behaviorId, issued_at: new Date(x.at).toISOString() }));
+  const notifications = result.notifications.map((n) => ({ idx: n.eventIndex, creative_id: n.creativeId, campaign_id: n.campaignId, behavior_id: n.behaviorId, type: n.type, data: n.data }));
   const values = [
     ...headValues,
     organizationId,
     after.id,
-    progressIds,
-    progressIds.map((id) => JSON.stringify(result.progress[id])),
-    progressIds.map((id) => result.progress[id].achieved),
+    JSON.stringify(progress),
     !sameCustomer(before, after),
     after.availablePoints,
     after.lifetimePoints,
@@ -327,21 +327,9 @@ function outcomesQuery(name: string, head: string, headValues: unknown[], organi
     after.tags,
     after.qualifiedCampaignIds,
     after.completedCampaignIds,
-    result.credits.map((c) => c.eventIndex),
-    result.credits.map((c) => c.amount),
-    result.credits.map((c) => c.reason),
-    result.credits.map((c) => JSON.stringify({ campaign_id: c.campaignId, behavior_id: c.behaviorId, goal_id: c.goalId ?? null, offer_id: c.offerId ?? null })),
-    result.offersIssued.map((x) => x.eventIndex),
-    result.offersIssued.map((x) => x.offerId),
-    result.offersIssued.map((x) => x.campaignId),
-    result.offersIssued.map((x) => x.behaviorId),
-    result.offersIssued.map((x) => new Date(x.at)),
-    result.notifications.map((n) => n.eventIndex),
-    result.notifications.map((n) => n.creativeId),
-    result.notifications.map((n) => n.campaignId),
-    result.notifications.map((n) => n.behaviorId),
-    result.notifications.map((n) => n.type),
-    result.notifications.map((n) => JSON.stringify(n.data)),
+    JSON.stringify(credits),
+    JSON.stringify(offers),
+    JSON.stringify(notifications),
   ];
   return { name, text, values };
 }

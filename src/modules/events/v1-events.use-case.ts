@@ -7,8 +7,8 @@ import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { toDate } from '../../common/validation/validators.js';
-import type { PoolClient } from 'pg';
 import { pipelined } from '../../common/database/pipelined.js';
+import { withPoolClient } from '../../common/database/pool-client.js';
 import {
   checkEligibility,
   evaluate,
@@ -82,42 +82,40 @@ export class V1EventsUseCase {
   /** Synchronous evaluation in one transaction, the customer row locked; read_only evaluates and writes nothing. */
   private async process(req: V1Request, instances: EventInstance[]): Promise<V1EventResponse> {
     if (req.body.read_only === true) return this.db.transaction((em) => this.preview(em, req, instances));
-    const runner = this.db.createQueryRunner();
-    const client = (await runner.connect()) as PoolClient;
-    let open = false;
-    try {
-      // Round trip 1, one write: BEGIN, the locking read of the customer, and the progress of the behaviors the last
-      // compiled rules say the events involve. The progress statement runs once the lock is held, so it sees what
-      // the request we may have waited for wrote.
-      const org = req.tenant.organizationId;
-      const lockQuery = this.repository.customerQuery(org, req.customer, true);
-      if (!lockQuery) throw AppError.notFound('user');
-      const hint = await this.rulesCache.peek(org)?.catch(() => null);
-      const guess = hint ? involvedBehaviors(hint, instances, scopedCampaignIdOrNull(hint, req.campaign)) : [];
-      open = true;
-      const [, locked, read] = await pipelined(client, [{ text: 'BEGIN' }, lockQuery, this.repository.progressByKeyQuery(org, req.customer, guess)]);
-      const customer = this.repository.parseCustomer(locked.rows as CustomerRow[], []);
-      if (!customer) throw AppError.notFound('user');
-      const rules = await this.rulesCache.get(org, customer.rulesVersion);
-      const campaignId = scopedCampaignId(rules, req.campaign);
-      const divisions = this.divisions(req, rules, instances);
-      const missing = involvedBehaviors(rules, instances, campaignId).filter((id) => !guess.includes(id));
-      const progress = { ...this.repository.parseProgress(read.rows), ...(missing.length ? await this.repository.progress(runner.manager, customer.snapshot.id, missing) : {}) };
-      const result = this.evaluate(req, rules, customer, progress, instances, campaignId);
-      const rows = this.processedRows(req, customer, instances, divisions, campaignId, result);
-      // Round trip 2, one write: every change and COMMIT.
-      const [written] = await pipelined(client, [this.repository.writeQuery(rows, customer.snapshot, result), { text: 'COMMIT' }]);
-      open = false;
-      const { notificationIds } = this.repository.parseWrite(written.rows as WriteRow[]);
-      this.counters.add({ accepted: rows.length, processed: rows.length });
-      return v1Response(rules, result, { ...progress, ...result.progress }, notificationIds, req.explain);
-    } catch (error) {
-      if (open) await client.query('ROLLBACK').catch(() => undefined);
-      if (isDuplicateTransaction(error)) throw this.duplicate(req.body.transaction_id!);
-      throw error;
-    } finally {
-      await runner.release();
-    }
+    const org = req.tenant.organizationId;
+    const lockQuery = this.repository.customerQuery(org, req.customer, true);
+    if (!lockQuery) throw AppError.notFound('user');
+    const hint = await this.rulesCache.peek(org)?.catch(() => null);
+    const guess = hint ? involvedBehaviors(hint, instances, scopedCampaignIdOrNull(hint, req.campaign)) : [];
+    return withPoolClient(this.db, async (client) => {
+      let open = true;
+      try {
+        // Round trip 1, one write: BEGIN, the locking read of the customer, and the progress of the behaviors the last
+        // compiled rules say the events involve. The progress statement runs once the lock is held, so it sees what
+        // the request we may have waited for wrote.
+        const [, locked, read] = await pipelined(client, [{ text: 'BEGIN' }, lockQuery, this.repository.progressByKeyQuery(org, req.customer, guess)]);
+        const customer = this.repository.parseCustomer(locked.rows as CustomerRow[], []);
+        if (!customer) throw AppError.notFound('user');
+        const rules = await this.rulesCache.get(org, customer.rulesVersion);
+        const campaignId = scopedCampaignId(rules, req.campaign);
+        const divisions = this.divisions(req, rules, instances);
+        const missing = involvedBehaviors(rules, instances, campaignId).filter((id) => !guess.includes(id));
+        const progress = this.repository.parseProgress(read.rows);
+        if (missing.length) Object.assign(progress, this.repository.parseProgress((await client.query(this.repository.progressQuery(customer.snapshot.id, missing))).rows));
+        const result = this.evaluate(req, rules, customer, progress, instances, campaignId);
+        const rows = this.processedRows(req, customer, instances, divisions, campaignId, result);
+        // Round trip 2, one write: every change and COMMIT.
+        const [written] = await pipelined(client, [this.repository.writeQuery(rows, customer.snapshot, result), { text: 'COMMIT' }]);
+        open = false;
+        const { notificationIds } = this.repository.parseWrite(written.rows as WriteRow[]);
+        this.counters.add({ accepted: rows.length, processed: rows.length });
+        return v1Response(rules, result, { ...progress, ...result.progress }, notificationIds, req.explain);
+      } catch (error) {
+        if (open) await client.query('ROLLBACK').catch(() => undefined);
+        if (isDuplicateTransaction(error)) throw this.duplicate(req.body.transaction_id!);
+        throw error;
+      }
+    });
   }
 
   /** read_only: the same evaluation, answered as if processed; the transaction only reads. */
