@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/config.js';
 import { EventsJob, QueueName } from '../src/queues/queue-names.js';
 import { createTestApp } from './support/app.js';
-import { deleteQueueKeys, killWorker, logLines, ownQueuePrefix, spawnWorker, startTestWorker, waitFor, WorkerProcess } from './support/worker.js';
+import { deleteQueueKeys, killWorker, logLines, ownQueuePrefix, signalGroup, spawnNpmWorker, spawnWorker, startTestWorker, waitFor, WorkerProcess } from './support/worker.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 import { createCampaign } from './factories/campaign.factory.js';
 import { createCustomer } from './factories/customer.factory.js';
@@ -40,10 +40,18 @@ describe('the events worker', () => {
     return prefix;
   }
 
-  function spawn(env: Record<string, string>): WorkerProcess {
-    const child = spawnWorker(env);
+  function spawn(env: Record<string, string>, start = spawnWorker): WorkerProcess {
+    const child = start(env);
     children.push(child);
     return child;
+  }
+
+  async function createCustomers(app: INestApplication, tenant: TestTenant, count: number): Promise<Customer[]> {
+    const customers: Customer[] = [];
+    for (const group of chunks(Array.from({ length: count }, (_, i) => i), 10)) {
+      customers.push(...(await Promise.all(group.map(() => createCustomer(app, tenant)))));
+    }
+    return customers;
   }
 
   /** A BullMQ queue of our own on the events queue under `prefix` (the same connection settings as the service). */
@@ -326,12 +334,8 @@ describe('the events worker', () => {
           `SELECT id, customer_id FROM events WHERE organization_id = $1 ORDER BY id`,
           [tenant.organizationId],
         );
-        // One job per customer of the request (the unknown one alone), named after its first event.
-        const expected = [
-          { job_id: `v2-${rows[0].id}`, events: 3, processed: 3, rejected: 0, skipped: 0 },
-          { job_id: `v2-${rows[1].id}`, events: 1, processed: 0, rejected: 1, skipped: 0 },
-          { job_id: `v2-${rows[2].id}`, events: 1, processed: 1, rejected: 0, skipped: 0 },
-        ];
+        // The request's customers packed into one job (well under JOB_EVENTS), named after its first event.
+        const expected = [{ job_id: `v2-${rows[0].id}`, events: 5, processed: 4, rejected: 1, skipped: 0 }];
         const ours = () => logLines(child).filter((l) => l.msg === 'job' && expected.some((e) => e.job_id === l.job_id));
         await waitFor(() => ours().length >= expected.length, 20_000, 'the job log lines');
         expect(ours().sort((x, y) => String(x.job_id).localeCompare(String(y.job_id)))).toEqual(
@@ -346,15 +350,76 @@ describe('the events worker', () => {
       }
     }, LONG_TEST_MS);
 
+    it('started with npm run start:worker: evaluates V2 and V1 async events, and stops on SIGTERM', async () => {
+      const prefix = prefixFor('npm');
+      const { app, db, tenant } = await setup(prefix);
+      try {
+        const child = spawn({ QUEUE_PREFIX: prefix }, spawnNpmWorker);
+        await waitFor(() => logLines(child).some((l) => l.msg === 'worker ready'), SETTLE_MS, `worker ready (stderr: ${child.stderr})`);
+        const [a, b] = [await createCustomer(app, tenant), await createCustomer(app, tenant)];
+        await sendV2(app, tenant, visits([a, b], 2));
+        const res = await request(app.getHttpServer())
+          .post(`/priv/v1/apps/${tenant.apiKey}/users/${a.id}/events?async=true`)
+          .auth(tenant.apiKey, tenant.apiSecret)
+          .send({ events: { visit: 1 } });
+        expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { status: 'ok' } });
+        await settled(db, tenant, 5);
+        expect(await books(app, db, tenant, [a, b])).toEqual({ [a.external_id]: expectedBooks(3), [b.external_id]: expectedBooks(2) });
+        expect(child.stderr).toBe('');
+        signalGroup(child, 'SIGTERM');
+        await child.exited;
+        await waitFor(() => logLines(child).some((l) => l.msg === 'worker stopping: finishing jobs in flight'), 10_000, 'the worker to stop');
+      } finally {
+        await app.close();
+      }
+    }, LONG_TEST_MS);
+
+    it('SIGTERM with a job in flight: that job finishes, no other starts, exit code 0; the next worker takes the rest', async () => {
+      const prefix = prefixFor('term');
+      const { app, db, tenant } = await setup(prefix);
+      const queue = queueOn(prefix);
+      try {
+        const customers = await createCustomers(app, tenant, 100);
+        // 20 requests of one visit per customer: 20 jobs of 100 events wait before the worker starts.
+        for (let i = 0; i < 20; i += 1) await sendV2(app, tenant, visits(customers, 1));
+        const first = spawn({ QUEUE_PREFIX: prefix, WORKER_CONCURRENCY: '1' });
+        let inFlight: string | undefined;
+        await waitFor(
+          async () => {
+            inFlight = (await queue.getActive())[0]?.id;
+            return inFlight !== undefined && ((await statusCounts(db, tenant)).processed ?? 0) > 0;
+          },
+          SETTLE_MS,
+          `a job in flight (stderr: ${first.stderr})`,
+          5,
+        );
+        first.process.kill('SIGTERM');
+        expect(await first.exited).toEqual({ code: 0, signal: null });
+        const lines = logLines(first);
+        const stopping = lines.findIndex((l) => l.msg === 'worker stopping: finishing jobs in flight');
+        expect(stopping).toBeGreaterThan(-1);
+        // The job in flight at the signal finished (and was logged); none started after it.
+        expect(lines.filter((l) => l.msg === 'job').map((l) => l.job_id)).toContain(inFlight);
+        expect(lines.slice(stopping).filter((l) => l.msg === 'job').length).toBeLessThanOrEqual(1);
+        const left = await statusCounts(db, tenant);
+        expect(left.pending).toBeGreaterThan(0);
+        expect(left.processed % 100).toBe(0); // whole jobs only: none was cut short
+
+        spawn({ QUEUE_PREFIX: prefix });
+        await settled(db, tenant, 2000);
+        expect(await books(app, db, tenant, customers)).toEqual(Object.fromEntries(customers.map((c) => [c.external_id, expectedBooks(20)])));
+      } finally {
+        await queue.close();
+        await app.close();
+      }
+    }, LONG_TEST_MS);
+
     it('killed with SIGKILL in the middle of a large batch: a new worker finishes, every event processed exactly once', async () => {
       const prefix = prefixFor('kill');
       const { app, db, tenant } = await setup(prefix);
       try {
-        const customers: Customer[] = [];
-        for (const group of chunks(Array.from({ length: 50 }, (_, i) => i), 10)) {
-          customers.push(...(await Promise.all(group.map(() => createCustomer(app, tenant)))));
-        }
-        // 2,000 events: 40 requests of one event per customer, so 2,000 jobs wait before any worker runs.
+        const customers = await createCustomers(app, tenant, 50);
+        // 2,000 events: 40 requests of one event per customer, so 40 jobs of 50 customers wait before any worker runs.
         const batches = chunks(visits(customers, 40), 50);
         for (const group of chunks(batches, 8)) await Promise.all(group.map((batch) => sendV2(app, tenant, batch)));
         expect(await statusCounts(db, tenant)).toEqual({ pending: 2000 });

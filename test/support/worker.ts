@@ -66,18 +66,44 @@ export interface WorkerProcess {
   stdout: string;
   stderr: string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Started in a process group of its own (signals go to the whole group). */
+  group: boolean;
 }
 
 /** Starts `node dist/src/worker.js` with this run's environment, logging at info, plus `env`. */
 export function spawnWorker(env: Record<string, string> = {}): WorkerProcess {
+  return start(process.execPath, ['dist/src/worker.js'], env, false);
+}
+
+/**
+ * Starts the worker as an operator does, `npm run start:worker` (which brings dist/ up to date first: nothing to do
+ * after the test run's own build), in a process group of its own: signal it with `signalGroup`. npm's own lines are
+ * silenced, so stdout holds only the worker's JSON lines.
+ */
+export function spawnNpmWorker(env: Record<string, string> = {}): WorkerProcess {
+  const npm = process.env.npm_execpath;
+  return npm ? start(process.execPath, [npm, 'run', '--silent', 'start:worker'], env, true) : start('npm', ['run', '--silent', 'start:worker'], env, true);
+}
+
+/** Sends `signal` to every process of the child's group (npm, its shell and the worker it started). */
+export function signalGroup(child: WorkerProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.process.pid!, signal);
+  } catch {
+    // the group is gone already
+  }
+}
+
+function start(command: string, args: string[], env: Record<string, string>, detached: boolean): WorkerProcess {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', ...env };
   delete childEnv.NODE_OPTIONS; // jest's own flags would add warnings on stderr
-  const proc = spawn(process.execPath, ['dist/src/worker.js'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(command, args, { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached });
   const child: WorkerProcess = {
     process: proc,
     stdout: '',
     stderr: '',
     exited: new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal }))),
+    group: detached,
   };
   proc.stdout!.setEncoding('utf8').on('data', (chunk: string) => (child.stdout += chunk));
   proc.stderr!.setEncoding('utf8').on('data', (chunk: string) => (child.stderr += chunk));
@@ -95,7 +121,8 @@ export function logLines(child: WorkerProcess): Array<Record<string, unknown>> {
 
 /** Kills the process (SIGKILL unless told) if it still runs, and waits for its exit (at most 10 s). */
 export async function killWorker(child: WorkerProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-  if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill(signal);
+  if (child.group) signalGroup(child, signal);
+  else if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill(signal);
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([child.exited, new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))]).finally(() => clearTimeout(timer));
 }

@@ -71,7 +71,8 @@ export interface CustomerRow {
 export class EventsRepository {
   /**
    * The customer with its organization's rules version and its progress in these behaviors, in one round trip;
-   * `lock` holds the customer row (FOR UPDATE) until the transaction ends. Ask for progress only without the lock:
+   * `lock` holds the customer row (FOR NO KEY UPDATE: evaluations exclude each other, while inserts of rows that
+   * reference the customer go on) until the transaction ends. Ask for progress only without the lock:
    * a locking read that waited sees the other tables as they were before the wait.
    */
   async customer(em: EntityManager, organizationId: number, key: CustomerKey, lock: boolean, behaviorIds: number[] = []): Promise<LockedCustomer | null> {
@@ -90,7 +91,7 @@ export class EventsRepository {
               (SELECT json_object_agg(p.behavior_id, p.state) FROM customer_progress p
                 WHERE p.customer_id = c.id AND p.behavior_id = ANY($3)) AS progress
          FROM customers c JOIN organizations o ON o.id = c.organization_id
-        WHERE c.organization_id = $1 AND ${column} = $2${lock ? ' FOR UPDATE OF c' : ''}`,
+        WHERE c.organization_id = $1 AND ${column} = $2${lock ? ' FOR NO KEY UPDATE OF c' : ''}`,
       values: [organizationId, 'userId' in key ? key.userId : key.externalId, behaviorIds],
     };
   }
@@ -147,6 +148,15 @@ export class EventsRepository {
       name: 'progress',
       text: `SELECT behavior_id, state FROM customer_progress WHERE customer_id = $1 AND behavior_id = ANY($2)`,
       values: [customerId, behaviorIds],
+    };
+  }
+
+  /** Progress rows of several customers in these behaviors (rows of pairs that do not exist are simply absent). */
+  progressOfManyQuery(customerIds: string[], behaviorIds: number[]): NamedQuery {
+    return {
+      name: 'progress-of-many',
+      text: `SELECT customer_id, behavior_id, state FROM customer_progress WHERE customer_id = ANY($1::uuid[]) AND behavior_id = ANY($2::int[])`,
+      values: [customerIds, behaviorIds],
     };
   }
 
@@ -235,14 +245,14 @@ export class EventsRepository {
       points: r.pointsEarned,
     }));
     const headValues = [first.organizationId, first.apiKeyId, first.customerId, first.userRef, first.source, first.campaignId, first.requestId, JSON.stringify(events)];
-    return outcomesQuery('write-evaluation', head, headValues, first.organizationId, before, result);
+    return outcomesQuery('write-evaluation', head, headValues, [{ organizationId: first.organizationId, before, result, firstIndex: 0 }]);
   }
 
   /**
-   * What processing stored events writes, in one statement: the events marked with their results (by id, in the
-   * order of the evaluated instances), and the same outcome rows as a synchronous evaluation.
+   * What processing stored events writes, in one statement: the events marked with their results (by id; each
+   * customer's events in the order evaluated, at its `firstIndex`), and every customer's outcome rows.
    */
-  processedQuery(organizationId: number, eventIds: string[], outcomes: EventOutcome[], before: CustomerSnapshot, result: EvaluationResult): NamedQuery {
+  processedQuery(eventIds: string[], outcomes: EventOutcome[], customers: CustomerOutcome[]): NamedQuery {
     const head = `ev AS (
          UPDATE events e SET status = t.status, reason = t.reason, result = t.result, points_earned = t.points, processed_at = now(),
                 attempts = e.attempts + 1
@@ -253,84 +263,104 @@ export class EventsRepository {
        ),
        evn AS (SELECT id, idx FROM ev)`;
     const events = outcomes.map((o, i) => ({ id: eventIds[i], status: o.status, reason: o.reason, result: o.result, points: o.pointsEarned }));
-    return outcomesQuery('write-processed', head, [JSON.stringify(events)], organizationId, before, result);
+    return outcomesQuery('write-processed', head, [JSON.stringify(events)], customers);
   }
 }
 
 /** What evaluating one stored event made of it. */
 export type EventOutcome = Pick<EventRow, 'status' | 'reason' | 'result' | 'pointsEarned'>;
 
+/** One customer's evaluation in a write: its state before, the result, and where its events start in the statement's list. */
+export interface CustomerOutcome {
+  organizationId: number;
+  before: CustomerSnapshot;
+  result: EvaluationResult;
+  /** The index, in the statement's event list, of the event the result's eventIndex 0 names. */
+  firstIndex: number;
+}
+
 /**
- * One statement: `head` (CTEs named ev and evn, evn mapping each instance index to its event id) followed by every
- * outcome of the evaluation: progress upserts, the customer row, points ledger rows, issued offers and notifications.
+ * One statement: `head` (CTEs named ev and evn, evn mapping each event's index in the list to its id) followed by
+ * every customer's outcomes: progress upserts, customer rows, points ledger rows, issued offers and notifications.
  * Data-modifying CTEs run to completion whether or not the final SELECT reads them. Row sets travel as one JSON
  * parameter each: one JSON.stringify instead of escaping every element of many array parameters.
  */
-function outcomesQuery(name: string, head: string, headValues: unknown[], organizationId: number, before: CustomerSnapshot, result: EvaluationResult): NamedQuery {
-  const after = result.customer;
+function outcomesQuery(name: string, head: string, headValues: unknown[], customers: CustomerOutcome[]): NamedQuery {
   const o = headValues.length; // $o+1 is the first parameter of the outcomes
   const $ = (i: number) => `$${o + i}`;
   const text = `WITH ${head},
        pr AS (
          INSERT INTO customer_progress (customer_id, behavior_id, state, achieved, updated_at)
-         SELECT ${$(2)}, t.behavior_id, t.state, t.achieved, now() FROM json_to_recordset(${$(3)}::json) AS t(behavior_id int, state jsonb, achieved int)
+         SELECT t.customer_id, t.behavior_id, t.state, t.achieved, now() FROM json_to_recordset(${$(1)}::json) AS t(customer_id uuid, behavior_id int, state jsonb, achieved int)
          ON CONFLICT (customer_id, behavior_id) DO UPDATE SET state = EXCLUDED.state, achieved = EXCLUDED.achieved, updated_at = now()
          RETURNING 1
        ),
        cu AS (
-         UPDATE customers SET available_points = ${$(5)}, lifetime_points = ${$(6)}, tier_id = ${$(7)}, tags = ${$(8)}, qualified_campaign_ids = ${$(9)},
-                completed_campaign_ids = ${$(10)}, updated_at = now()
-          WHERE id = ${$(2)} AND ${$(4)}::boolean
+         UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tags = t.tags,
+                qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
+           FROM json_to_recordset(${$(2)}::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
+                qualified_campaign_ids int[], completed_campaign_ids int[])
+          WHERE c.id = t.id
          RETURNING 1
        ),
        lg AS (
          INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source)
-         SELECT ${$(1)}, ${$(2)}, evn.id, t.amount, t.reason, t.source
-           FROM json_to_recordset(${$(11)}::json) AS t(idx int, amount int, reason text, source jsonb) JOIN evn ON evn.idx = t.idx
+         SELECT t.organization_id, t.customer_id, evn.id, t.amount, t.reason, t.source
+           FROM json_to_recordset(${$(3)}::json) AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb)
+           JOIN evn ON evn.idx = t.idx
          RETURNING 1
        ),
        co AS (
          INSERT INTO customer_offers (organization_id, customer_id, offer_id, campaign_id, behavior_id, event_id, issued_at)
-         SELECT ${$(1)}, ${$(2)}, t.offer_id, t.campaign_id, t.behavior_id, evn.id, t.issued_at
-           FROM json_to_recordset(${$(12)}::json) AS t(idx int, offer_id int, campaign_id int, behavior_id int, issued_at timestamptz)
+         SELECT t.organization_id, t.customer_id, t.offer_id, t.campaign_id, t.behavior_id, evn.id, t.issued_at
+           FROM json_to_recordset(${$(4)}::json)
+                AS t(idx int, organization_id int, customer_id uuid, offer_id int, campaign_id int, behavior_id int, issued_at timestamptz)
            JOIN evn ON evn.idx = t.idx
          RETURNING 1
        ),
        nt AS (
          INSERT INTO notifications (organization_id, customer_id, event_id, creative_id, campaign_id, behavior_id, type, data)
-         SELECT ${$(1)}, ${$(2)}, evn.id, t.creative_id, t.campaign_id, t.behavior_id, t.type, t.data
-           FROM ROWS FROM (json_to_recordset(${$(13)}::json) AS (idx int, creative_id int, campaign_id int, behavior_id int, type text, data jsonb))
-                WITH ORDINALITY AS t(idx, creative_id, campaign_id, behavior_id, type, data, n)
+         SELECT t.organization_id, t.customer_id, evn.id, t.creative_id, t.campaign_id, t.behavior_id, t.type, t.data
+           FROM ROWS FROM (json_to_recordset(${$(5)}::json)
+                AS (idx int, organization_id int, customer_id uuid, creative_id int, campaign_id int, behavior_id int, type text, data jsonb))
+                WITH ORDINALITY AS t(idx, organization_id, customer_id, creative_id, campaign_id, behavior_id, type, data, n)
            JOIN evn ON evn.idx = t.idx
           ORDER BY t.n
          RETURNING id
        )
        SELECT (SELECT array_agg(id ORDER BY id) FROM ev) AS event_ids, (SELECT array_agg(id ORDER BY id) FROM nt) AS notification_ids`;
-  const progress = Object.entries(result.progress).map(([id, state]) => ({ behavior_id: Number(id), state, achieved: state.achieved }));
-  const credits = result.credits.map((c) => ({
-    idx: c.eventIndex,
-    amount: c.amount,
-    reason: c.reason,
-    source: { campaign_id: c.campaignId, behavior_id: c.behaviorId, goal_id: c.goalId ?? null, offer_id: c.offerId ?? null },
-  }));
-  const offers = result.offersIssued.map((x) => ({ idx: x.eventIndex, offer_id: x.offerId, campaign_id: x.campaignId, behavior_id: x.behaviorId, issued_at: new Date(x.at).toISOString() }));
-  const notifications = result.notifications.map((n) => ({ idx: n.eventIndex, creative_id: n.creativeId, campaign_id: n.campaignId, behavior_id: n.behaviorId, type: n.type, data: n.data }));
-  const values = [
-    ...headValues,
-    organizationId,
-    after.id,
-    JSON.stringify(progress),
-    !sameCustomer(before, after),
-    after.availablePoints,
-    after.lifetimePoints,
-    after.tierId,
-    after.tags,
-    after.qualifiedCampaignIds,
-    after.completedCampaignIds,
-    JSON.stringify(credits),
-    JSON.stringify(offers),
-    JSON.stringify(notifications),
-  ];
+  const rows = <T>(each: (c: CustomerOutcome, who: { idx: (eventIndex: number) => number; organization_id: number; customer_id: string }) => T[]) =>
+    customers.flatMap((c) => each(c, { idx: (i) => c.firstIndex + i, organization_id: c.organizationId, customer_id: c.result.customer.id }));
+  const progress = rows(({ result }, { customer_id }) =>
+    Object.entries(result.progress).map(([id, state]) => ({ customer_id, behavior_id: Number(id), state, achieved: state.achieved })),
+  );
+  const changed = customers
+    .filter((c) => !sameCustomer(c.before, c.result.customer))
+    .map(({ result: { customer: a } }) => ({
+      id: a.id,
+      available_points: a.availablePoints,
+      lifetime_points: a.lifetimePoints,
+      tier_id: a.tierId,
+      tags: a.tags,
+      qualified_campaign_ids: a.qualifiedCampaignIds,
+      completed_campaign_ids: a.completedCampaignIds,
+    }));
+  const credits = rows(({ result }, { idx, ...who }) =>
+    result.credits.map((c) => ({
+      idx: idx(c.eventIndex),
+      ...who,
+      amount: c.amount,
+      reason: c.reason,
+      source: { campaign_id: c.campaignId, behavior_id: c.behaviorId, goal_id: c.goalId ?? null, offer_id: c.offerId ?? null },
+    })),
+  );
+  const offers = rows(({ result }, { idx, ...who }) =>
+    result.offersIssued.map((x) => ({ idx: idx(x.eventIndex), ...who, offer_id: x.offerId, campaign_id: x.campaignId, behavior_id: x.behaviorId, issued_at: new Date(x.at).toISOString() })),
+  );
+  const notifications = rows(({ result }, { idx, ...who }) =>
+    result.notifications.map((n) => ({ idx: idx(n.eventIndex), ...who, creative_id: n.creativeId, campaign_id: n.campaignId, behavior_id: n.behaviorId, type: n.type, data: n.data })),
+  );
+  const values = [...headValues, ...[progress, changed, credits, offers, notifications].map((list) => JSON.stringify(list))];
   return { name, text, values };
 }
 

@@ -1,18 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { namedQuery } from '../../common/database/named-query.js';
+import type { PoolClient } from 'pg';
+import { DataSource } from 'typeorm';
+import { pipelined } from '../../common/database/pipelined.js';
+import { withPoolClient } from '../../common/database/pool-client.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
-import { compileRules, evaluate, type CustomerSnapshot, type EvaluationResult, type EventInstance, type ProgressMap } from '../../engine/index.js';
+import { compileRules, evaluate, type CompiledRules, type EvaluationResult, type EventInstance, type ProgressMap } from '../../engine/index.js';
 import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
-import { EventOutcome, EventsRepository, WriteRow } from './events.repository.js';
+import { CustomerOutcome, CustomerRow, EventOutcome, EventsRepository, LockedCustomer } from './events.repository.js';
 import { involvedBehaviors } from './involved-behaviors.js';
 import { eventOutcome } from './v1-response.js';
 
 interface StoredEventRow {
   id: string;
   organization_id: number;
-  customer_id: string | null;
+  customer_id: string;
   campaign_id: number | null;
   name: string;
   count: string;
@@ -21,12 +23,14 @@ interface StoredEventRow {
   occurred_at: Date;
   qualify: boolean;
   multi_org_enabled: boolean;
-  root_division_id: number;
 }
 
-/** An evaluation that evaluated nothing (every event of the group was out of scope). */
-function emptyResult(customer: CustomerSnapshot): EvaluationResult {
-  return evaluate({ rules: compileRules({ campaigns: [], offers: [], tiers: [], creatives: [], divisionAncestors: {} }), customer, progress: {}, events: [], now: 0, multiOrgEnabled: false });
+/** One customer's pending events of a job, with what the evaluation needs. */
+interface CustomerBatch {
+  customer: LockedCustomer;
+  organizationId: number;
+  events: StoredEventRow[];
+  instances: EventInstance[];
 }
 
 export interface ProcessedSummary {
@@ -35,12 +39,17 @@ export interface ProcessedSummary {
   skipped: number;
 }
 
+const NO_RULES = compileRules({ campaigns: [], offers: [], tiers: [], creatives: [], divisionAncestors: {} });
+
 /**
- * Evaluates stored events (V2, and V1 async=true) with the engine, as V1 does synchronously: per customer, one
- * transaction with the customer row locked, that customer's pending events in occurred_at order, and one statement
- * writing every result. Idempotent: only events still `pending` under the lock are evaluated, so a job delivered
- * twice, or a sweep re-queueing events a worker is already on, changes nothing the second time. Events whose
- * customer does not exist are marked `rejected` (customer_not_found) and never retried.
+ * Evaluates stored events (V2, and V1 async=true) with the engine, as V1 does synchronously, for every customer of a
+ * job at once: one transaction locks the job's customers (in id order, so workers never deadlock; FOR NO KEY UPDATE,
+ * so the foreign-key checks of events being stored for them do not wait, nor deadlock with it), reads their
+ * pending events and their progress in the behaviors involved, evaluates each customer's events in occurred_at
+ * order, and writes every result in one statement. Three round trips per job, whatever its number of customers.
+ * Idempotent: only events still `pending` once the locks are held are evaluated, so a job delivered twice, or a
+ * sweep re-queueing events a worker is already on, changes nothing the second time. Events whose customer does not
+ * exist are marked `rejected` (customer_not_found) and never retried.
  */
 @Injectable()
 export class ProcessStoredEventsUseCase {
@@ -57,7 +66,6 @@ export class ProcessStoredEventsUseCase {
   }
 
   async execute(eventIds: string[]): Promise<ProcessedSummary> {
-    const summary: ProcessedSummary = { processed: 0, rejected: 0, skipped: 0 };
     const rejected: Array<{ id: string }> = await this.db.query(
       `WITH r AS (
          UPDATE events SET status = 'rejected', reason = 'customer_not_found', processed_at = now(), attempts = attempts + 1
@@ -65,68 +73,109 @@ export class ProcessStoredEventsUseCase {
        ) SELECT id FROM r`,
       [eventIds],
     );
-    summary.rejected = rejected.length;
-    const customers: Array<{ customer_id: string }> = await this.db.query(
-      `SELECT DISTINCT customer_id FROM events WHERE id = ANY($1) AND status = 'pending' AND customer_id IS NOT NULL`,
-      [eventIds],
-    );
-    for (const { customer_id } of customers) {
-      const done = await this.db.transaction((em) => this.processCustomer(em, customer_id, eventIds));
-      summary.processed += done;
-    }
-    summary.skipped = eventIds.length - summary.processed - summary.rejected;
-    return summary;
+    const processed = await withPoolClient(this.db, (client) => this.processJob(client, eventIds));
+    return { processed, rejected: rejected.length, skipped: eventIds.length - processed - rejected.length };
   }
 
-  private async processCustomer(em: EntityManager, customerId: string, eventIds: string[]): Promise<number> {
-    const events = await namedQuery<StoredEventRow>(
-      em,
-      'pending-events-of-customer',
-      `SELECT e.id, e.organization_id, e.customer_id, e.campaign_id, e.name, e.count, e.attributes, e.context, e.occurred_at, e.qualify,
-              o.multi_org_enabled, d.id AS root_division_id
-         FROM events e
-         JOIN organizations o ON o.id = e.organization_id
-         JOIN divisions d ON d.organization_id = e.organization_id AND d.parent_id IS NULL
-        WHERE e.id = ANY($1) AND e.customer_id = $2 AND e.status = 'pending'
-        ORDER BY e.occurred_at, e.id`,
-      [eventIds, customerId],
-    );
-    if (events.length === 0) return 0;
-    const first = events[0];
-    const customer = await this.repository.customer(em, first.organization_id, { userId: customerId }, true);
-    if (!customer) return 0;
-    // Re-read under the lock: another worker may have processed them while this one waited.
-    const pending = new Set(
-      (await em.query(`SELECT id FROM events WHERE id = ANY($1) AND status = 'pending' FOR UPDATE`, [events.map((e) => e.id)])).map(
-        (r: { id: string }) => r.id,
-      ),
-    );
-    const todo = events.filter((e) => pending.has(e.id));
-    if (todo.length === 0) return 0;
-    const rules = await this.rulesCache.get(first.organization_id, customer.rulesVersion);
-    const instances = todo.map(
-      (e): EventInstance => ({
-        name: e.name,
-        count: Number(e.count),
-        attributes: e.attributes,
-        context: e.context,
-        occurredAt: e.occurred_at.getTime(),
-        day: typeof e.attributes.occurred_on === 'string' ? e.attributes.occurred_on : null,
-      }),
-    );
-    const progress: ProgressMap = await this.repository.progress(em, customerId, [
-      ...new Set(todo.flatMap((e, i) => involvedBehaviors(rules, [instances[i]], e.campaign_id))),
-    ]);
-    // One evaluation per scope (V1 async events may name a campaign); state carries from one to the next.
-    let snapshot = customer.snapshot;
+  private async processJob(client: PoolClient, eventIds: string[]): Promise<number> {
+    let open = true;
+    try {
+      // Round trip 1: lock the customers, then (a later statement, so it sees what earlier lock holders committed)
+      // read the events still pending.
+      const [, locked, pending] = await pipelined(client, [
+        { text: 'BEGIN' },
+        {
+          name: 'lock-customers-of-events',
+          text: `SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
+                        c.tier_id, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version, NULL AS progress
+                   FROM customers c JOIN organizations o ON o.id = c.organization_id
+                  WHERE c.id IN (SELECT customer_id FROM events WHERE id = ANY($1) AND status = 'pending')
+                  ORDER BY c.id
+                    FOR NO KEY UPDATE OF c`,
+          values: [eventIds],
+        },
+        {
+          name: 'pending-events',
+          text: `SELECT e.id, e.organization_id, e.customer_id, e.campaign_id, e.name, e.count, e.attributes, e.context, e.occurred_at, e.qualify,
+                        o.multi_org_enabled
+                   FROM events e JOIN organizations o ON o.id = e.organization_id
+                  WHERE e.id = ANY($1) AND e.status = 'pending' AND e.customer_id IS NOT NULL
+                  ORDER BY e.customer_id, e.occurred_at, e.id`,
+          values: [eventIds],
+        },
+      ]);
+      const batches = this.batches(locked.rows as CustomerRow[], pending.rows as StoredEventRow[]);
+      if (batches.length === 0) {
+        open = false;
+        await client.query('COMMIT');
+        return 0;
+      }
+      const rules = new Map(await Promise.all(batches.map(async (b) => [b, await this.rulesCache.get(b.organizationId, b.customer.rulesVersion)] as const)));
+      // Round trip 2: the progress of every customer in the behaviors its events involve.
+      const involved = batches.map((b) => b.events.flatMap((e, i) => involvedBehaviors(rules.get(b)!, [b.instances[i]], e.campaign_id)));
+      const read = await client.query(
+        this.repository.progressOfManyQuery(
+          batches.map((b) => b.customer.snapshot.id),
+          [...new Set(involved.flat())],
+        ),
+      );
+      const progress = new Map<string, ProgressMap>();
+      for (const row of read.rows as Array<{ customer_id: string; behavior_id: number; state: ProgressMap[number] }>) {
+        progress.set(row.customer_id, { ...progress.get(row.customer_id), [row.behavior_id]: row.state });
+      }
+      const eventIdsInOrder: string[] = [];
+      const outcomes: EventOutcome[] = [];
+      const customers: CustomerOutcome[] = [];
+      for (const batch of batches) {
+        const evaluated = this.evaluateCustomer(batch, rules.get(batch)!, progress.get(batch.customer.snapshot.id) ?? {});
+        customers.push({ organizationId: batch.organizationId, before: batch.customer.snapshot, result: evaluated.result, firstIndex: outcomes.length });
+        eventIdsInOrder.push(...batch.events.map((e) => e.id));
+        outcomes.push(...evaluated.outcomes);
+      }
+      // Round trip 3: every result and COMMIT.
+      await pipelined(client, [this.repository.processedQuery(eventIdsInOrder, outcomes, customers), { text: 'COMMIT' }]);
+      open = false;
+      this.logger.debug({ customers: batches.length, events: outcomes.length }, 'stored events processed');
+      return outcomes.length;
+    } catch (error) {
+      if (open) await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Pending events grouped by customer, for the customers this transaction locked (in the events' order). */
+  private batches(locked: CustomerRow[], pending: StoredEventRow[]): CustomerBatch[] {
+    const customers = new Map(locked.map((row) => [row.id, this.repository.parseCustomer([row], [])!]));
+    const batches = new Map<string, CustomerBatch>();
+    for (const event of pending) {
+      const customer = customers.get(event.customer_id);
+      // Pending now but not when the locks were taken (replayed in between): left for the job that replays it.
+      if (!customer) continue;
+      let batch = batches.get(event.customer_id);
+      if (!batch) batches.set(event.customer_id, (batch = { customer, organizationId: event.organization_id, events: [], instances: [] }));
+      batch.events.push(event);
+      batch.instances.push({
+        name: event.name,
+        count: Number(event.count),
+        attributes: event.attributes,
+        context: event.context,
+        occurredAt: event.occurred_at.getTime(),
+        day: typeof event.attributes.occurred_on === 'string' ? event.attributes.occurred_on : null,
+      });
+    }
+    return [...batches.values()];
+  }
+
+  /**
+   * One customer's events, one evaluation per event (a V1 async event may name a campaign), state carried from one
+   * to the next; answers each event's outcome and the combined result (event indexes relative to the customer's list).
+   */
+  private evaluateCustomer(batch: CustomerBatch, rules: CompiledRules, progress: ProgressMap) {
+    let snapshot = batch.customer.snapshot;
     let state = progress;
     const outcomes: EventOutcome[] = [];
-    let last = null as ReturnType<typeof evaluate> | null;
-    const credits: ReturnType<typeof evaluate>['credits'] = [];
-    const offers: ReturnType<typeof evaluate>['offersIssued'] = [];
-    const notifications: ReturnType<typeof evaluate>['notifications'] = [];
-    const changed: ProgressMap = {};
-    todo.forEach((event, i) => {
+    const combined: EvaluationResult = evaluate({ rules: NO_RULES, customer: snapshot, progress: {}, events: [], now: 0, multiOrgEnabled: false });
+    batch.events.forEach((event, i) => {
       // A V1 async event scoped to a campaign that is no longer live evaluates nothing (as V1 sync answers 404).
       if (event.campaign_id !== null && !rules.campaigns.has(event.campaign_id)) {
         outcomes.push({ status: 'processed', reason: 'No_active_campaign_found', result: null, pointsEarned: 0 });
@@ -136,25 +185,20 @@ export class ProcessStoredEventsUseCase {
         rules,
         customer: snapshot,
         progress: state,
-        events: [instances[i]],
+        events: [batch.instances[i]],
         now: Date.now(),
         multiOrgEnabled: event.multi_org_enabled,
         campaignId: event.campaign_id,
         qualify: event.qualify,
       });
       outcomes.push(eventOutcome(result, 0, false));
-      credits.push(...result.credits.map((c) => ({ ...c, eventIndex: i })));
-      offers.push(...result.offersIssued.map((o) => ({ ...o, eventIndex: i })));
-      notifications.push(...result.notifications.map((n) => ({ ...n, eventIndex: i })));
-      Object.assign(changed, result.progress);
+      combined.credits.push(...result.credits.map((c) => ({ ...c, eventIndex: i })));
+      combined.offersIssued.push(...result.offersIssued.map((o) => ({ ...o, eventIndex: i })));
+      combined.notifications.push(...result.notifications.map((n) => ({ ...n, eventIndex: i })));
+      Object.assign(combined.progress, result.progress);
       snapshot = result.customer;
       state = { ...state, ...result.progress };
-      last = result;
     });
-    const combined = { ...(last ?? emptyResult(snapshot)), customer: snapshot, progress: changed, credits, offersIssued: offers, notifications };
-    const query = this.repository.processedQuery(first.organization_id, todo.map((e) => e.id), outcomes, customer.snapshot, combined);
-    await namedQuery<WriteRow>(em, query.name, query.text, query.values);
-    this.logger.debug({ customer_id: customerId, events: todo.length }, 'stored events processed');
-    return todo.length;
+    return { outcomes, result: { ...combined, customer: snapshot } };
   }
 }
