@@ -31,9 +31,12 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
   async process(job: Job<EvaluateJobData>): Promise<void> {
     const started = process.hrtime.bigint();
     try {
-      const summary = await this.useCase.execute(job.data.eventIds);
+      const { lagSeconds, ...summary } = await this.useCase.execute(job.data.eventIds);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.counters.add({ processed: summary.processed, rejected: summary.rejected });
-      this.logger.info({ job_id: job.id, job: job.name, events: job.data.eventIds.length, ...summary, duration_ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'job');
+      this.counters.observe('events_processing_lag_seconds', lagSeconds);
+      this.counters.observe('events_job_duration_seconds', [seconds]);
+      this.logger.info({ job_id: job.id, job: job.name, events: job.data.eventIds.length, ...summary, duration_ms: seconds * 1000 }, 'job');
     } catch (error) {
       this.counters.add({ failed: job.data.eventIds.length });
       const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);

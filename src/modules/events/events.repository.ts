@@ -300,7 +300,7 @@ function outcomesQuery(name: string, head: string, headValues: unknown[], custom
                 qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
            FROM json_to_recordset(${$(2)}::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
                 qualified_campaign_ids int[], completed_campaign_ids int[])
-          WHERE c.id = t.id
+          WHERE c.id = ANY(${$(6)}::uuid[]) AND c.id = t.id -- the id list makes the plan an index lookup, not a scan of customers
          RETURNING 1
        ),
        lg AS (
@@ -360,7 +360,7 @@ function outcomesQuery(name: string, head: string, headValues: unknown[], custom
   const notifications = rows(({ result }, { idx, ...who }) =>
     result.notifications.map((n) => ({ idx: idx(n.eventIndex), ...who, creative_id: n.creativeId, campaign_id: n.campaignId, behavior_id: n.behaviorId, type: n.type, data: n.data })),
   );
-  const values = [...headValues, ...[progress, changed, credits, offers, notifications].map((list) => JSON.stringify(list))];
+  const values = [...headValues, ...[progress, changed, credits, offers, notifications].map((list) => JSON.stringify(list)), changed.map((c) => c.id)];
   return { name, text, values };
 }
 

@@ -23,6 +23,7 @@ interface StoredEventRow {
   occurred_at: Date;
   qualify: boolean;
   multi_org_enabled: boolean;
+  created_at: Date;
 }
 
 /** One customer's pending events of a job, with what the evaluation needs. */
@@ -37,6 +38,8 @@ export interface ProcessedSummary {
   processed: number;
   rejected: number;
   skipped: number;
+  /** For each event processed: seconds from stored to its evaluation committed. */
+  lagSeconds: number[];
 }
 
 const NO_RULES = compileRules({ campaigns: [], offers: [], tiers: [], creatives: [], divisionAncestors: {} });
@@ -73,11 +76,14 @@ export class ProcessStoredEventsUseCase {
        ) SELECT id FROM r`,
       [eventIds],
     );
-    const processed = await withPoolClient(this.db, (client) => this.processJob(client, eventIds));
-    return { processed, rejected: rejected.length, skipped: eventIds.length - processed - rejected.length };
+    const storedAt = await withPoolClient(this.db, (client) => this.processJob(client, eventIds));
+    const now = Date.now();
+    const processed = storedAt.length;
+    return { processed, rejected: rejected.length, skipped: eventIds.length - processed - rejected.length, lagSeconds: storedAt.map((at) => (now - at.getTime()) / 1000) };
   }
 
-  private async processJob(client: PoolClient, eventIds: string[]): Promise<number> {
+  /** Answers when each event it processed was stored. */
+  private async processJob(client: PoolClient, eventIds: string[]): Promise<Date[]> {
     let open = true;
     try {
       // Round trip 1: lock the customers, then (a later statement, so it sees what earlier lock holders committed)
@@ -97,7 +103,7 @@ export class ProcessStoredEventsUseCase {
         {
           name: 'pending-events',
           text: `SELECT e.id, e.organization_id, e.customer_id, e.campaign_id, e.name, e.count, e.attributes, e.context, e.occurred_at, e.qualify,
-                        o.multi_org_enabled
+                        e.created_at, o.multi_org_enabled
                    FROM events e JOIN organizations o ON o.id = e.organization_id
                   WHERE e.id = ANY($1) AND e.status = 'pending' AND e.customer_id IS NOT NULL
                   ORDER BY e.customer_id, e.occurred_at, e.id`,
@@ -108,7 +114,7 @@ export class ProcessStoredEventsUseCase {
       if (batches.length === 0) {
         open = false;
         await client.query('COMMIT');
-        return 0;
+        return [];
       }
       const rules = new Map(await Promise.all(batches.map(async (b) => [b, await this.rulesCache.get(b.organizationId, b.customer.rulesVersion)] as const)));
       // Round trip 2: the progress of every customer in the behaviors its events involve.
@@ -136,7 +142,7 @@ export class ProcessStoredEventsUseCase {
       await pipelined(client, [this.repository.processedQuery(eventIdsInOrder, outcomes, customers), { text: 'COMMIT' }]);
       open = false;
       this.logger.debug({ customers: batches.length, events: outcomes.length }, 'stored events processed');
-      return outcomes.length;
+      return batches.flatMap((b) => b.events.map((e) => e.created_at));
     } catch (error) {
       if (open) await client.query('ROLLBACK').catch(() => undefined);
       throw error;

@@ -4,7 +4,7 @@ import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { REDIS } from '../../redis/redis.module.js';
 
-/** Event counters shared by every API and worker process, kept in Redis so one scrape of any API sees them all. */
+/** Event counters and latency histograms shared by every API and worker process, kept in Redis so one scrape of any API sees them all. */
 export const EVENT_COUNTERS = ['accepted', 'duplicates', 'processed', 'rejected', 'failed'] as const;
 export type EventCounter = (typeof EVENT_COUNTERS)[number];
 
@@ -12,15 +12,36 @@ export function counterKey(prefix: string, name: EventCounter): string {
   return `${prefix}:metrics:events_${name}`;
 }
 
+/** Latency histograms shared the same way: bucket counts, sum and count in one Redis hash each. */
+export const EVENT_HISTOGRAMS = {
+  events_processing_lag_seconds: 'Seconds from an event stored to its evaluation committed by a worker, per event',
+  events_job_duration_seconds: 'Seconds a worker spent on one job of the events queue',
+} as const;
+export type EventHistogram = keyof typeof EVENT_HISTOGRAMS;
+/** Upper bounds (seconds) of the buckets, +Inf apart. */
+export const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+export function histogramKey(prefix: string, name: EventHistogram): string {
+  return `${prefix}:metrics:${name}`;
+}
+
+interface PendingHistogram {
+  /** Observations per bucket, not cumulative; the last one is +Inf. */
+  buckets: number[];
+  sum: number;
+  count: number;
+}
+
 const FLUSH_MS = 1000;
 
 /**
- * Counts events locally and adds the counts to the shared Redis counters once a second (no Redis round trip on the
+ * Counts events (and latency observations) locally and adds them to the shared Redis counters once a second (no Redis round trip on the
  * request path). A Redis outage loses counts, never a request; counts pending at shutdown are flushed.
  */
 @Injectable()
 export class EventCounters implements OnModuleDestroy {
   private pending: Partial<Record<EventCounter, number>> = {};
+  private histograms = new Map<EventHistogram, PendingHistogram>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -35,6 +56,18 @@ export class EventCounters implements OnModuleDestroy {
     for (const [name, n] of Object.entries(counts) as Array<[EventCounter, number]>) if (n > 0) this.pending[name] = (this.pending[name] ?? 0) + n;
   }
 
+  observe(name: EventHistogram, seconds: number[]): void {
+    if (seconds.length === 0) return;
+    let h = this.histograms.get(name);
+    if (!h) this.histograms.set(name, (h = { buckets: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0), sum: 0, count: 0 }));
+    for (const value of seconds) {
+      const bucket = LATENCY_BUCKETS.findIndex((le) => value <= le);
+      h.buckets[bucket === -1 ? LATENCY_BUCKETS.length : bucket] += 1;
+      h.sum += value;
+      h.count += 1;
+    }
+  }
+
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.timer);
     await this.flush();
@@ -42,10 +75,18 @@ export class EventCounters implements OnModuleDestroy {
 
   async flush(): Promise<void> {
     const entries = Object.entries(this.pending) as Array<[EventCounter, number]>;
-    if (entries.length === 0) return;
+    const histograms = [...this.histograms];
+    if (entries.length === 0 && histograms.length === 0) return;
     this.pending = {};
+    this.histograms = new Map();
     const pipeline = this.redis.pipeline();
     for (const [name, n] of entries) pipeline.incrby(counterKey(this.config.queuePrefix, name), n);
+    for (const [name, h] of histograms) {
+      const key = histogramKey(this.config.queuePrefix, name);
+      h.buckets.forEach((n, i) => n > 0 && pipeline.hincrby(key, `b${i}`, n));
+      pipeline.hincrby(key, 'count', h.count);
+      pipeline.hincrbyfloat(key, 'sum', h.sum);
+    }
     await pipeline.exec().catch(() => undefined);
   }
 }

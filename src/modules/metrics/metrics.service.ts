@@ -2,12 +2,12 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { QueueName } from '../../queues/queue-names.js';
 import { REDIS } from '../../redis/redis.module.js';
-import { counterKey, EVENT_COUNTERS } from './event-counters.js';
+import { counterKey, EVENT_COUNTERS, EVENT_HISTOGRAMS, EventHistogram, histogramKey, LATENCY_BUCKETS } from './event-counters.js';
 
 /**
  * Prometheus metrics of this API process (requests by route and status, their latency, Node's own), plus the
@@ -51,10 +51,45 @@ export class MetricsService {
         for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
       },
     });
+    for (const [name, help] of Object.entries(EVENT_HISTOGRAMS) as Array<[EventHistogram, string]>) {
+      this.registry.registerMetric(sharedHistogram(name, help, () => redis.hgetall(histogramKey(config.queuePrefix, name)).catch(() => ({}))));
+    }
   }
 
   observe(method: string, route: string, status: number, seconds: number): void {
     this.requests.inc({ method, route, status });
     this.latency.observe({ method, route }, seconds);
   }
+}
+
+/**
+ * A histogram whose bucket counts live in a Redis hash written by every process (EventCounters.observe), read at
+ * scrape time: prom-client's own Histogram only knows this process's observations.
+ */
+function sharedHistogram(name: string, help: string, read: () => Promise<Record<string, string>>): Metric {
+  return {
+    name,
+    help,
+    async get() {
+      const hash = await read();
+      let cumulative = 0;
+      const buckets = LATENCY_BUCKETS.map((le, i) => {
+        cumulative += Number(hash[`b${i}`] ?? 0);
+        return { metricName: `${name}_bucket`, labels: { le }, value: cumulative };
+      });
+      const count = Number(hash.count ?? 0);
+      return {
+        name,
+        help,
+        type: 'histogram',
+        aggregator: 'sum',
+        values: [
+          ...buckets,
+          { metricName: `${name}_bucket`, labels: { le: '+Inf' }, value: count },
+          { metricName: `${name}_sum`, labels: {}, value: Number(hash.sum ?? 0) },
+          { metricName: `${name}_count`, labels: {}, value: count },
+        ],
+      };
+    },
+  } as unknown as Metric;
 }
