@@ -7,7 +7,7 @@
  *   v1.bench.ts (the processing ceiling) and a no-op BullMQ worker taking the same number of jobs (the queue's);
  * - the lag from acceptance to processing at half the 1-worker capacity, and Redis memory and keys around the
  *   processing phases (completed jobs are removed).
- * Run: npm run bench:v2 (BENCH_SECONDS per phase, default 10).
+ * Run: npm run bench:v2 (BENCH_SECONDS per phase, default 10; BENCH_ONLY=acceptance for acceptance and its ceiling alone).
  */
 import { performance } from 'node:perf_hooks';
 import { ChildProcess } from 'node:child_process';
@@ -16,7 +16,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { EventsJob, QueueName } from '../src/queues/queue-names.js';
 import { createLiveCampaign } from './support/campaign.js';
-import { load, loadCount, LoadResult, paced, percentile, send, table } from './support/load.js';
+import { interleaved, load, loadCount, LoadResult, measured, paced, percentile, send, table } from './support/load.js';
 import { startNode, stopAll, stopChild, waitForLine } from './support/processes.js';
 import { rawTransaction } from './support/raw-pg.js';
 import { bootstrap, startServer } from './support/server.js';
@@ -142,10 +142,23 @@ async function main(): Promise<void> {
       }
     };
 
-    // 1. API acceptance, no worker running: the events are stored and queued, nothing takes them.
-    await load(post, CONCURRENCY, 2); // warm-up: connection pools, JIT, api key cache
-    const accepted = await load(post, CONCURRENCY, SECONDS);
-    phase('acceptance, no worker');
+    // 1. API acceptance with no worker running (the events are stored and queued, nothing takes them), interleaved in
+    // rounds with its ceiling: a bare NestJS route doing only addBulk of the same batches (own queue prefix).
+    const bareServer = startNode('dist/bench/support/bare-addbulk.js', { ...server.env, PORT: String(BARE_PORT), QUEUE_PREFIX: `${prefix}-bare` }, 'pipe');
+    await waitForLine(bareServer, 'ready');
+    const cpu = () => server.cpu();
+    const [accepted, bareResult] = await interleaved(
+      [(s) => measured(cpu, () => load(post, CONCURRENCY, s)), (s) => load(bare, CONCURRENCY, s)],
+      SECONDS,
+    );
+    await stopChild(bareServer);
+    await bareQueue.obliterate({ force: true });
+    phase('acceptance, no worker, and the bare addBulk route');
+    const acceptanceCpu = `acceptance CPU per batch of ${BATCH}: API ${accepted.cpuPerRequest!.api.toFixed(0)} µs, PostgreSQL ${accepted.cpuPerRequest!.postgres.toFixed(0)} µs, load generator ${accepted.cpuPerRequest!.bench.toFixed(0)} µs\n`;
+    if (process.env.BENCH_ONLY === 'acceptance') {
+      process.stdout.write(table(['workload', 'events/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling'], [acceptanceRow('V2 API acceptance, no worker', accepted, bareResult), acceptanceRow('bare NestJS route, addBulk only (ceiling)', bareResult, bareResult)]) + acceptanceCpu);
+      return;
+    }
 
     // 1b. The same, while 2 worker processes are saturated by the backlog phase 1 left (it outlasts the phase).
     let workers = await startWorkers(2);
@@ -158,15 +171,6 @@ async function main(): Promise<void> {
     await queue.obliterate({ force: true });
     await db.query(`UPDATE events SET status = 'failed', reason = 'bench: backlog discarded' WHERE status = 'pending'`);
     phase('acceptance, 2 workers saturated');
-
-    // 2. Acceptance ceiling: a bare NestJS route doing only addBulk of the same batches (own queue prefix).
-    const bareServer = startNode('dist/bench/support/bare-addbulk.js', { ...server.env, PORT: String(BARE_PORT), QUEUE_PREFIX: `${prefix}-bare` }, 'pipe');
-    await waitForLine(bareServer, 'ready');
-    await load(bare, CONCURRENCY, 2);
-    const bareResult = await load(bare, CONCURRENCY, SECONDS);
-    await stopChild(bareServer);
-    await bareQueue.obliterate({ force: true });
-    phase('bare addBulk route');
 
     // 3. Processing ceiling: the raw pg transaction of v1.bench.ts, one event per transaction, on customers of its own
     // (the progress state it writes is not the engine's, so no worker may read it; no later phase sends them events).
@@ -282,7 +286,8 @@ async function main(): Promise<void> {
     process.stdout.write(table(['workload', 'events/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling'], rows));
     const perJob = processing[0].events / processing[0].jobs;
     process.stdout.write(
-      `acceptance: vs the bare route measured with no worker running (${fmt(bareEps)} events/s); with 2 workers, ${fmt(backlogLeft)} events were still pending at the end (saturated throughout)\n` +
+      `acceptance: vs the bare route, measured in rounds with it and no worker running (${fmt(bareEps)} events/s); with 2 workers, ${fmt(backlogLeft)} events were still pending at the end (saturated throughout)\n` +
+        acceptanceCpu +
         `processing: vs the raw pg transaction; time from resuming the queue to the last processed_at; errors = events of the backlog not processed\n` +
         `queue: ${perJob.toFixed(2)} events per job, so the no-op worker's ${fmt(noopJobs / noopSeconds)} jobs/s stand for ${fmt((noopJobs / noopSeconds) * perJob)} events/s; ` +
         `1 worker uses ${pct(capacity, (noopJobs / noopSeconds) * perJob)} of it\n` +
