@@ -34,17 +34,38 @@ function processes(): ProcessInfo[] {
   return found;
 }
 
-/** CPU seconds so far of the given processes and their descendants, and of the PostgreSQL backends of a database. */
-export function cpuSnapshot(rootPids: number[], database: string): { app: number; postgres: number } {
+export interface CpuSnapshot {
+  /** Per pid: the API processes (and their children). */
+  api: Map<number, number>;
+  /** Per pid: the PostgreSQL backends of the benchmark's database. */
+  postgres: Map<number, number>;
+  /** This process: the load generator (and the raw script where it runs one). */
+  bench: number;
+}
+
+/** CPU seconds so far, per pid, of the given processes and their descendants, of a database's backends, and of this process. */
+export function cpuSnapshot(rootPids: number[], database: string): CpuSnapshot {
   const all = processes();
   const inTree = new Set(rootPids);
   for (let grew = true; grew; ) {
     grew = false;
     for (const p of all) if (!inTree.has(p.pid) && inTree.has(p.ppid)) grew = inTree.add(p.pid) !== undefined;
   }
-  const sum = (list: ProcessInfo[]) => list.reduce((total, p) => total + p.cpuSeconds, 0);
+  const byPid = (list: ProcessInfo[]) => new Map(list.map((p) => [p.pid, p.cpuSeconds]));
+  const own = process.cpuUsage();
   return {
-    app: sum(all.filter((p) => inTree.has(p.pid))),
-    postgres: sum(all.filter((p) => p.cmdline.startsWith('postgres: ') && p.cmdline.includes(` ${database} `))),
+    api: byPid(all.filter((p) => inTree.has(p.pid))),
+    postgres: byPid(all.filter((p) => p.cmdline.startsWith('postgres: ') && p.cmdline.includes(` ${database} `))),
+    bench: (own.user + own.system) / 1e6,
   };
+}
+
+/**
+ * CPU seconds used between two snapshots by the processes alive at the second (a process that ended in between is
+ * missed: pools close idle connections, so PostgreSQL backends come and go).
+ */
+export function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
+  return total;
 }

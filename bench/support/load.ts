@@ -1,5 +1,6 @@
 /** A closed-loop load generator: `concurrency` workers each send the next request as soon as the last answers. */
 import { performance } from 'node:perf_hooks';
+import { cpuBetween, type CpuSnapshot } from './cpu.js';
 
 export interface LoadResult {
   requests: number;
@@ -12,12 +13,15 @@ export interface LoadResult {
 }
 
 /** Runs a load and adds what it cost each process per request. */
-export async function measured(cpu: () => { api: number; postgres: number; bench: number }, run: () => Promise<LoadResult>): Promise<LoadResult> {
+export async function measured(cpu: () => CpuSnapshot, run: () => Promise<LoadResult>): Promise<LoadResult> {
   const before = cpu();
   const result = await run();
   const after = cpu();
-  const per = (k: keyof typeof before) => ((after[k] - before[k]) * 1e6) / Math.max(1, result.requests);
-  return { ...result, cpuPerRequest: { api: per('api'), postgres: per('postgres'), bench: per('bench') } };
+  const per = (seconds: number) => (seconds * 1e6) / Math.max(1, result.requests);
+  return {
+    ...result,
+    cpuPerRequest: { api: per(cpuBetween(before.api, after.api)), postgres: per(cpuBetween(before.postgres, after.postgres)), bench: per(after.bench - before.bench) },
+  };
 }
 
 /** `concurrency` workers each send the next request as soon as the last answers, while `more(i)` holds. */

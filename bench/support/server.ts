@@ -1,15 +1,16 @@
 /** Starts the built API on a fresh database for a benchmark, and tears both down afterwards. */
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import pg from 'pg';
-import { cpuSnapshot } from './cpu.js';
+import { CpuSnapshot, cpuSnapshot } from './cpu.js';
 
 export interface BenchServer {
   url: string;
   databaseUrl: string;
   env: NodeJS.ProcessEnv;
   /** CPU seconds so far: the API processes, the PostgreSQL backends of its database, and this benchmark process. */
-  cpu(): { api: number; postgres: number; bench: number };
+  cpu(): CpuSnapshot;
   stop(): Promise<void>;
 }
 
@@ -42,9 +43,7 @@ export async function startServer(port: number, extraEnv: NodeJS.ProcessEnv = {}
     databaseUrl: base.toString(),
     env,
     cpu() {
-      const { app, postgres } = cpuSnapshot(children.map((c) => c.pid!), name);
-      const own = process.cpuUsage();
-      return { api: app, postgres, bench: (own.user + own.system) / 1e6 };
+      return cpuSnapshot(children.map((c) => c.pid!), name);
     },
     async stop() {
       for (const child of children) child.kill('SIGTERM');
@@ -55,6 +54,7 @@ export async function startServer(port: number, extraEnv: NodeJS.ProcessEnv = {}
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await client.end();
+      await deleteKeys(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', `${name}*`);
     },
   };
 }
@@ -72,4 +72,19 @@ export async function bootstrap(url: string): Promise<{ key: string; secret: str
     auth: `Basic ${Buffer.from(`${body.api_key}:${body.api_secret}`).toString('base64')}`,
     organizationId: body.organization.id,
   };
+}
+
+/** Deletes the Redis keys a benchmark left under its prefixes (queues, counters, rate limits). */
+async function deleteKeys(url: string, pattern: string): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
 }
