@@ -5,7 +5,7 @@ import { ApiErrors } from '../../common/http/api-errors.decorator.js';
 import { CurrentTenant } from '../../common/http/current-tenant.decorator.js';
 import { PageQuery } from '../../common/http/pagination.dto.js';
 import type { Tenant } from '../../common/http/request-context.js';
-import { CreateUserBody, TimelineResponse, UpdateUserBody, UserResponse } from './dto/user.dto.js';
+import { CreateUserBody, NotificationsResponse, TimelineResponse, UpdateUserBody, UserResponse } from './dto/user.dto.js';
 import { CustomersService } from './customers.service.js';
 
 @ApiTags('customers')
@@ -76,5 +76,21 @@ export class CustomersController {
     @Query() query: PageQuery,
   ): Promise<TimelineResponse> {
     return this.customers.timeline(tenant, { externalId }, query);
+  }
+
+  @Get('users/:user_id/notifications')
+  @ApiOperation({ summary: "A customer's notifications (triggered creatives), newest first" })
+  @ApiOkResponse({ type: NotificationsResponse })
+  @ApiErrors('validation', 'not_found')
+  notifications(@CurrentTenant() tenant: Tenant, @Param('user_id') userId: string, @Query() query: PageQuery): Promise<NotificationsResponse> {
+    return this.customers.notificationsOf(tenant, { userId }, query);
+  }
+
+  @Get('external/users/:external_id/notifications')
+  @ApiOperation({ summary: "A customer's notifications by external_id, newest first" })
+  @ApiOkResponse({ type: NotificationsResponse })
+  @ApiErrors('validation', 'not_found')
+  notificationsExternal(@CurrentTenant() tenant: Tenant, @Param('external_id') externalId: string, @Query() query: PageQuery): Promise<NotificationsResponse> {
+    return this.customers.notificationsOf(tenant, { externalId }, query);
   }
 }

@@ -6,7 +6,8 @@ import { AppError } from '../../common/errors/app-error.js';
 import { pageWindow, PageQuery } from '../../common/http/pagination.dto.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { Customer, Division, EventRecord, Tier } from '../../database/entities/index.js';
-import type { CreateUserInput, TimelineResponse, UpdateUserInput, UserView } from './dto/user.dto.js';
+import type { CreateUserInput, NotificationsResponse, TimelineResponse, UpdateUserInput, UserView } from './dto/user.dto.js';
+import { NotificationsService } from './notifications.service.js';
 import { UUID } from '../../common/validation/uuid.js';
 
 
@@ -20,7 +21,10 @@ export type CustomerRef = { userId: string } | { externalId: string };
 /** The customer profile interface: create, read, update, and the timeline of a customer's events. */
 @Injectable()
 export class CustomersService {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly notifications: NotificationsService,
+  ) {}
 
   async create(tenant: Tenant, input: CreateUserInput): Promise<UserView> {
     const divisionId = input.division_id ?? tenant.rootDivisionId;
@@ -64,6 +68,7 @@ export class CustomersService {
       order: { occurredAt: 'DESC', id: 'DESC' },
       ...pageWindow(query),
     });
+    const notifications = await this.notifications.ofEvents(tenant.organizationId, events.map((e) => e.id));
     return {
       status: 'ok',
       events: events.map((e) => ({
@@ -76,11 +81,18 @@ export class CustomersService {
         points_earned: e.pointsEarned,
         source: e.source,
         transaction_id: e.transactionId,
+        notifications: notifications.get(e.id) ?? [],
       })),
       page: query.page,
       limit: query.limit,
       total,
     };
+  }
+
+  /** A page of the customer's stored notifications, newest first (contract §11). */
+  async notificationsOf(tenant: Tenant, ref: CustomerRef, query: PageQuery): Promise<NotificationsResponse> {
+    const customer = await this.find(tenant, ref);
+    return { status: 'ok', notifications: await this.notifications.ofCustomer(tenant.organizationId, customer.id, query) };
   }
 
   async find(tenant: Tenant, ref: CustomerRef): Promise<Customer> {

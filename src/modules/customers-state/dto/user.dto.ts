@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsInt, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { IsFlatObject, IsTimeZone, Optional, Required } from '../../../common/validation/validators.js';
 import type { FlatObject } from '../../../database/entities/column-types.js';
+import { NotificationView } from '../../events/dto/v1-event.dto.js';
 
 const ATTRIBUTES_EXAMPLE = { plan: 'gold', age: 34, newsletter: true };
 
@@ -94,6 +95,12 @@ export class TimelineEntry {
   @ApiProperty({ example: 5 }) points_earned: number;
   @ApiProperty({ example: 'v1', enum: ['v1', 'v1_async', 'v2'] }) source: string;
   @ApiProperty({ example: 'c1f0b5b2-6a0e-4b7e-9d55-3a2f1c9e8d7a', nullable: true, type: String }) transaction_id: string | null;
+  @ApiProperty({ type: [NotificationView], description: 'Notifications this event produced (triggered creatives)' }) notifications: NotificationView[];
+}
+
+export class NotificationsResponse {
+  @ApiProperty({ example: 'ok' }) status: 'ok';
+  @ApiProperty({ type: [NotificationView], description: 'Newest first' }) notifications: NotificationView[];
 }
 
 export class TimelineResponse {
