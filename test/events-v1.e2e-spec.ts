@@ -6,6 +6,7 @@ import { TEST_ADMIN_TOKEN } from './support/test-env.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 import { createCampaign } from './factories/campaign.factory.js';
 import { createCustomer } from './factories/customer.factory.js';
+import { createTriggeredCreative } from './factories/creative.factory.js';
 import { createBehavior, createBehaviors, CreatedBehavior } from './factories/behavior.factory.js';
 
 const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -1293,32 +1294,7 @@ describe('events V1', () => {
       const tenant = await createTenant(app);
       const campaign = await createCampaign(app, tenant);
       const behavior = await createBehavior(app, tenant, campaign.id, { name: 'N welcome', event: 'n_signup', points: 1 });
-      const window = { starts_at: new Date(Date.now() - DAY).toISOString(), ends_at: new Date(Date.now() + 30 * DAY).toISOString() };
-      const lineItem = await api(app, tenant)
-        .post(`/management/campaigns/${campaign.id}/line_items`)
-        .send({ line_item: { name: 'Main', status: 'live', ...window } });
-      expect(lineItem.status).toBe(201);
-      const group = await api(app, tenant)
-        .post(`/management/line_items/${lineItem.body.line_items[0].id}/creative_groups`)
-        .send({ creative_group: { name: 'Everyone', status: 'live', ...window } });
-      expect(group.status).toBe(201);
-      const applications: Array<{ id: number }> = await db.query(`SELECT id FROM applications WHERE organization_id = $1`, [tenant.organizationId]);
-      const creative = await api(app, tenant)
-        .post(`/management/creative_groups/${group.body.creative_groups[0].id}/creatives`)
-        .send({
-          creative: {
-            name: 'Welcome push',
-            status: 'live',
-            ad_type: 'push_message',
-            creative_type: 'messaging-platform-push',
-            application_id: applications[0].id,
-            message: 'Welcome aboard',
-            url: 'https://example.com/welcome',
-            payload: { screen: 'rewards' },
-            issue_audience_csv: { delivery_method: 'triggered', behavior_id: behavior.id },
-          },
-        });
-      expect(creative.status).toBe(201);
+      await createTriggeredCreative(app, tenant, campaign.id, behavior.id, { message: 'Welcome aboard', url: 'https://example.com/welcome', payload: { screen: 'rewards' } });
 
       const customer = await createCustomer(app, tenant);
       const body = await sendOk(tenant, customer, { events: { n_signup: 1 } });
