@@ -6,6 +6,9 @@ import { EventLogSharedParentKeys1764200000000 } from './1764200000000-event-log
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
-  InitialSchema1763800000000, CampaignManagement1763900000000, EventOutcomes1764000000000, EventQualifyBigintPoints1764100000000,
+  InitialSchema1763800000000,
+  CampaignManagement1763900000000,
+  EventOutcomes1764000000000,
+  EventQualifyBigintPoints1764100000000,
   EventLogSharedParentKeys1764200000000,
 ];

@@ -32,6 +32,8 @@ interface CustomerBatch {
   organizationId: number;
   events: StoredEventRow[];
   instances: EventInstance[];
+  /** The organization's compiled rules at the customer's rules version, once loaded. */
+  rules?: CompiledRules;
 }
 
 export interface ProcessedSummary {
@@ -116,24 +118,21 @@ export class ProcessStoredEventsUseCase {
         await client.query('COMMIT');
         return [];
       }
-      const rules = new Map(await Promise.all(batches.map(async (b) => [b, await this.rulesCache.get(b.organizationId, b.customer.rulesVersion)] as const)));
+      for (const batch of batches) batch.rules = await this.rulesCache.get(batch.organizationId, batch.customer.rulesVersion);
       // Round trip 2: the progress of every customer in the behaviors its events involve.
-      const involved = batches.map((b) => b.events.flatMap((e, i) => involvedBehaviors(rules.get(b)!, [b.instances[i]], e.campaign_id)));
-      const read = await client.query(
-        this.repository.progressOfManyQuery(
-          batches.map((b) => b.customer.snapshot.id),
-          [...new Set(involved.flat())],
-        ),
-      );
+      const behaviorIds = new Set(batches.flatMap((b) => b.events.flatMap((e, i) => involvedBehaviors(b.rules!, [b.instances[i]], e.campaign_id))));
+      const read = await client.query(this.repository.progressOfManyQuery(batches.map((b) => b.customer.snapshot.id), [...behaviorIds]));
       const progress = new Map<string, ProgressMap>();
       for (const row of read.rows as Array<{ customer_id: string; behavior_id: number; state: ProgressMap[number] }>) {
-        progress.set(row.customer_id, { ...progress.get(row.customer_id), [row.behavior_id]: row.state });
+        const ofCustomer = progress.get(row.customer_id) ?? {};
+        ofCustomer[row.behavior_id] = row.state;
+        progress.set(row.customer_id, ofCustomer);
       }
       const eventIdsInOrder: string[] = [];
       const outcomes: EventOutcome[] = [];
       const customers: CustomerOutcome[] = [];
       for (const batch of batches) {
-        const evaluated = this.evaluateCustomer(batch, rules.get(batch)!, progress.get(batch.customer.snapshot.id) ?? {});
+        const evaluated = this.evaluateCustomer(batch, batch.rules!, progress.get(batch.customer.snapshot.id) ?? {});
         customers.push({ organizationId: batch.organizationId, before: batch.customer.snapshot, result: evaluated.result, firstIndex: outcomes.length });
         eventIdsInOrder.push(...batch.events.map((e) => e.id));
         outcomes.push(...evaluated.outcomes);
