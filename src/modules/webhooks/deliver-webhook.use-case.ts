@@ -47,10 +47,13 @@ export class DeliverWebhookUseCase {
   /** Answers null when there is nothing to send (delivered already, cancelled, or the webhook deleted). */
   async execute(deliveryId: string, last: boolean): Promise<AttemptResult | null> {
     const [claimed]: ClaimedDelivery[] = await this.db.query(
-      `UPDATE webhook_deliveries d SET attempts = d.attempts + 1, updated_at = now()
-         FROM webhooks w
-        WHERE d.id = $1 AND w.id = d.webhook_id AND d.status IN ('pending', 'retrying') AND w.deleted_at IS NULL
-        RETURNING d.attempts, d.payload, d.type, d.webhook_id, w.url, w.secret`,
+      // (An UPDATE inside WITH: TypeORM answers the rows of a SELECT, but [rows, count] for a bare UPDATE.)
+      `WITH claimed AS (
+         UPDATE webhook_deliveries d SET attempts = d.attempts + 1, updated_at = now()
+           FROM webhooks w
+          WHERE d.id = $1 AND w.id = d.webhook_id AND d.status IN ('pending', 'retrying') AND w.deleted_at IS NULL
+          RETURNING d.attempts, d.payload, d.type, d.webhook_id, w.url, w.secret
+       ) SELECT * FROM claimed`,
       [deliveryId],
     );
     if (!claimed) {

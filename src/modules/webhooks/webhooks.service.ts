@@ -90,7 +90,7 @@ export class WebhooksService {
   remove(tenant: Tenant, id: number): Promise<WebhookView> {
     return this.db.transaction(async (em) => {
       const before = webhookView(await this.find(em, tenant, id, true));
-      const [row]: WebhookRow[] = await em.query(`UPDATE webhooks SET deleted_at = now(), updated_at = now() WHERE id = $1 RETURNING ${VIEW_COLUMNS}`, [id]);
+      const [row]: WebhookRow[] = await em.query(`WITH u AS (UPDATE webhooks SET deleted_at = now(), updated_at = now() WHERE id = $1 RETURNING ${VIEW_COLUMNS}) SELECT * FROM u`, [id]);
       await em.query(
         `UPDATE webhook_deliveries SET status = 'cancelled', updated_at = now() WHERE webhook_id = $1 AND status IN ('pending', 'retrying')`,
         [id],
