@@ -18,6 +18,7 @@ import { EventsModule } from './modules/events/events.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { MetricsModule } from './modules/metrics/metrics.module.js';
 import { TenancyModule } from './modules/tenancy/tenancy.module.js';
+import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 
 /** The API process: HTTP only. It produces queue jobs and never processes them. */
 @Module({
@@ -39,6 +40,7 @@ import { TenancyModule } from './modules/tenancy/tenancy.module.js';
     OffersModule,
     CreativesModule,
     RulesModule,
+    WebhooksModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: ErrorFilter },

@@ -3,7 +3,8 @@ import { LoggingModule } from './common/logging/logging.module.js';
 import { CoreModule } from './core.module.js';
 import { EventsWorkerModule } from './modules/events/events-worker.module.js';
 import { EventCountersModule } from './modules/metrics/metrics.module.js';
+import { WebhooksWorkerModule } from './modules/webhooks/webhooks-worker.module.js';
 
-/** The worker process: queue processors and the sweeper, no HTTP listener. */
-@Module({ imports: [CoreModule, LoggingModule.forRoot('worker'), EventCountersModule, EventsWorkerModule] })
+/** The worker process: queue processors (events, webhook deliveries) and their sweepers, no HTTP listener. */
+@Module({ imports: [CoreModule, LoggingModule.forRoot('worker'), EventCountersModule, EventsWorkerModule, WebhooksWorkerModule] })
 export class WorkerModule {}

@@ -21,7 +21,7 @@ BullModule.queueClass = ListenedQueue;
         prefix: config.queuePrefix,
       }),
     }),
-    BullModule.registerQueue({ name: QueueName.Events }),
+    BullModule.registerQueue({ name: QueueName.Events }, { name: QueueName.Webhooks }),
   ],
   providers: [QueueErrorLogger],
   exports: [BullModule],

@@ -1,10 +1,11 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
-import type { Job } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { QueueName } from '../../queues/queue-names.js';
+import { enqueueDeliveries } from '../webhooks/enqueue-deliveries.js';
 import { EventCounters } from '../metrics/event-counters.js';
 import { ProcessStoredEventsUseCase } from './process-stored.use-case.js';
 
@@ -20,6 +21,7 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly counters: EventCounters,
+    @InjectQueue(QueueName.Webhooks) private readonly webhooksQueue: Queue,
   ) {
     super();
   }
@@ -31,12 +33,16 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
   async process(job: Job<EvaluateJobData>): Promise<void> {
     const started = process.hrtime.bigint();
     try {
-      const { lagSeconds, ...summary } = await this.useCase.execute(job.data.eventIds);
+      const { lagSeconds, deliveryIds, ...summary } = await this.useCase.execute(job.data.eventIds);
+      // Committed with the evaluation; a failure to queue them is left to the webhooks sweeper.
+      await enqueueDeliveries(this.webhooksQueue, deliveryIds).catch((error: Error) =>
+        this.logger.warn({ job_id: job.id, err: error.message, delivery_ids: deliveryIds }, 'webhook deliveries stored but not queued; the sweeper will queue them'),
+      );
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.counters.add({ processed: summary.processed, rejected: summary.rejected });
       this.counters.observe('events_processing_lag_seconds', lagSeconds);
       this.counters.observe('events_job_duration_seconds', [seconds]);
-      this.logger.info({ job_id: job.id, job: job.name, events: job.data.eventIds.length, ...summary, duration_ms: seconds * 1000 }, 'job');
+      this.logger.info({ job_id: job.id, job: job.name, events: job.data.eventIds.length, ...summary, webhook_deliveries: deliveryIds.length, duration_ms: seconds * 1000 }, 'job');
     } catch (error) {
       this.counters.add({ failed: job.data.eventIds.length });
       const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);

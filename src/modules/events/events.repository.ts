@@ -4,6 +4,7 @@ import { namedQuery } from '../../common/database/named-query.js';
 import type { CustomerSnapshot, EvaluationResult, EventInstance, ProgressMap } from '../../engine/index.js';
 import type { EventSource, EventStatus } from '../../database/entities/event.entity.js';
 import { UUID } from '../../common/validation/uuid.js';
+import type { WebhookOccurrence } from '../webhooks/occurrences.js';
 
 export interface LockedCustomer {
   snapshot: CustomerSnapshot;
@@ -45,9 +46,11 @@ export interface NamedQuery {
 export interface WrittenIds {
   eventIds: string[];
   notificationIds: number[];
+  /** Webhook deliveries written to the outbox, to queue once committed. */
+  deliveryIds: string[];
 }
 
-export type WriteRow = { event_ids: string[]; notification_ids: string[] | null };
+export type WriteRow = { event_ids: string[]; notification_ids: string[] | null; delivery_ids: string[] | null };
 
 export interface CustomerRow {
   id: string;
@@ -207,17 +210,17 @@ export class EventsRepository {
    * the changed progress rows, the customer row, points ledger rows, issued offers and notifications. Answers the ids
    * of the events and of the notifications, in order. A repeated (api key, transaction id) raises 23505.
    */
-  async writeEvaluation(em: EntityManager, rows: EventRow[], before: CustomerSnapshot, result: EvaluationResult): Promise<WrittenIds> {
-    const query = this.writeQuery(rows, before, result);
+  async writeEvaluation(em: EntityManager, rows: EventRow[], before: CustomerSnapshot, result: EvaluationResult, webhooks: WebhookOccurrence[] = []): Promise<WrittenIds> {
+    const query = this.writeQuery(rows, before, result, webhooks);
     return this.parseWrite(await namedQuery<WriteRow>(em, query.name, query.text, query.values));
   }
 
   parseWrite([out]: WriteRow[]): WrittenIds {
-    return { eventIds: out.event_ids, notificationIds: (out.notification_ids ?? []).map(Number) };
+    return { eventIds: out.event_ids, notificationIds: (out.notification_ids ?? []).map(Number), deliveryIds: out.delivery_ids ?? [] };
   }
 
   /** The statement of writeEvaluation(), to run yourself (batched with COMMIT). */
-  writeQuery(rows: EventRow[], before: CustomerSnapshot, result: EvaluationResult): NamedQuery {
+  writeQuery(rows: EventRow[], before: CustomerSnapshot, result: EvaluationResult, webhooks: WebhookOccurrence[] = []): NamedQuery {
     const first = rows[0];
     const head = `ev AS (
          INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, campaign_id, request_id, transaction_id, name, count,
@@ -245,7 +248,7 @@ export class EventsRepository {
       points: r.pointsEarned,
     }));
     const headValues = [first.organizationId, first.apiKeyId, first.customerId, first.userRef, first.source, first.campaignId, first.requestId, JSON.stringify(events)];
-    return outcomesQuery('write-evaluation', head, headValues, [{ organizationId: first.organizationId, before, result, firstIndex: 0 }]);
+    return outcomesQuery('write-evaluation', head, headValues, [{ organizationId: first.organizationId, before, result, firstIndex: 0, webhooks }]);
   }
 
   /**
@@ -277,11 +280,14 @@ export interface CustomerOutcome {
   result: EvaluationResult;
   /** The index, in the statement's event list, of the event the result's eventIndex 0 names. */
   firstIndex: number;
+  /** The webhook events of this result (eventIndex and notificationIndex relative to it), written to the outbox. */
+  webhooks?: WebhookOccurrence[];
 }
 
 /**
  * One statement: `head` (CTEs named ev and evn, evn mapping each event's index in the list to its id) followed by
- * every customer's outcomes: progress upserts, customer rows, points ledger rows, issued offers and notifications.
+ * every customer's outcomes: progress upserts, customer rows, points ledger rows, issued offers, notifications and the
+ * webhook outbox (one delivery per occurrence and subscribed webhook of the organization, fanned out here).
  * Data-modifying CTEs run to completion whether or not the final SELECT reads them. Row sets travel as one JSON
  * parameter each: one JSON.stringify instead of escaping every element of many array parameters.
  */
@@ -327,8 +333,22 @@ function outcomesQuery(name: string, head: string, headValues: unknown[], custom
            JOIN evn ON evn.idx = t.idx
           ORDER BY t.n
          RETURNING id
+       ),
+       ntn AS (SELECT id, row_number() OVER (ORDER BY id)::int AS n FROM nt),
+       wh AS (
+         INSERT INTO webhook_deliveries (organization_id, webhook_id, event_id, type, payload)
+         SELECT w.organization_id, w.id, evn.id, t.type,
+                jsonb_build_object('id', t.id, 'type', t.type, 'created_at', t.created_at,
+                  'data', CASE WHEN t.notification_n IS NULL THEN t.data ELSE jsonb_build_object('id', ntn.id) || t.data END)
+           FROM json_to_recordset(${$(7)}::json) AS t(idx int, organization_id int, id text, type text, created_at text, notification_n int, data jsonb)
+           JOIN evn ON evn.idx = t.idx
+           LEFT JOIN ntn ON ntn.n = t.notification_n
+           JOIN webhooks w ON w.organization_id = t.organization_id AND w.deleted_at IS NULL AND t.type = ANY(w.event_types)
+          ORDER BY t.idx, w.id
+         RETURNING id
        )
-       SELECT (SELECT array_agg(id ORDER BY id) FROM ev) AS event_ids, (SELECT array_agg(id ORDER BY id) FROM nt) AS notification_ids`;
+       SELECT (SELECT array_agg(id ORDER BY id) FROM ev) AS event_ids, (SELECT array_agg(id ORDER BY id) FROM nt) AS notification_ids,
+              (SELECT array_agg(id ORDER BY id) FROM wh) AS delivery_ids`;
   const rows = <T>(each: (c: CustomerOutcome, who: { idx: (eventIndex: number) => number; organization_id: number; customer_id: string }) => T[]) =>
     customers.flatMap((c) => each(c, { idx: (i) => c.firstIndex + i, organization_id: c.organizationId, customer_id: c.result.customer.id }));
   const progress = rows(({ result }, { customer_id }) =>
@@ -360,7 +380,27 @@ function outcomesQuery(name: string, head: string, headValues: unknown[], custom
   const notifications = rows(({ result }, { idx, ...who }) =>
     result.notifications.map((n) => ({ idx: idx(n.eventIndex), ...who, creative_id: n.creativeId, campaign_id: n.campaignId, behavior_id: n.behaviorId, type: n.type, data: n.data })),
   );
-  const values = [...headValues, ...[progress, changed, credits, offers, notifications].map((list) => JSON.stringify(list)), changed.map((c) => c.id)];
+  // notification_n: the notification's ordinal (from 1) among every notification of the statement, as nt inserts them.
+  let notificationsBefore = 0;
+  const webhooks = customers.flatMap((c) => {
+    const offset = notificationsBefore;
+    notificationsBefore += c.result.notifications.length;
+    return (c.webhooks ?? []).map((w) => ({
+      idx: c.firstIndex + w.eventIndex,
+      organization_id: c.organizationId,
+      id: w.id,
+      type: w.type,
+      created_at: w.created_at,
+      notification_n: w.notificationIndex === null ? null : offset + w.notificationIndex + 1,
+      data: w.data,
+    }));
+  });
+  const values = [
+    ...headValues,
+    ...[progress, changed, credits, offers, notifications].map((list) => JSON.stringify(list)),
+    changed.map((c) => c.id),
+    JSON.stringify(webhooks),
+  ];
   return { name, text, values };
 }
 

@@ -7,9 +7,10 @@ import { withPoolClient } from '../../common/database/pool-client.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { compileRules, evaluate, type CompiledRules, type EvaluationResult, type EventInstance, type ProgressMap } from '../../engine/index.js';
 import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
-import { CustomerOutcome, CustomerRow, EventOutcome, EventsRepository, LockedCustomer } from './events.repository.js';
+import { CustomerOutcome, CustomerRow, EventOutcome, EventsRepository, LockedCustomer, WriteRow } from './events.repository.js';
 import { involvedBehaviors } from './involved-behaviors.js';
 import { eventOutcome } from './v1-response.js';
+import { webhookOccurrences, type WebhookOccurrence } from '../webhooks/occurrences.js';
 
 interface StoredEventRow {
   id: string;
@@ -42,6 +43,8 @@ export interface ProcessedSummary {
   skipped: number;
   /** For each event processed: seconds from stored to its evaluation committed. */
   lagSeconds: number[];
+  /** Webhook deliveries the job wrote to the outbox, to queue. */
+  deliveryIds: string[];
 }
 
 const NO_RULES = compileRules({ campaigns: [], offers: [], tiers: [], creatives: [], divisionAncestors: {} });
@@ -78,14 +81,20 @@ export class ProcessStoredEventsUseCase {
        ) SELECT id FROM r`,
       [eventIds],
     );
-    const storedAt = await withPoolClient(this.db, (client) => this.processJob(client, eventIds));
+    const { storedAt, deliveryIds } = await withPoolClient(this.db, (client) => this.processJob(client, eventIds));
     const now = Date.now();
     const processed = storedAt.length;
-    return { processed, rejected: rejected.length, skipped: eventIds.length - processed - rejected.length, lagSeconds: storedAt.map((at) => (now - at.getTime()) / 1000) };
+    return {
+      processed,
+      rejected: rejected.length,
+      skipped: eventIds.length - processed - rejected.length,
+      lagSeconds: storedAt.map((at) => (now - at.getTime()) / 1000),
+      deliveryIds,
+    };
   }
 
-  /** Answers when each event it processed was stored. */
-  private async processJob(client: PoolClient, eventIds: string[]): Promise<Date[]> {
+  /** Answers when each event it processed was stored, and the webhook deliveries written. */
+  private async processJob(client: PoolClient, eventIds: string[]): Promise<{ storedAt: Date[]; deliveryIds: string[] }> {
     let open = true;
     try {
       // Round trip 1: lock the customers, then (a later statement, so it sees what earlier lock holders committed)
@@ -116,7 +125,7 @@ export class ProcessStoredEventsUseCase {
       if (batches.length === 0) {
         open = false;
         await client.query('COMMIT');
-        return [];
+        return { storedAt: [], deliveryIds: [] };
       }
       for (const batch of batches) batch.rules = await this.rulesCache.get(batch.organizationId, batch.customer.rulesVersion);
       // Round trip 2: the progress of every customer in the behaviors its events involve.
@@ -133,15 +142,21 @@ export class ProcessStoredEventsUseCase {
       const customers: CustomerOutcome[] = [];
       for (const batch of batches) {
         const evaluated = this.evaluateCustomer(batch, batch.rules!, progress.get(batch.customer.snapshot.id) ?? {});
-        customers.push({ organizationId: batch.organizationId, before: batch.customer.snapshot, result: evaluated.result, firstIndex: outcomes.length });
+        customers.push({
+          organizationId: batch.organizationId,
+          before: batch.customer.snapshot,
+          result: evaluated.result,
+          firstIndex: outcomes.length,
+          webhooks: evaluated.webhooks,
+        });
         eventIdsInOrder.push(...batch.events.map((e) => e.id));
         outcomes.push(...evaluated.outcomes);
       }
       // Round trip 3: every result and COMMIT.
-      await pipelined(client, [this.repository.processedQuery(eventIdsInOrder, outcomes, customers), { text: 'COMMIT' }]);
+      const [written] = await pipelined(client, [this.repository.processedQuery(eventIdsInOrder, outcomes, customers), { text: 'COMMIT' }]);
       open = false;
       this.logger.debug({ customers: batches.length, events: outcomes.length }, 'stored events processed');
-      return batches.flatMap((b) => b.events.map((e) => e.created_at));
+      return { storedAt: batches.flatMap((b) => b.events.map((e) => e.created_at)), deliveryIds: this.repository.parseWrite(written.rows as WriteRow[]).deliveryIds };
     } catch (error) {
       if (open) await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -179,6 +194,7 @@ export class ProcessStoredEventsUseCase {
     let snapshot = batch.customer.snapshot;
     let state = progress;
     const outcomes: EventOutcome[] = [];
+    const webhooks: WebhookOccurrence[] = [];
     const combined: EvaluationResult = evaluate({ rules: NO_RULES, customer: snapshot, progress: {}, events: [], now: 0, multiOrgEnabled: false });
     batch.events.forEach((event, i) => {
       // A V1 async event scoped to a campaign that is no longer live evaluates nothing (as V1 sync answers 404).
@@ -197,6 +213,15 @@ export class ProcessStoredEventsUseCase {
         qualify: event.qualify,
       });
       outcomes.push(eventOutcome(result, 0, false));
+      // Each event's webhook events, built from its own evaluation: its notifications follow those of earlier events.
+      const notificationsBefore = combined.notifications.length;
+      webhooks.push(
+        ...webhookOccurrences(rules, snapshot, result, batch.customer.externalId).map((w) => ({
+          ...w,
+          eventIndex: i,
+          notificationIndex: w.notificationIndex === null ? null : notificationsBefore + w.notificationIndex,
+        })),
+      );
       combined.credits.push(...result.credits.map((c) => ({ ...c, eventIndex: i })));
       combined.offersIssued.push(...result.offersIssued.map((o) => ({ ...o, eventIndex: i })));
       combined.notifications.push(...result.notifications.map((n) => ({ ...n, eventIndex: i })));
@@ -204,6 +229,6 @@ export class ProcessStoredEventsUseCase {
       snapshot = result.customer;
       state = { ...state, ...result.progress };
     });
-    return { outcomes, result: { ...combined, customer: snapshot } };
+    return { outcomes, result: { ...combined, customer: snapshot }, webhooks };
   }
 }

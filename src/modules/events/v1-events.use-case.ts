@@ -19,6 +19,8 @@ import {
   type ProgressMap,
 } from '../../engine/index.js';
 import { EventsJob, QueueName } from '../../queues/queue-names.js';
+import { enqueueDeliveries } from '../webhooks/enqueue-deliveries.js';
+import { webhookOccurrences } from '../webhooks/occurrences.js';
 import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import type { V1EventBody, V1EventResponse } from './dto/v1-event.dto.js';
 import { CustomerKey, CustomerRow, EventRow, EventsRepository, LockedCustomer, WriteRow } from './events.repository.js';
@@ -64,6 +66,7 @@ export class V1EventsUseCase {
     private readonly repository: EventsRepository,
     private readonly rulesCache: RulesCacheService,
     @InjectQueue(QueueName.Events) private readonly queue: Queue,
+    @InjectQueue(QueueName.Webhooks) private readonly webhooksQueue: Queue,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly counters: EventCounters,
   ) {}
@@ -105,10 +108,12 @@ export class V1EventsUseCase {
         const result = this.evaluate(req, rules, customer, progress, instances, campaignId);
         const rows = this.processedRows(req, customer, instances, divisions, campaignId, result);
         // Round trip 2, one write: every change and COMMIT.
-        const [written] = await pipelined(client, [this.repository.writeQuery(rows, customer.snapshot, result), { text: 'COMMIT' }]);
+        const webhooks = webhookOccurrences(rules, customer.snapshot, result, customer.externalId);
+        const [written] = await pipelined(client, [this.repository.writeQuery(rows, customer.snapshot, result, webhooks), { text: 'COMMIT' }]);
         open = false;
-        const { notificationIds } = this.repository.parseWrite(written.rows as WriteRow[]);
+        const { notificationIds, deliveryIds } = this.repository.parseWrite(written.rows as WriteRow[]);
         this.counters.add({ accepted: rows.length, processed: rows.length });
+        this.queueDeliveries(req.requestId, deliveryIds);
         return v1Response(rules, result, { ...progress, ...result.progress }, notificationIds, req.explain);
       } catch (error) {
         if (open) await client.query('ROLLBACK').catch(() => undefined);
@@ -250,6 +255,17 @@ export class V1EventsUseCase {
       qualify: req.body.qualify === true,
       ...outcome,
     };
+  }
+
+  /**
+   * Webhook deliveries committed with the evaluation go to their queue without holding up the answer; a failure to
+   * queue is only logged (the webhooks sweeper queues deliveries left open).
+   */
+  private queueDeliveries(requestId: string, deliveryIds: string[]): void {
+    if (deliveryIds.length === 0) return;
+    enqueueDeliveries(this.webhooksQueue, deliveryIds).catch((error: Error) =>
+      this.logger.warn({ req_id: requestId, err: error.message, delivery_ids: deliveryIds }, 'webhook deliveries stored but not queued; the sweeper will queue them'),
+    );
   }
 
   private duplicate(transactionId: string): AppError {

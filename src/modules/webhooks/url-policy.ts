@@ -1,0 +1,69 @@
+import { BlockList, isIP } from 'node:net';
+
+/** Addresses a webhook may not reach unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: private, loopback, link-local and the like. */
+const BLOCKED = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], // "this" network
+  ['10.0.0.0', 8], // private
+  ['100.64.0.0', 10], // carrier-grade NAT
+  ['127.0.0.0', 8], // loopback
+  ['169.254.0.0', 16], // link-local (cloud metadata services)
+  ['172.16.0.0', 12], // private
+  ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.168.0.0', 16], // private
+  ['198.18.0.0', 15], // benchmarking
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, broadcast
+] as const) {
+  BLOCKED.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128], // unspecified
+  ['::1', 128], // loopback
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['ff00::', 8], // multicast
+] as const) {
+  BLOCKED.addSubnet(net, prefix, 'ipv6');
+}
+
+/** True when an IP address literal is private, loopback, link-local or otherwise not a public unicast address. */
+export function isPrivateAddress(address: string): boolean {
+  const bare = address.replace(/^\[|\]$/g, '');
+  const version = isIP(bare);
+  if (version === 4) return BLOCKED.check(bare, 'ipv4');
+  if (version === 6) {
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
+    if (mapped) return BLOCKED.check(mapped[1], 'ipv4');
+    // IPv4-mapped addresses in hex form (::ffff:7f00:1), as the URL parser writes them.
+    const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(bare);
+    if (hex) {
+      const [hi, lo] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
+      return BLOCKED.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4');
+    }
+    return BLOCKED.check(bare, 'ipv6');
+  }
+  return false;
+}
+
+/**
+ * Why a webhook URL is refused, or null when it is acceptable: it must parse, be http(s), and (unless private networks
+ * are allowed) not name a private, loopback or link-local address, nor localhost. Host names are resolved again when
+ * delivering (see DeliverWebhookUseCase), since a public name may point at a private address.
+ */
+export function webhookUrlProblem(value: string, allowPrivate: boolean): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an absolute http(s) URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http(s) URL';
+  if (!url.hostname) return 'must name a host';
+  if (allowPrivate) return null;
+  const host = url.hostname.toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost') || isPrivateAddress(host)) {
+    return 'must not point at a private, loopback or link-local address';
+  }
+  return null;
+}
