@@ -10,6 +10,7 @@ import { expectError } from './support/errors.js';
 import { deleteQueueKeys, ownQueuePrefix, startTestWorker, waitFor } from './support/worker.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 import { createCampaign } from './factories/campaign.factory.js';
+import { createTriggeredCreative } from './factories/creative.factory.js';
 import { createBehavior } from './factories/behavior.factory.js';
 import { createCustomer } from './factories/customer.factory.js';
 
@@ -17,7 +18,6 @@ import { createCustomer } from './factories/customer.factory.js';
 const SETTLE_MS = 30_000;
 jest.setTimeout(SETTLE_MS + 15_000);
 
-const DAY = 86_400_000;
 
 interface Received {
   path: string;
@@ -233,29 +233,7 @@ describe('webhooks', () => {
       const tier = await api(app, tenant).post('/management/tiers').send({ tier: { name: 'Silver', min_points: 5 } }).expect(201);
       tierId = tier.body.tier.id;
       // A triggered creative: the completion produces a notification.
-      const window = { starts_at: new Date(Date.now() - DAY).toISOString(), ends_at: new Date(Date.now() + 30 * DAY).toISOString() };
-      const lineItem = await api(app, tenant).post(`/management/campaigns/${campaign.id}/line_items`).send({ line_item: { name: 'Main', status: 'live', ...window } }).expect(201);
-      const group = await api(app, tenant)
-        .post(`/management/line_items/${lineItem.body.line_items[0].id}/creative_groups`)
-        .send({ creative_group: { name: 'Everyone', status: 'live', ...window } })
-        .expect(201);
-      const [application]: Array<{ id: number }> = await db.query(`SELECT id FROM applications WHERE organization_id = $1`, [tenant.organizationId]);
-      await api(app, tenant)
-        .post(`/management/creative_groups/${group.body.creative_groups[0].id}/creatives`)
-        .send({
-          creative: {
-            name: 'Welcome push',
-            status: 'live',
-            ad_type: 'push_message',
-            creative_type: 'messaging-platform-push',
-            application_id: application.id,
-            message: 'Welcome aboard',
-            url: 'https://example.com/welcome',
-            payload: { screen: 'rewards' },
-            issue_audience_csv: { delivery_method: 'triggered', behavior_id: behavior.id },
-          },
-        })
-        .expect(201);
+      await createTriggeredCreative(app, tenant, campaign.id, behavior.id, { message: 'Welcome aboard', url: 'https://example.com/welcome', payload: { screen: 'rewards' } });
       flakyPath = `/flaky-${tenant.organizationId}`;
       const a = await subscribe(app, tenant, {
         url: `${receiver.url}${flakyPath}`,
@@ -372,6 +350,21 @@ describe('webhooks', () => {
       for (const r of receiver.received.filter((x) => x.path === flakyPath && (JSON.parse(x.body) as Payload).data.user_id === customer.id)) {
         expect(signatureValid(r, flaky.secret)).toBe(true);
       }
+    });
+
+    it("an organization's first webhook is picked up by its next event (evaluations before it built no webhook events)", async () => {
+      const owner = await createTenant(app);
+      const campaign = await createCampaign(app, owner);
+      await createBehavior(app, owner, campaign.id, { name: 'Visited', event: 'visit', points: 3 });
+      const customer = await createCustomer(app, owner);
+      await api(app, owner).post(`/users/${customer.id}/events`).send({ events: { visit: 1 } }).expect(200);
+      const [{ n }]: Array<{ n: number }> = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE organization_id = $1`, [owner.organizationId]);
+      expect(n).toBe(0);
+      const path = `/first-${owner.organizationId}`;
+      await subscribe(app, owner, { url: `${receiver.url}${path}`, event_types: ['points.credited'] }).expect(201);
+      await api(app, owner).post(`/users/${customer.id}/events`).send({ events: { visit: 1 } }).expect(200);
+      await waitFor(() => payloads(path).length === 1, SETTLE_MS, 'the first webhook delivery');
+      expect(payloads(path)[0]).toEqual(expect.objectContaining({ type: 'points.credited', data: expect.objectContaining({ user_id: customer.id, points: 3, available_points: 6 }) }));
     });
 
     it('an event that completes nothing delivers nothing, and a deleted webhook gets nothing more', async () => {

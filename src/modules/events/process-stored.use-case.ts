@@ -10,7 +10,8 @@ import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import { CustomerOutcome, CustomerRow, EventOutcome, EventsRepository, LockedCustomer, WriteRow } from './events.repository.js';
 import { involvedBehaviors } from './involved-behaviors.js';
 import { eventOutcome } from './v1-response.js';
-import { webhookOccurrences, type WebhookOccurrence } from '../webhooks/occurrences.js';
+import { webhookOccurrences, type WebhookEventType, type WebhookOccurrence } from '../webhooks/occurrences.js';
+import { WebhookSubscriptions } from '../webhooks/subscriptions.js';
 
 interface StoredEventRow {
   id: string;
@@ -35,6 +36,8 @@ interface CustomerBatch {
   instances: EventInstance[];
   /** The organization's compiled rules at the customer's rules version, once loaded. */
   rules?: CompiledRules;
+  /** The webhook event types the organization subscribes to, once loaded. */
+  subscribed?: ReadonlySet<WebhookEventType>;
 }
 
 export interface ProcessedSummary {
@@ -66,6 +69,7 @@ export class ProcessStoredEventsUseCase {
     private readonly repository: EventsRepository,
     private readonly rulesCache: RulesCacheService,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly subscriptions: WebhookSubscriptions,
   ) {}
 
   /** Events whose job ran out of attempts: `failed` with the error, until `npm run cli -- events:replay --failed`. */
@@ -127,7 +131,10 @@ export class ProcessStoredEventsUseCase {
         await client.query('COMMIT');
         return { storedAt: [], deliveryIds: [] };
       }
-      for (const batch of batches) batch.rules = await this.rulesCache.get(batch.organizationId, batch.customer.rulesVersion);
+      for (const batch of batches) {
+        batch.rules = await this.rulesCache.get(batch.organizationId, batch.customer.rulesVersion);
+        batch.subscribed = await this.subscriptions.typesFor(batch.organizationId, batch.customer.rulesVersion);
+      }
       // Round trip 2: the progress of every customer in the behaviors its events involve.
       const behaviorIds = new Set(batches.flatMap((b) => b.events.flatMap((e, i) => involvedBehaviors(b.rules!, [b.instances[i]], e.campaign_id))));
       const read = await client.query(this.repository.progressOfManyQuery(batches.map((b) => b.customer.snapshot.id), [...behaviorIds]));
@@ -216,7 +223,7 @@ export class ProcessStoredEventsUseCase {
       // Each event's webhook events, built from its own evaluation: its notifications follow those of earlier events.
       const notificationsBefore = combined.notifications.length;
       webhooks.push(
-        ...webhookOccurrences(rules, snapshot, result, batch.customer.externalId).map((w) => ({
+        ...webhookOccurrences(rules, snapshot, result, batch.customer.externalId, batch.subscribed!).map((w) => ({
           ...w,
           eventIndex: i,
           notificationIndex: w.notificationIndex === null ? null : notificationsBefore + w.notificationIndex,

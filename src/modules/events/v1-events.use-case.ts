@@ -21,6 +21,7 @@ import {
 import { EventsJob, QueueName } from '../../queues/queue-names.js';
 import { enqueueDeliveries } from '../webhooks/enqueue-deliveries.js';
 import { webhookOccurrences } from '../webhooks/occurrences.js';
+import { WebhookSubscriptions } from '../webhooks/subscriptions.js';
 import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import type { V1EventBody, V1EventResponse } from './dto/v1-event.dto.js';
 import { CustomerKey, CustomerRow, EventRow, EventsRepository, LockedCustomer, WriteRow } from './events.repository.js';
@@ -69,6 +70,7 @@ export class V1EventsUseCase {
     @InjectQueue(QueueName.Webhooks) private readonly webhooksQueue: Queue,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly counters: EventCounters,
+    private readonly subscriptions: WebhookSubscriptions,
   ) {}
 
   async execute(req: V1Request): Promise<V1Answer> {
@@ -108,7 +110,8 @@ export class V1EventsUseCase {
         const result = this.evaluate(req, rules, customer, progress, instances, campaignId);
         const rows = this.processedRows(req, customer, instances, divisions, campaignId, result);
         // Round trip 2, one write: every change and COMMIT.
-        const webhooks = webhookOccurrences(rules, customer.snapshot, result, customer.externalId);
+        const subscribed = await this.subscriptions.typesFor(org, customer.rulesVersion);
+        const webhooks = webhookOccurrences(rules, customer.snapshot, result, customer.externalId, subscribed);
         const [written] = await pipelined(client, [this.repository.writeQuery(rows, customer.snapshot, result, webhooks), { text: 'COMMIT' }]);
         open = false;
         const { notificationIds, deliveryIds } = this.repository.parseWrite(written.rows as WriteRow[]);

@@ -25,9 +25,18 @@ export interface WebhookOccurrence {
 /**
  * The webhook events of one customer's evaluation (docs/webhooks.md describes each `data`): one notification.created per
  * notification, one behavior.completed per completion, one points.credited per event that earned points (with the
- * balances after it), and one tier.changed when the tier moved.
+ * balances after it), and one tier.changed when the tier moved; only those of the `subscribed` types (none when the
+ * organization has no webhook: nothing is built).
  */
-export function webhookOccurrences(rules: CompiledRules, before: CustomerSnapshot, result: EvaluationResult, externalId: string, now = Date.now()): WebhookOccurrence[] {
+export function webhookOccurrences(
+  rules: CompiledRules,
+  before: CustomerSnapshot,
+  result: EvaluationResult,
+  externalId: string,
+  subscribed: ReadonlySet<WebhookEventType>,
+  now = Date.now(),
+): WebhookOccurrence[] {
+  if (subscribed.size === 0) return [];
   const who = { user_id: result.customer.id, external_id: externalId };
   const createdAt = new Date(now).toISOString();
   const make = (eventIndex: number, type: WebhookEventType, data: Record<string, unknown>, notificationIndex: number | null = null): WebhookOccurrence => ({
@@ -93,5 +102,5 @@ export function webhookOccurrences(rules: CompiledRules, before: CustomerSnapsho
       }),
     );
   }
-  return out;
+  return out.filter((o) => subscribed.has(o.type));
 }
