@@ -3,9 +3,10 @@ import { CampaignManagement1763900000000 } from './1763900000000-campaign-manage
 import { EventOutcomes1764000000000 } from './1764000000000-event-outcomes.js';
 import { EventQualifyBigintPoints1764100000000 } from './1764100000000-event-qualify-bigint-points.js';
 import { EventLogSharedParentKeys1764200000000 } from './1764200000000-event-log-shared-parent-keys.js';
+import { EventSourcePerform1764300000000 } from './1764300000000-event-source-perform.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
   InitialSchema1763800000000, CampaignManagement1763900000000, EventOutcomes1764000000000, EventQualifyBigintPoints1764100000000,
-  EventLogSharedParentKeys1764200000000,
+  EventLogSharedParentKeys1764200000000, EventSourcePerform1764300000000,
 ];

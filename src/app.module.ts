@@ -17,6 +17,7 @@ import { CustomersStateModule } from './modules/customers-state/customers-state.
 import { EventsModule } from './modules/events/events.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { MetricsModule } from './modules/metrics/metrics.module.js';
+import { PerformModule } from './modules/perform/perform.module.js';
 import { TenancyModule } from './modules/tenancy/tenancy.module.js';
 
 /** The API process: HTTP only. It produces queue jobs and never processes them. */
@@ -39,6 +40,7 @@ import { TenancyModule } from './modules/tenancy/tenancy.module.js';
     OffersModule,
     CreativesModule,
     RulesModule,
+    PerformModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: ErrorFilter },
