@@ -29,7 +29,7 @@ describe('perform (contract §12)', () => {
   afterAll(() => app.close());
 
   /** POST under /priv/v2/apps/:api_key with the tenant's credentials. */
-  function v2(tenant: TestTenant, path: string, body: unknown = { domain: 'complete_campaign' }, query = ''): Promise<Response> {
+  function v2(tenant: TestTenant, path: string, body: unknown = { domain: 'complete_campaign' }, query = ''): request.Test {
     return request(app.getHttpServer())
       .post(`/priv/v2/apps/${tenant.apiKey}${path}${query ? `?${query}` : ''}`)
       .auth(tenant.apiKey, tenant.apiSecret)
