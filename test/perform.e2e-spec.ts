@@ -315,7 +315,9 @@ describe('perform (contract §12)', () => {
 
     it('missing domain → 400 missing_data; unknown attributes → 400 argument_error', async () => {
       expect(expectError(await v2(w.tenant, byId(w.customer, w.campaign), {}), 400, 'missing_data')).toEqual(['domain']);
+      expectError(await v2(w.tenant, byId(w.customer, w.campaign), { domain: '' }), 400, 'missing_data');
       expectError(await v2(w.tenant, byId(w.customer, w.campaign), { domain: 'complete_campaign', extra: 1 }), 400, 'argument_error');
+      expectError(await v2(w.tenant, byId(w.customer, w.campaign), { domain: 5 }), 400, 'validation');
     });
 
     it('unknown domain → 400 not_available', async () => {
