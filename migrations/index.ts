@@ -3,6 +3,7 @@ import { CampaignManagement1763900000000 } from './1763900000000-campaign-manage
 import { EventOutcomes1764000000000 } from './1764000000000-event-outcomes.js';
 import { EventQualifyBigintPoints1764100000000 } from './1764100000000-event-qualify-bigint-points.js';
 import { EventLogSharedParentKeys1764200000000 } from './1764200000000-event-log-shared-parent-keys.js';
+import { EventSourcePerform1764300000000 } from './1764300000000-event-source-perform.js';
 import { Webhooks1764400000000 } from './1764400000000-webhooks.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
@@ -12,5 +13,6 @@ export const migrations = [
   EventOutcomes1764000000000,
   EventQualifyBigintPoints1764100000000,
   EventLogSharedParentKeys1764200000000,
+  EventSourcePerform1764300000000,
   Webhooks1764400000000,
 ];

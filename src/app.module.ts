@@ -17,6 +17,7 @@ import { CustomersStateModule } from './modules/customers-state/customers-state.
 import { EventsModule } from './modules/events/events.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { MetricsModule } from './modules/metrics/metrics.module.js';
+import { PerformModule } from './modules/perform/perform.module.js';
 import { TenancyModule } from './modules/tenancy/tenancy.module.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 
@@ -41,6 +42,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
     CreativesModule,
     RulesModule,
     WebhooksModule,
+    PerformModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: ErrorFilter },

@@ -29,6 +29,10 @@ const PRIV = '/priv/v1/apps/{api_key}';
 /** Every route the API serves, as `METHOD /openapi/{path}`. */
 const EXPECTED_ROUTES = [
   'POST /priv/v2/apps/{api_key}/events',
+  'POST /priv/v2/apps/{api_key}/users/{user_id}/campaigns/{ad_campaign_id}/perform',
+  'POST /priv/v2/apps/{api_key}/users/{user_id}/external/campaigns/{permalink}/perform',
+  'POST /priv/v2/apps/{api_key}/external/users/{external_id}/campaigns/{ad_campaign_id}/perform',
+  'POST /priv/v2/apps/{api_key}/external/users/{external_id}/external/campaigns/{permalink}/perform',
   'GET /metrics',
   'GET /health/live',
   'GET /health/ready',

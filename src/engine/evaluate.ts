@@ -83,18 +83,21 @@ export function evaluate(input: EvaluateInput): EvaluationResult {
   return new Evaluation(input).run();
 }
 
-class Evaluation {
-  private readonly customer: CustomerSnapshot;
-  private readonly progress: ProgressMap;
-  private readonly changed = new Set<number>();
-  private readonly ctx: StateContext;
-  private readonly result: EvaluationResult;
-  private readonly firstFailure: { state: CampaignState | null } = { state: null };
-  private anyQualified = false;
+/**
+ * One evaluation's working state. Exported for the engine's other entry points (perform.ts); not part of the index.
+ */
+export class Evaluation {
+  protected readonly customer: CustomerSnapshot;
+  protected readonly progress: ProgressMap;
+  protected readonly changed = new Set<number>();
+  protected readonly ctx: StateContext;
+  protected readonly result: EvaluationResult;
+  protected readonly firstFailure: { state: CampaignState | null } = { state: null };
+  protected anyQualified = false;
   /** The submitted instance being evaluated (raised events belong to it). */
-  private eventIndex = 0;
+  protected eventIndex = 0;
 
-  constructor(private readonly input: EvaluateInput) {
+  constructor(protected readonly input: EvaluateInput) {
     const c = input.customer;
     this.customer = {
       ...c,
@@ -137,12 +140,17 @@ class Evaluation {
       this.eventIndex = index;
       this.process(instance, 0);
     });
+    return this.finish();
+  }
+
+  /** The result: the request's state, and the progress of every behavior that changed. */
+  protected finish(): EvaluationResult {
     this.result.state = this.anyQualified ? 'qualified' : (this.firstFailure.state ?? 'events_not_qualified');
     for (const id of this.changed) this.result.progress[id] = this.progress[id];
     return this.result;
   }
 
-  private process(instance: EventInstance, depth: number): void {
+  protected process(instance: EventInstance, depth: number): void {
     const entry: EventExplanation = { event_index: this.eventIndex, event: instance.name, occurred_at: iso(instance.occurredAt), depth, detail: '', campaigns: [] };
     this.result.explanation.push(entry);
     const byCampaign = this.listenersByCampaign(instance.name);
@@ -196,14 +204,14 @@ class Evaluation {
     return explanation;
   }
 
-  private recordState(campaignId: number, state: CampaignState): void {
+  protected recordState(campaignId: number, state: CampaignState): void {
     const previous = this.result.campaignStates[campaignId];
     if (previous === undefined || (previous !== 'qualified' && state === 'qualified')) this.result.campaignStates[campaignId] = state;
     if (state === 'qualified') this.anyQualified = true;
     else this.firstFailure.state ??= state;
   }
 
-  private writable(behavior: CompiledBehavior): BehaviorProgress {
+  protected writable(behavior: CompiledBehavior): BehaviorProgress {
     const id = behavior.rule.id;
     if (!this.changed.has(id)) {
       this.progress[id] = this.progress[id] ? cloneProgress(this.progress[id]) : emptyBehaviorProgress();
@@ -275,20 +283,20 @@ class Evaluation {
     return explanation;
   }
 
-  private goalDelta(goal: CompiledGoal, countChange: number, pivot: string | null): void {
+  protected goalDelta(goal: CompiledGoal, countChange: number, pivot: string | null): void {
     const d = (this.result.goalDeltas[goal.rule.id] ??= { currentCount: 0, pivots: [] });
     d.currentCount += countChange;
     if (pivot !== null) d.pivots.push(pivot);
   }
 
-  private behaviorDelta(behaviorId: number, currentCount: number, achieved: number): void {
+  protected behaviorDelta(behaviorId: number, currentCount: number, achieved: number): void {
     const d = (this.result.behaviorDeltas[behaviorId] ??= { currentCount: 0, achieved: 0 });
     d.currentCount += currentCount;
     d.achieved += achieved;
   }
 
   /** Records a completion and its rewards; answers the events its outcomes raise, for the caller to evaluate. */
-  private complete(behavior: CompiledBehavior, p: BehaviorProgress, instance: EventInstance): EventInstance[] {
+  protected complete(behavior: CompiledBehavior, p: BehaviorProgress, instance: EventInstance): EventInstance[] {
     const rule = behavior.rule;
     const campaignId = behavior.campaign.rule.id;
     const at = instance.occurredAt;
@@ -366,12 +374,12 @@ class Evaluation {
     this.result.tierChange = { fromTierId: from, toTierId: tierId, toTierName: tier.name };
   }
 
-  private recomputeTier(): void {
+  protected recomputeTier(): void {
     const earned = this.input.rules.tiers.filter((t) => t.minPoints <= this.customer.lifetimePoints).at(-1);
     if (earned) this.liftTier(earned.id);
   }
 
-  private checkCampaignCompleted(campaign: CompiledCampaign): void {
+  protected checkCampaignCompleted(campaign: CompiledCampaign): void {
     const id = campaign.rule.id;
     if (this.customer.completedCampaignIds.includes(id) || campaign.behaviors.length === 0) return;
     const done = campaign.behaviors.every((b) => {

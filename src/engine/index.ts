@@ -13,3 +13,5 @@ export { emptyBehaviorProgress } from './progress.js';
 export { localDay, isDay } from './time.js';
 export { checkEligibility } from './eligibility.js';
 export type { EligibilityResult, CampaignCheck } from './eligibility.js';
+export { perform, performBehaviorsInvolved, behaviorEligibility, PERFORM_DOMAINS } from './perform.js';
+export type { PerformInput, PerformResult, PerformFailureReason, PerformDomain } from './perform.js';

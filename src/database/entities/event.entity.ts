@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { bigintAsNumber, type FlatObject } from './column-types.js';
 
-export type EventSource = 'v1' | 'v1_async' | 'v2';
+export type EventSource = 'v1' | 'v1_async' | 'v2' | 'perform';
 export type EventStatus = 'pending' | 'processed' | 'rejected' | 'failed' | 'stored';
 
 /** One event instance as received, with what processing made of it. */

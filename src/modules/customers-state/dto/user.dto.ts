@@ -93,7 +93,7 @@ export class TimelineEntry {
   @ApiProperty({ example: 'processed', enum: ['pending', 'processed', 'rejected', 'failed', 'stored'] }) status: string;
   @ApiProperty({ example: null, nullable: true, type: String }) reason: string | null;
   @ApiProperty({ example: 5 }) points_earned: number;
-  @ApiProperty({ example: 'v1', enum: ['v1', 'v1_async', 'v2'] }) source: string;
+  @ApiProperty({ example: 'v1', enum: ['v1', 'v1_async', 'v2', 'perform'] }) source: string;
   @ApiProperty({ example: 'c1f0b5b2-6a0e-4b7e-9d55-3a2f1c9e8d7a', nullable: true, type: String }) transaction_id: string | null;
   @ApiProperty({ type: [NotificationView], description: 'Notifications this event produced (triggered creatives)' }) notifications: NotificationView[];
 }

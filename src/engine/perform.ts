@@ -1,0 +1,155 @@
+import { capReached } from './caps.js';
+import { campaignState } from './campaign-state.js';
+import { behaviorsInvolved, type CompiledBehavior, type CompiledRules } from './compile.js';
+import { Evaluation, type EvaluationResult } from './evaluate.js';
+import type { BehaviorExplanation, CampaignExplanation, EventExplanation } from './explanation.js';
+import { completedGoalCount, emptyBehaviorProgress, goalProgress } from './progress.js';
+import { iso } from './time.js';
+import type { CustomerSnapshot, EventInstance, ProgressMap } from './types.js';
+
+/** The only perform domain (contract §12). */
+export const PERFORM_DOMAINS = ['complete_campaign'] as const;
+export type PerformDomain = (typeof PERFORM_DOMAINS)[number];
+
+export interface PerformInput {
+  rules: CompiledRules;
+  customer: CustomerSnapshot;
+  /** Progress of the behaviors performBehaviorsInvolved() names; a missing entry means no progress yet. */
+  progress: ProgressMap;
+  campaignId: number;
+  now: number;
+  multiOrgEnabled: boolean;
+}
+
+/** Why a perform could not complete the campaign (the service answers 422 failed_to_perform). */
+export type PerformFailureReason = 'campaign_not_live' | 'campaign_not_started' | 'campaign_over' | 'already_completed' | 'nothing_to_complete';
+
+export interface PerformResult extends EvaluationResult {
+  /** Null when the campaign was completed; then the result holds every change to write. */
+  failure: { reason: PerformFailureReason; detail: string } | null;
+  /** Whether the customer meets the campaign's conditions (targeting, division, prerequisites; opt-in counts as met). */
+  qualified: boolean;
+}
+
+/**
+ * The behaviors whose progress perform reads or writes: every behavior of the campaign, and those the events raised
+ * by their outcomes may reach.
+ */
+export function performBehaviorsInvolved(rules: CompiledRules, campaignId: number): number[] {
+  const campaign = rules.campaigns.get(campaignId);
+  if (!campaign) return [];
+  const ids = new Set(campaign.behaviors.map((b) => b.rule.id));
+  const raised = campaign.behaviors.flatMap((b) => b.rule.outcomes.flatMap((o) => (o.type === 'event' ? [o.name] : [])));
+  for (const id of behaviorsInvolved(rules, raised)) ids.add(id);
+  return [...ids].sort((a, b) => a - b);
+}
+
+/**
+ * Whether each behavior of the campaign can still take progress for the customer at `now` (no cap reached): the
+ * `eligible` / `ineligible` filters of perform's behaviors section.
+ */
+export function behaviorEligibility(rules: CompiledRules, campaignId: number, progress: ProgressMap, customer: CustomerSnapshot, now: number): Record<number, boolean> {
+  const out: Record<number, boolean> = {};
+  for (const behavior of rules.campaigns.get(campaignId)?.behaviors ?? []) {
+    out[behavior.rule.id] = capReached(behavior, progress[behavior.rule.id] ?? emptyBehaviorProgress(), now, customer.timeZone) === null;
+  }
+  return out;
+}
+
+/**
+ * Perform `complete_campaign` (contract §12): completes every behavior of the campaign once for the customer, as if
+ * the customer had earned every goal of it at `now`. Each completion is the engine's own (points of the behavior and
+ * of every goal, offers, tags, tier, triggered notifications, raised events, at most MAX_EVENT_DEPTH deep), so the
+ * result is what evaluate() answers and the same write stores it. A behavior at a cap (total, period, month, year)
+ * is left as it is. The campaign is then completed for the customer, and an opt-in campaign has the customer
+ * qualified. Pure, like evaluate().
+ */
+export function perform(input: PerformInput): PerformResult {
+  return new Performance(input).perform();
+}
+
+class Performance extends Evaluation {
+  private readonly campaignId: number;
+
+  constructor(input: PerformInput) {
+    super({ rules: input.rules, customer: input.customer, progress: input.progress, events: [], now: input.now, multiOrgEnabled: input.multiOrgEnabled, qualify: true });
+    this.campaignId = input.campaignId;
+  }
+
+  perform(): PerformResult {
+    const now = this.input.now;
+    const campaign = this.input.rules.campaigns.get(this.campaignId);
+    const fail = (reason: PerformFailureReason, detail: string): PerformResult => ({ ...this.finish(), failure: { reason, detail }, qualified: false });
+    if (!campaign || campaign.rule.status !== 'live') return fail('campaign_not_live', 'the campaign is not live');
+    const c = campaign.rule;
+    if (c.startsAt > now) return fail('campaign_not_started', `the campaign starts at ${iso(c.startsAt)}`);
+    if (c.endsAt < now) return fail('campaign_over', `the campaign ended at ${iso(c.endsAt)}`);
+    if (this.customer.completedCampaignIds.includes(c.id)) return fail('already_completed', 'the customer has already completed the campaign');
+    if (campaign.behaviors.length === 0) return fail('nothing_to_complete', 'the campaign has no behaviors');
+
+    this.recomputeTier();
+    const instance: EventInstance = {
+      name: 'complete_campaign',
+      count: 1,
+      attributes: {},
+      // The customer's own division: perform acts in the customer's place.
+      context: this.input.multiOrgEnabled ? { division_id: this.customer.divisionId } : {},
+      occurredAt: now,
+      day: null,
+    };
+    const state = campaignState(this.ctx, campaign, instance);
+    const entry: EventExplanation = { event_index: 0, event: instance.name, occurred_at: iso(now), depth: 0, detail: 'perform complete_campaign', campaigns: [] };
+    const explanation: CampaignExplanation = { campaign_id: c.id, campaign_name: c.name, state: 'qualified', detail: `forced through by perform; conditions: ${state.detail}`, behaviors: [] };
+    entry.campaigns.push(explanation);
+    this.result.explanation.push(entry);
+
+    const raised: EventInstance[] = [];
+    let completed = 0;
+    for (const behavior of campaign.behaviors) {
+      const step = this.completeOnce(behavior, instance, raised);
+      if (step.verdict === 'completed') completed += 1;
+      explanation.behaviors.push(step);
+    }
+    if (completed === 0) return fail('nothing_to_complete', 'every behavior of the campaign is at a cap');
+
+    if (c.optInRequired && !this.customer.qualifiedCampaignIds.includes(c.id)) {
+      this.customer.qualifiedCampaignIds.push(c.id);
+      this.result.qualifiedCampaignIds.push(c.id);
+    }
+    if (!this.customer.completedCampaignIds.includes(c.id)) {
+      this.customer.completedCampaignIds.push(c.id);
+      this.result.completedCampaignIds.push(c.id);
+    }
+    this.recordState(c.id, 'qualified');
+    // Raised after every behavior is complete: an event outcome cannot complete a behavior of this campaign twice.
+    for (const event of raised) this.process(event, 1);
+    return { ...this.finish(), failure: null, qualified: state.state === 'qualified' };
+  }
+
+  /** Earns every goal of the behavior and records the completion, unless the behavior is at a cap. */
+  private completeOnce(behavior: CompiledBehavior, instance: EventInstance, raised: EventInstance[]): BehaviorExplanation {
+    const rule = behavior.rule;
+    const out: BehaviorExplanation = { behavior_id: rule.id, behavior_name: rule.name, verdict: 'completed', detail: '', goals: [] };
+    const cap = capReached(behavior, this.progress[rule.id] ?? emptyBehaviorProgress(), instance.occurredAt, this.customer.timeZone);
+    if (cap) {
+      out.verdict = 'cap_reached';
+      out.detail = cap.kind === 'total' ? `reached its total cap of ${cap.limit}; left as it is` : `reached its ${cap.kind} cap of ${cap.limit}; left as it is`;
+      return out;
+    }
+    const p = this.writable(behavior);
+    const countBefore = completedGoalCount(behavior, p);
+    for (const goal of behavior.goals) {
+      const g = goalProgress(p, goal.key);
+      const change = goal.rule.eventCount - g.count;
+      g.count = goal.rule.eventCount;
+      g.completed = true;
+      this.goalDelta(goal, change, null);
+      out.goals.push({ goal_id: goal.rule.id, goal_name: goal.rule.name, verdict: 'counted', detail: `earned by perform: ${g.count}/${goal.rule.eventCount}, goal complete` });
+    }
+    const achievedBefore = p.achieved;
+    raised.push(...this.complete(behavior, p, instance));
+    this.behaviorDelta(rule.id, completedGoalCount(behavior, p) - countBefore, 1);
+    out.detail = `behavior completed by perform (achieved ${achievedBefore} → ${p.achieved}); goal progress reset for the next cycle`;
+    return out;
+  }
+}

@@ -1,0 +1,197 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AppError } from '../../common/errors/app-error.js';
+import type { Tenant } from '../../common/http/request-context.js';
+import { pipelined } from '../../common/database/pipelined.js';
+import { withPoolClient } from '../../common/database/pool-client.js';
+import {
+  behaviorEligibility,
+  behaviorView,
+  perform,
+  performBehaviorsInvolved,
+  PERFORM_DOMAINS,
+  tierName,
+  type CompiledRules,
+  type EventInstance,
+  type PerformResult,
+  type ProgressMap,
+} from '../../engine/index.js';
+import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
+import { CustomerKey, CustomerRow, EventRow, EventsRepository, LockedCustomer } from '../events/events.repository.js';
+import type { CampaignKey } from '../events/scope.js';
+import { eventResult } from '../events/v1-response.js';
+import {
+  PERFORM_FILTERS,
+  PERFORM_PLACEMENTS,
+  PERFORM_SECTIONS,
+  type PerformBody,
+  type PerformCampaign,
+  type PerformFilter,
+  type PerformPlacement,
+  type PerformQuery,
+  type PerformResponse,
+  type PerformSection,
+} from './dto/perform.dto.js';
+import { CampaignRow, PerformRepository } from './perform.repository.js';
+
+export interface PerformRequest {
+  tenant: Tenant;
+  customer: CustomerKey;
+  campaign: CampaignKey;
+  body: PerformBody;
+  query: PerformQuery;
+  requestId: string;
+}
+
+interface Options {
+  sections: Set<PerformSection>;
+  filters: Set<PerformFilter>;
+  placements: PerformPlacement[];
+}
+
+/** Values of a list parameter: `x[]=a&x[]=b`, `x=a,b`, or both; blanks dropped. Unknown values: 400 validation. */
+function listParam<T extends string>(raw: string | string[] | undefined, field: string, allowed: readonly T[]): { values: T[]; blank: boolean } {
+  const items = (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]).flatMap((v) => String(v).split(',')).map((v) => v.trim());
+  const values: T[] = [];
+  for (const item of items) {
+    if (item === '') continue;
+    if (!(allowed as readonly string[]).includes(item)) throw AppError.validation(`${field}[]`, `must be one of ${allowed.join(', ')} (got "${item}")`);
+    if (!values.includes(item as T)) values.push(item as T);
+  }
+  return { values, blank: items.some((v) => v === '') };
+}
+
+function options(query: PerformQuery): Options {
+  const creatives = listParam(query.creatives, 'creatives', PERFORM_PLACEMENTS);
+  const filters = listParam(query.filters, 'filters', PERFORM_FILTERS).values;
+  return {
+    sections: new Set(listParam(query.sections, 'sections', PERFORM_SECTIONS).values),
+    filters: new Set(filters.length === 0 || filters.includes('all') ? ['eligible', 'ineligible'] : filters),
+    // A blank value removes the creatives section, whatever else is asked.
+    placements: creatives.blank ? [] : creatives.values,
+  };
+}
+
+/** Perform (contract §12): a domain action on one customer and one campaign, in one transaction. */
+@Injectable()
+export class PerformUseCase {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly events: EventsRepository,
+    private readonly repository: PerformRepository,
+    private readonly rulesCache: RulesCacheService,
+  ) {}
+
+  async execute(req: PerformRequest): Promise<PerformResponse> {
+    const domain = req.body.domain;
+    if (domain === undefined || domain === null || domain === '') throw new AppError('missing_data', 'missing domain', [{ field: 'domain', message: 'is required' }]);
+    if (!(PERFORM_DOMAINS as readonly string[]).includes(domain)) {
+      throw new AppError('not_available', `domain "${domain}" is not available; available: ${PERFORM_DOMAINS.join(', ')}`, [
+        { field: 'domain', message: `must be one of ${PERFORM_DOMAINS.join(', ')}` },
+      ]);
+    }
+    const opts = options(req.query);
+    const org = req.tenant.organizationId;
+    const lockQuery = this.events.customerQuery(org, req.customer, true);
+    if (!lockQuery) throw AppError.notFound('user');
+    const campaign = await this.repository.campaign(org, req.campaign);
+    if (!campaign) throw AppError.notFound('campaign');
+
+    const done = await withPoolClient(this.db, async (client) => {
+      let open = true;
+      try {
+        const [, locked] = await pipelined(client, [{ text: 'BEGIN' }, lockQuery]);
+        const customer = this.events.parseCustomer(locked.rows as CustomerRow[], []);
+        if (!customer) throw AppError.notFound('user');
+        const rules = await this.rulesCache.get(org, customer.rulesVersion);
+        const involved = performBehaviorsInvolved(rules, campaign.id);
+        const progress = involved.length ? this.events.parseProgress((await client.query(this.events.progressQuery(customer.snapshot.id, involved))).rows) : {};
+        const now = Date.now();
+        const result = perform({ rules, customer: customer.snapshot, progress, campaignId: campaign.id, now, multiOrgEnabled: req.tenant.multiOrgEnabled });
+        if (result.failure) throw new AppError('failed_to_perform', `cannot complete the campaign: ${result.failure.detail}`);
+        const row = this.row(req, customer, campaign.id, now, result);
+        await pipelined(client, [this.events.writeQuery([row], customer.snapshot, result), { text: 'COMMIT' }]);
+        open = false;
+        return { rules, result, progress: { ...progress, ...result.progress } as ProgressMap, now };
+      } finally {
+        if (open) await client.query('ROLLBACK').catch(() => undefined);
+      }
+    });
+    return { status: 'ok', campaign: await this.answer(req, campaign, opts, done) };
+  }
+
+  /** The one event row perform writes: processed, source 'perform'; its ledger rows, offers and notifications hang on it. */
+  private row(req: PerformRequest, customer: LockedCustomer, campaignId: number, now: number, result: PerformResult): EventRow {
+    const multiOrg = req.tenant.multiOrgEnabled;
+    const instance: EventInstance = {
+      name: 'complete_campaign',
+      count: 1,
+      attributes: { domain: 'complete_campaign' },
+      context: multiOrg ? { division_id: customer.snapshot.divisionId } : {},
+      occurredAt: now,
+      day: null,
+    };
+    const { points, result: summary } = eventResult(result, 0, false);
+    return {
+      organizationId: req.tenant.organizationId,
+      apiKeyId: req.tenant.apiKeyId,
+      customerId: customer.snapshot.id,
+      userRef: customer.externalId,
+      source: 'perform',
+      transactionId: null,
+      instance,
+      divisionId: multiOrg ? customer.snapshot.divisionId : null,
+      campaignId,
+      status: 'processed',
+      reason: null,
+      result: summary,
+      pointsEarned: points,
+      requestId: req.requestId,
+    };
+  }
+
+  private async answer(
+    req: PerformRequest,
+    campaign: CampaignRow,
+    opts: Options,
+    done: { rules: CompiledRules; result: PerformResult; progress: ProgressMap; now: number },
+  ): Promise<PerformCampaign> {
+    const { rules, result, progress, now } = done;
+    const customer = result.customer;
+    const compiled = rules.campaigns.get(campaign.id)!;
+    const out: PerformCampaign = {
+      campaign_id: campaign.id,
+      campaign_permalink: campaign.permalink,
+      name: campaign.name,
+      status: campaign.status,
+      starts_at: campaign.starts_at.toISOString(),
+      ends_at: campaign.ends_at.toISOString(),
+      qualified: result.qualified,
+    };
+    if (opts.sections.has('progress')) {
+      out.progress = {
+        completed: customer.completedCampaignIds.includes(campaign.id),
+        behaviors_total: compiled.behaviors.length,
+        behaviors_achieved: compiled.behaviors.filter((b) => (progress[b.rule.id]?.achieved ?? 0) > 0).length,
+        points_earned: result.credits.reduce((sum, c) => sum + c.amount, 0),
+        available_points: customer.availablePoints,
+        lifetime_points: customer.lifetimePoints,
+        tier: tierName(rules, customer.tierId),
+      };
+    }
+    if (opts.sections.has('behaviors')) {
+      const eligible = behaviorEligibility(rules, campaign.id, progress, customer, now);
+      out.behaviors = compiled.behaviors
+        .filter((b) => opts.filters.has(eligible[b.rule.id] ? 'eligible' : 'ineligible'))
+        .map((b) => ({ name: b.rule.name, eligible: eligible[b.rule.id], ...behaviorView(b, progress[b.rule.id]) }));
+    }
+    if (opts.sections.has('offers')) out.offers = await this.repository.offers(customer.id, campaign.id);
+    if (opts.sections.has('redemptions')) out.redemptions = [];
+    if (opts.placements.length) {
+      const creatives = await this.repository.activeCreatives(req.tenant.organizationId, campaign.id);
+      out.creatives = Object.fromEntries(opts.placements.map((p) => [p, creatives]));
+    }
+    return out;
+  }
+}
