@@ -352,6 +352,23 @@ describe('webhooks', () => {
       }
     });
 
+    it('a perform (complete_campaign) delivers its webhook events too', async () => {
+      const owner = await createTenant(app);
+      const campaign = await createCampaign(app, owner);
+      await createBehavior(app, owner, campaign.id, { name: 'Reviewed', event: 'review', points: 4 });
+      const customer = await createCustomer(app, owner);
+      const path = `/perform-${owner.organizationId}`;
+      await subscribe(app, owner, { url: `${receiver.url}${path}`, event_types: ['behavior.completed', 'points.credited'] }).expect(201);
+      await request(app.getHttpServer())
+        .post(`/priv/v2/apps/${owner.apiKey}/users/${customer.id}/campaigns/${campaign.id}/perform`)
+        .auth(owner.apiKey, owner.apiSecret)
+        .send({ domain: 'complete_campaign' })
+        .expect(200);
+      await waitFor(() => payloads(path).length === 2, SETTLE_MS, 'the perform deliveries');
+      expect(payloads(path).map((p) => p.type).sort()).toEqual(['behavior.completed', 'points.credited']);
+      expect(payloads(path).find((p) => p.type === 'points.credited')!.data).toEqual(expect.objectContaining({ user_id: customer.id, points: 4, available_points: 4 }));
+    });
+
     it("an organization's first webhook is picked up by its next event (evaluations before it built no webhook events)", async () => {
       const owner = await createTenant(app);
       const campaign = await createCampaign(app, owner);

@@ -13,6 +13,6 @@ import { V2EventsUseCase } from './v2-events.use-case.js';
   imports: [TenancyModule, RulesModule],
   controllers: [V1EventsController, V2EventsController],
   providers: [EventsRepository, WebhookSubscriptions, V1EventsUseCase, V2EventsUseCase, RetrievalUseCase],
-  exports: [EventsRepository],
+  exports: [EventsRepository, WebhookSubscriptions],
 })
 export class EventsModule {}

@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
@@ -17,8 +19,13 @@ import {
   type PerformResult,
   type ProgressMap,
 } from '../../engine/index.js';
+import { LOGGER, type Logger } from '../../common/logging/logger.js';
+import { QueueName } from '../../queues/queue-names.js';
 import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
-import { CustomerKey, CustomerRow, EventRow, EventsRepository, LockedCustomer } from '../events/events.repository.js';
+import { CustomerKey, CustomerRow, EventRow, EventsRepository, LockedCustomer, WriteRow } from '../events/events.repository.js';
+import { enqueueDeliveries } from '../webhooks/enqueue-deliveries.js';
+import { webhookOccurrences } from '../webhooks/occurrences.js';
+import { WebhookSubscriptions } from '../webhooks/subscriptions.js';
 import type { CampaignKey } from '../events/scope.js';
 import { eventResult } from '../events/v1-response.js';
 import {
@@ -81,6 +88,9 @@ export class PerformUseCase {
     private readonly events: EventsRepository,
     private readonly repository: PerformRepository,
     private readonly rulesCache: RulesCacheService,
+    private readonly subscriptions: WebhookSubscriptions,
+    @InjectQueue(QueueName.Webhooks) private readonly webhooksQueue: Queue,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async execute(req: PerformRequest): Promise<PerformResponse> {
@@ -111,8 +121,15 @@ export class PerformUseCase {
         const result = perform({ rules, customer: customer.snapshot, progress, campaignId: campaign.id, now, multiOrgEnabled: req.tenant.multiOrgEnabled });
         if (result.failure) throw new AppError('failed_to_perform', `cannot complete the campaign: ${result.failure.detail}`);
         const row = this.row(req, customer, campaign.id, now, result);
-        await pipelined(client, [this.events.writeQuery([row], customer.snapshot, result), { text: 'COMMIT' }]);
+        const subscribed = await this.subscriptions.typesFor(org, customer.rulesVersion);
+        const webhooks = webhookOccurrences(rules, customer.snapshot, result, customer.externalId, subscribed);
+        const [written] = await pipelined(client, [this.events.writeQuery([row], customer.snapshot, result, webhooks), { text: 'COMMIT' }]);
         open = false;
+        const { deliveryIds } = this.events.parseWrite(written.rows as WriteRow[]);
+        // Committed with the perform; a failure to queue them is left to the webhooks sweeper.
+        await enqueueDeliveries(this.webhooksQueue, deliveryIds).catch((error: Error) =>
+          this.logger.warn({ err: error.message, delivery_ids: deliveryIds }, 'webhook deliveries stored but not queued; the sweeper will queue them'),
+        );
         return { rules, result, progress: { ...progress, ...result.progress } as ProgressMap, now };
       } finally {
         if (open) await client.query('ROLLBACK').catch(() => undefined);
