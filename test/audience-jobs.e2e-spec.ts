@@ -169,9 +169,9 @@ describe('scheduled creatives and audience jobs', () => {
     expect(done).toEqual({ id: scheduled.id, status: 'completed', customer_count: 2, scheduled_at: s.at, completed_at: expect.any(String) });
     expect(new Date(done.completed_at!).getTime()).toBeGreaterThanOrEqual(new Date(s.at).getTime() - 1_000);
 
-    const res = await api(app, tenant).get(`/management/creatives/${s.creativeId}/audience_jobs/${done.id}/download`).buffer(true).parse(text).expect(200);
+    const res = await api(app, tenant).get(`/management/creatives/${s.creativeId}/audience_jobs/${done.id}/download`).expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
-    const lines = (res.body as string).split('\n');
+    const lines = res.text.split('\n');
     expect(lines[0]).toBe('external_id,user_id');
     expect(lines[lines.length - 1]).toBe('');
     const rows = lines.slice(1, -1);
@@ -265,10 +265,3 @@ describe('scheduled creatives and audience jobs', () => {
   });
 });
 
-/** supertest parser keeping a text/csv body as a string. */
-function text(res: NodeJS.ReadableStream & { setEncoding(e: string): void }, done: (err: Error | null, body: string) => void): void {
-  let body = '';
-  res.setEncoding('utf8');
-  res.on('data', (chunk: string) => (body += chunk));
-  res.on('end', () => done(null, body));
-}
