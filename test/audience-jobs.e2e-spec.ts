@@ -3,7 +3,10 @@ import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
+import { loadConfig } from '../src/config/config.js';
+import { QueueName } from '../src/queues/queue-names.js';
 import { createTestApp } from './support/app.js';
 import { expectError } from './support/errors.js';
 import { deleteQueueKeys, ownQueuePrefix, startTestWorker, waitFor } from './support/worker.js';
@@ -59,7 +62,8 @@ describe('scheduled creatives and audience jobs', () => {
   beforeAll(async () => {
     storageDir = await mkdtemp(join(tmpdir(), 'audience-jobs-'));
     app = await createTestApp({ queuePrefix: prefix, storageDir });
-    worker = await startTestWorker({ queuePrefix: prefix, storageDir });
+    // sweepAfterSeconds 1: the sweeper queues a due row whose job was lost one second after its date.
+    worker = await startTestWorker({ queuePrefix: prefix, storageDir, sweepAfterSeconds: 1 });
     db = app.get(DataSource);
     tenant = await createTenant(app, { multi_org_enabled: true });
     other = await createTenant(app, { multi_org_enabled: true });
@@ -223,6 +227,21 @@ describe('scheduled creatives and audience jobs', () => {
     const [done, cancelled] = await settled(s.creativeId, 2);
     expect(done).toEqual(expect.objectContaining({ id: second.id, status: 'completed', customer_count: 2 }));
     expect(cancelled).toEqual({ ...first, status: 'cancelled' });
+  });
+
+  it('a run whose delayed job was lost (Redis flushed, a job woken before its row committed) is queued by the sweeper and runs once', async () => {
+    const s = await scheduledCreative();
+    const [scheduled] = await jobs(s.creativeId);
+    const queue = new Queue(QueueName.AudienceJobs, { connection: { url: loadConfig(process.env).redisUrl, maxRetriesPerRequest: null }, prefix });
+    try {
+      expect(await queue.remove(`audience-job-${scheduled.id}`)).toBe(1);
+    } finally {
+      await queue.close();
+    }
+    const [done] = await settled(s.creativeId);
+    expect(done).toEqual(expect.objectContaining({ id: scheduled.id, status: 'completed', customer_count: 2 }));
+    const [row] = await db.query(`SELECT attempt FROM audience_jobs WHERE id = $1`, [scheduled.id]);
+    expect(row.attempt).toBe(1);
   });
 
   describe('routes', () => {
