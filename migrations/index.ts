@@ -5,6 +5,7 @@ import { EventQualifyBigintPoints1764100000000 } from './1764100000000-event-qua
 import { EventLogSharedParentKeys1764200000000 } from './1764200000000-event-log-shared-parent-keys.js';
 import { EventSourcePerform1764300000000 } from './1764300000000-event-source-perform.js';
 import { Webhooks1764400000000 } from './1764400000000-webhooks.js';
+import { AudienceJobs1764500000000 } from './1764500000000-audience-jobs.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -15,4 +16,5 @@ export const migrations = [
   EventLogSharedParentKeys1764200000000,
   EventSourcePerform1764300000000,
   Webhooks1764400000000,
+  AudienceJobs1764500000000,
 ];

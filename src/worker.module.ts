@@ -2,9 +2,10 @@ import { Module } from '@nestjs/common';
 import { LoggingModule } from './common/logging/logging.module.js';
 import { CoreModule } from './core.module.js';
 import { EventsWorkerModule } from './modules/events/events-worker.module.js';
+import { AudienceJobsWorkerModule } from './modules/creatives/audience-jobs/audience-jobs-worker.module.js';
 import { EventCountersModule } from './modules/metrics/metrics.module.js';
 import { WebhooksWorkerModule } from './modules/webhooks/webhooks-worker.module.js';
 
-/** The worker process: queue processors (events, webhook deliveries) and their sweepers, no HTTP listener. */
-@Module({ imports: [CoreModule, LoggingModule.forRoot('worker'), EventCountersModule, EventsWorkerModule, WebhooksWorkerModule] })
+/** The worker process: queue processors (events, webhook deliveries, audience jobs) and their sweepers, no HTTP listener. */
+@Module({ imports: [CoreModule, LoggingModule.forRoot('worker'), EventCountersModule, EventsWorkerModule, WebhooksWorkerModule, AudienceJobsWorkerModule] })
 export class WorkerModule {}

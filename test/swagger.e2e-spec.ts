@@ -93,6 +93,8 @@ const EXPECTED_ROUTES = [
   `GET ${PRIV}/management/creatives/{creative_id}`,
   `PUT ${PRIV}/management/creatives/{creative_id}`,
   `DELETE ${PRIV}/management/creatives/{creative_id}`,
+  `GET ${PRIV}/management/creatives/{creative_id}/audience_jobs`,
+  `GET ${PRIV}/management/creatives/{creative_id}/audience_jobs/{job_id}/download`,
   `POST ${PRIV}/management/webhooks`,
   `GET ${PRIV}/management/webhooks`,
   `DELETE ${PRIV}/management/webhooks/{webhook_id}`,

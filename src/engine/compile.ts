@@ -3,6 +3,7 @@ import type {
   BehaviorRule,
   CampaignRule,
   CreativeRule,
+  Criterion,
   CustomerSnapshot,
   EventInstance,
   GoalRule,
@@ -152,4 +153,10 @@ export function behaviorsInvolved(rules: CompiledRules, eventNames: string[]): n
     names = next;
   }
   return [...involved].sort((a, b) => a - b);
+}
+
+/** Targeting criteria (campaign or creative group) as a predicate on a customer: true when every criterion holds. */
+export function compileTargeting(criteria: Criterion[]): (subject: TargetingSubject) => boolean {
+  const predicate = compileCriteria(criteria, readCustomer);
+  return (subject) => predicate(subject) === null;
 }

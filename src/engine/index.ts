@@ -1,6 +1,6 @@
 export * from './types.js';
-export { compileRules, behaviorsInvolved, MAX_EVENT_DEPTH } from './compile.js';
-export type { CompiledRules, CompiledBehavior, CompiledCampaign } from './compile.js';
+export { compileRules, compileTargeting, behaviorsInvolved, MAX_EVENT_DEPTH } from './compile.js';
+export type { CompiledRules, CompiledBehavior, CompiledCampaign, TargetingSubject } from './compile.js';
 export { CRITERION_OPS } from './criteria.js';
 export { evaluate } from './evaluate.js';
 export type { EvaluateInput, EvaluationResult, PointsCredit, NotificationDraft, BehaviorDelta, GoalDelta } from './evaluate.js';

@@ -2,6 +2,7 @@
 export enum QueueName {
   Events = 'events',
   Webhooks = 'webhooks',
+  AudienceJobs = 'audience-jobs',
 }
 
 export enum EventsJob {
@@ -9,5 +10,9 @@ export enum EventsJob {
 }
 
 export enum WebhooksJob {
+  Deliver = 'deliver',
+}
+
+export enum AudienceJobsJob {
   Deliver = 'deliver',
 }

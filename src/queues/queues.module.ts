@@ -21,7 +21,7 @@ BullModule.queueClass = ListenedQueue;
         prefix: config.queuePrefix,
       }),
     }),
-    BullModule.registerQueue({ name: QueueName.Events }, { name: QueueName.Webhooks }),
+    BullModule.registerQueue({ name: QueueName.Events }, { name: QueueName.Webhooks }, { name: QueueName.AudienceJobs }),
   ],
   providers: [QueueErrorLogger],
   exports: [BullModule],

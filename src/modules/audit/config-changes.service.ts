@@ -12,6 +12,9 @@ export interface ConfigChange {
   after?: object | null;
 }
 
+/** Runs inside the write's transaction, after the change is recorded (scheduled delivery keeps its jobs in step). */
+export type ConfigChangeListener = (em: EntityManager, tenant: Tenant, change: ConfigChange) => Promise<void>;
+
 /**
  * Every write of the management API goes through here, inside its transaction: the change is written to the audit
  * log (who, what, before, after, when) and the organization's rules version is bumped, so every API and worker
@@ -19,6 +22,13 @@ export interface ConfigChange {
  */
 @Injectable()
 export class ConfigChangesService {
+  private readonly listeners: ConfigChangeListener[] = [];
+
+  /** Registers a listener for every later change (modules that derive state from the configuration). */
+  onChange(listener: ConfigChangeListener): void {
+    this.listeners.push(listener);
+  }
+
   async record(em: EntityManager, tenant: Tenant, change: ConfigChange): Promise<void> {
     await em.query(
       `INSERT INTO audit_log (organization_id, api_key_id, action, object_type, object_id, before, after)
@@ -34,5 +44,6 @@ export class ConfigChangesService {
       ],
     );
     await em.increment(Organization, { id: tenant.organizationId }, 'rulesVersion', 1);
+    for (const listener of this.listeners) await listener(em, tenant, change);
   }
 }

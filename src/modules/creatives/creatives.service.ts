@@ -129,7 +129,8 @@ export class CreativesService {
 
   /**
    * The delivery settings to store. Triggered: behavior_id names a behavior of the group's campaign (no date).
-   * Scheduled: scheduled_delivery_date in the future (no behavior). The scheduling job itself is not created here.
+   * Scheduled: scheduled_delivery_date in the future (no behavior). The audience job is scheduled by
+   * AudienceScheduleService, which every recorded change of a creative or its parents reconciles.
    */
   private async delivery(em: EntityManager, tenant: Tenant, campaignId: number, input: IssueAudienceCsvInput): Promise<IssueAudienceCsv> {
     const missing = (member: string, method: string) =>
