@@ -1,0 +1,53 @@
+import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Logger } from '../logging/logger.js';
+
+const SWEEP_EVERY_MS = 5_000;
+
+/**
+ * A sweep every 5 seconds in every worker process, run by one process at a time (a transaction-scoped PostgreSQL
+ * advisory lock elects it): it finds rows whose queue job was lost (Redis down or flushed, a crash between commit and
+ * enqueue) and queues them again. A sweep never overlaps the previous one; shutdown waits for the one running; a
+ * failed sweep is logged and the next one retries. Subclasses say what one sweep does.
+ */
+export abstract class PeriodicSweep implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+
+  protected constructor(
+    private readonly database: DataSource,
+    protected readonly logger: Logger,
+    /** The advisory lock key, one per kind of sweep. */
+    private readonly lockKey: number,
+    /** What is swept, for the log line of a failed sweep. */
+    private readonly what: string,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      if (!this.running) this.running = this.sweep().finally(() => (this.running = null));
+    }, SWEEP_EVERY_MS);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One sweep (when this process holds the lock); answers how many it queued. */
+  async sweep(): Promise<number> {
+    try {
+      return await this.database.transaction(async (em) => {
+        const [{ locked }] = await em.query(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [this.lockKey]);
+        return locked ? this.sweepLocked(em) : 0;
+      });
+    } catch (error) {
+      this.logger.warn({ err: (error as Error).message }, `${this.what} sweep failed; next one retries`);
+      return 0;
+    }
+  }
+
+  /** One sweep's work, inside the transaction that holds the lock. */
+  protected abstract sweepLocked(em: EntityManager): Promise<number>;
+}
