@@ -244,6 +244,42 @@ describe('scheduled creatives and audience jobs', () => {
     expect(row.attempt).toBe(1);
   });
 
+  it('a run whose worker died mid-run (its lease expired) is taken over and completed once, by the next attempt', async () => {
+    const s = await scheduledCreative();
+    const [scheduled] = await jobs(s.creativeId);
+    // What a worker killed mid-run leaves: its job consumed, the row running, its heartbeat older than the lease.
+    const queue = new Queue(QueueName.AudienceJobs, { connection: { url: loadConfig(process.env).redisUrl, maxRetriesPerRequest: null }, prefix });
+    try {
+      expect(await queue.remove(`audience-job-${scheduled.id}`)).toBe(1);
+    } finally {
+      await queue.close();
+    }
+    await db.query(
+      `UPDATE audience_jobs SET status = 'running', attempt = 1, started_at = now() - interval '10 minutes', heartbeat_at = now() - interval '10 minutes'
+        WHERE id = $1`,
+      [scheduled.id],
+    );
+    const [done] = await settled(s.creativeId);
+    expect(done).toEqual(expect.objectContaining({ id: scheduled.id, status: 'completed', customer_count: 2 }));
+    const [row] = await db.query(`SELECT attempt FROM audience_jobs WHERE id = $1`, [scheduled.id]);
+    expect(row.attempt).toBe(2);
+    const csv = await api(app, tenant).get(`/management/creatives/${s.creativeId}/audience_jobs/${scheduled.id}/download`).expect(200);
+    expect(csv.text.split('\n').slice(1).filter(Boolean).sort()).toEqual([...expected].sort());
+  });
+
+  it('with a second worker on the queue, a job still runs once', async () => {
+    const second = await startTestWorker({ queuePrefix: prefix, storageDir, sweepAfterSeconds: 1 });
+    try {
+      const s = await scheduledCreative();
+      const [done] = await settled(s.creativeId);
+      expect(done).toEqual(expect.objectContaining({ status: 'completed', customer_count: 2 }));
+      const [row] = await db.query(`SELECT attempt FROM audience_jobs WHERE id = $1`, [done.id]);
+      expect(row.attempt).toBe(1);
+    } finally {
+      await second.close();
+    }
+  });
+
   describe('routes', () => {
     let pending: Scheduled;
     let otherCreative: Scheduled;
