@@ -33,9 +33,16 @@ interface Payload {
   data: Record<string, unknown>;
 }
 
-/** A webhook receiver on 127.0.0.1: records every request; paths starting /flaky answer 500 to their first request. */
+/** Answers of requests to /hold paths, held until the test calls them. */
+const held: Array<() => void> = [];
+
+/**
+ * A webhook receiver on 127.0.0.1: records every request; paths starting /flaky answer 500 to their first request,
+ * paths starting /hold answer their first request only when the test releases it (`held`).
+ */
 async function startReceiver(): Promise<{ server: Server; url: string; received: Received[] }> {
   const received: Received[] = [];
+  /** Paths whose first request was answered 500 (/flaky) or held (/hold) already. */
   const failed = new Set<string>();
   const server = createServer((req, res) => {
     let body = '';
@@ -47,7 +54,11 @@ async function startReceiver(): Promise<{ server: Server; url: string; received:
       if (fail) failed.add(path);
       const answered = fail ? 500 : 200;
       received.push({ path, headers: req.headers, body, answered });
-      res.writeHead(answered, { 'content-type': 'text/plain' }).end(fail ? 'boom' : 'ok');
+      const answer = () => res.writeHead(answered, { 'content-type': 'text/plain' }).end(fail ? 'boom' : 'ok');
+      if (path.startsWith('/hold') && !failed.has(path)) {
+        failed.add(path);
+        held.push(answer);
+      } else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -350,6 +361,28 @@ describe('webhooks', () => {
       for (const r of receiver.received.filter((x) => x.path === flakyPath && (JSON.parse(x.body) as Payload).data.user_id === customer.id)) {
         expect(signatureValid(r, flaky.secret)).toBe(true);
       }
+    });
+
+    it('an endpoint that does not answer holds back no evaluation: events are evaluated while its delivery waits', async () => {
+      const owner = await createTenant(app);
+      const campaign = await createCampaign(app, owner);
+      await createBehavior(app, owner, campaign.id, { name: 'Visited', event: 'visit', points: 3 });
+      const customer = await createCustomer(app, owner);
+      const path = `/hold-${owner.organizationId}`;
+      await subscribe(app, owner, { url: `${receiver.url}${path}`, event_types: ['points.credited'] }).expect(201);
+      try {
+        await api(app, owner).post(`/users/${customer.id}/events`).send({ events: { visit: 1 } }).expect(200);
+        await waitFor(() => payloads(path).length === 1, SETTLE_MS, 'the first delivery to reach the endpoint');
+        // Its answer is still held: the next events are evaluated and answered all the same.
+        for (const expected of [6, 9]) {
+          const res = await api(app, owner).post(`/users/${customer.id}/events`).send({ events: { visit: 1 } }).expect(200);
+          expect(res.body.user.available_points).toBe(expected);
+        }
+        expect(held.length).toBeGreaterThan(0);
+      } finally {
+        for (const answer of held.splice(0)) answer();
+      }
+      await waitFor(() => payloads(path).length === 3, SETTLE_MS, 'every delivery once the endpoint answers');
     });
 
     it('a perform (complete_campaign) delivers its webhook events too', async () => {
