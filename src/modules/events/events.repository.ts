@@ -285,6 +285,25 @@ export interface CustomerOutcome {
 }
 
 /**
+ * The webhook outbox CTEs, only in statements that have webhook events to write (organizations without webhooks run
+ * the statement without them): one delivery per occurrence and subscribed webhook of the organization.
+ */
+const WEBHOOK_OUTBOX = `,
+       ntn AS (SELECT id, row_number() OVER (ORDER BY id)::int AS n FROM nt),
+       wh AS (
+         INSERT INTO webhook_deliveries (organization_id, webhook_id, event_id, type, payload)
+         SELECT w.organization_id, w.id, evn.id, t.type,
+                jsonb_build_object('id', t.id, 'type', t.type, 'created_at', t.created_at,
+                  'data', CASE WHEN t.notification_n IS NULL THEN t.data ELSE jsonb_build_object('id', ntn.id) || t.data END)
+           FROM json_to_recordset($WEBHOOKS_PARAM::json) AS t(idx int, organization_id int, id text, type text, created_at text, notification_n int, data jsonb)
+           JOIN evn ON evn.idx = t.idx
+           LEFT JOIN ntn ON ntn.n = t.notification_n
+           JOIN webhooks w ON w.organization_id = t.organization_id AND w.deleted_at IS NULL AND t.type = ANY(w.event_types)
+          ORDER BY t.idx, w.id
+         RETURNING id
+       )`;
+
+/**
  * One statement: `head` (CTEs named ev and evn, evn mapping each event's index in the list to its id) followed by
  * every customer's outcomes: progress upserts, customer rows, points ledger rows, issued offers, notifications and the
  * webhook outbox (one delivery per occurrence and subscribed webhook of the organization, fanned out here).
@@ -294,61 +313,6 @@ export interface CustomerOutcome {
 function outcomesQuery(name: string, head: string, headValues: unknown[], customers: CustomerOutcome[]): NamedQuery {
   const o = headValues.length; // $o+1 is the first parameter of the outcomes
   const $ = (i: number) => `$${o + i}`;
-  const text = `WITH ${head},
-       pr AS (
-         INSERT INTO customer_progress (customer_id, behavior_id, state, achieved, updated_at)
-         SELECT t.customer_id, t.behavior_id, t.state, t.achieved, now() FROM json_to_recordset(${$(1)}::json) AS t(customer_id uuid, behavior_id int, state jsonb, achieved int)
-         ON CONFLICT (customer_id, behavior_id) DO UPDATE SET state = EXCLUDED.state, achieved = EXCLUDED.achieved, updated_at = now()
-         RETURNING 1
-       ),
-       cu AS (
-         UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tags = t.tags,
-                qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
-           FROM json_to_recordset(${$(2)}::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
-                qualified_campaign_ids int[], completed_campaign_ids int[])
-          WHERE c.id = ANY(${$(6)}::uuid[]) AND c.id = t.id -- the id list makes the plan an index lookup, not a scan of customers
-         RETURNING 1
-       ),
-       lg AS (
-         INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source)
-         SELECT t.organization_id, t.customer_id, evn.id, t.amount, t.reason, t.source
-           FROM json_to_recordset(${$(3)}::json) AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb)
-           JOIN evn ON evn.idx = t.idx
-         RETURNING 1
-       ),
-       co AS (
-         INSERT INTO customer_offers (organization_id, customer_id, offer_id, campaign_id, behavior_id, event_id, issued_at)
-         SELECT t.organization_id, t.customer_id, t.offer_id, t.campaign_id, t.behavior_id, evn.id, t.issued_at
-           FROM json_to_recordset(${$(4)}::json)
-                AS t(idx int, organization_id int, customer_id uuid, offer_id int, campaign_id int, behavior_id int, issued_at timestamptz)
-           JOIN evn ON evn.idx = t.idx
-         RETURNING 1
-       ),
-       nt AS (
-         INSERT INTO notifications (organization_id, customer_id, event_id, creative_id, campaign_id, behavior_id, type, data)
-         SELECT t.organization_id, t.customer_id, evn.id, t.creative_id, t.campaign_id, t.behavior_id, t.type, t.data
-           FROM ROWS FROM (json_to_recordset(${$(5)}::json)
-                AS (idx int, organization_id int, customer_id uuid, creative_id int, campaign_id int, behavior_id int, type text, data jsonb))
-                WITH ORDINALITY AS t(idx, organization_id, customer_id, creative_id, campaign_id, behavior_id, type, data, n)
-           JOIN evn ON evn.idx = t.idx
-          ORDER BY t.n
-         RETURNING id
-       ),
-       ntn AS (SELECT id, row_number() OVER (ORDER BY id)::int AS n FROM nt),
-       wh AS (
-         INSERT INTO webhook_deliveries (organization_id, webhook_id, event_id, type, payload)
-         SELECT w.organization_id, w.id, evn.id, t.type,
-                jsonb_build_object('id', t.id, 'type', t.type, 'created_at', t.created_at,
-                  'data', CASE WHEN t.notification_n IS NULL THEN t.data ELSE jsonb_build_object('id', ntn.id) || t.data END)
-           FROM json_to_recordset(${$(7)}::json) AS t(idx int, organization_id int, id text, type text, created_at text, notification_n int, data jsonb)
-           JOIN evn ON evn.idx = t.idx
-           LEFT JOIN ntn ON ntn.n = t.notification_n
-           JOIN webhooks w ON w.organization_id = t.organization_id AND w.deleted_at IS NULL AND t.type = ANY(w.event_types)
-          ORDER BY t.idx, w.id
-         RETURNING id
-       )
-       SELECT (SELECT array_agg(id ORDER BY id) FROM ev) AS event_ids, (SELECT array_agg(id ORDER BY id) FROM nt) AS notification_ids,
-              (SELECT array_agg(id ORDER BY id) FROM wh) AS delivery_ids`;
   const rows = <T>(each: (c: CustomerOutcome, who: { idx: (eventIndex: number) => number; organization_id: number; customer_id: string }) => T[]) =>
     customers.flatMap((c) => each(c, { idx: (i) => c.firstIndex + i, organization_id: c.organizationId, customer_id: c.result.customer.id }));
   const progress = rows(({ result }, { customer_id }) =>
@@ -395,13 +359,56 @@ function outcomesQuery(name: string, head: string, headValues: unknown[], custom
       data: w.data,
     }));
   });
+  const text = `WITH ${head},
+       pr AS (
+         INSERT INTO customer_progress (customer_id, behavior_id, state, achieved, updated_at)
+         SELECT t.customer_id, t.behavior_id, t.state, t.achieved, now() FROM json_to_recordset(${$(1)}::json) AS t(customer_id uuid, behavior_id int, state jsonb, achieved int)
+         ON CONFLICT (customer_id, behavior_id) DO UPDATE SET state = EXCLUDED.state, achieved = EXCLUDED.achieved, updated_at = now()
+         RETURNING 1
+       ),
+       cu AS (
+         UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tags = t.tags,
+                qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
+           FROM json_to_recordset(${$(2)}::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
+                qualified_campaign_ids int[], completed_campaign_ids int[])
+          WHERE c.id = ANY(${$(6)}::uuid[]) AND c.id = t.id -- the id list makes the plan an index lookup, not a scan of customers
+         RETURNING 1
+       ),
+       lg AS (
+         INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source)
+         SELECT t.organization_id, t.customer_id, evn.id, t.amount, t.reason, t.source
+           FROM json_to_recordset(${$(3)}::json) AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb)
+           JOIN evn ON evn.idx = t.idx
+         RETURNING 1
+       ),
+       co AS (
+         INSERT INTO customer_offers (organization_id, customer_id, offer_id, campaign_id, behavior_id, event_id, issued_at)
+         SELECT t.organization_id, t.customer_id, t.offer_id, t.campaign_id, t.behavior_id, evn.id, t.issued_at
+           FROM json_to_recordset(${$(4)}::json)
+                AS t(idx int, organization_id int, customer_id uuid, offer_id int, campaign_id int, behavior_id int, issued_at timestamptz)
+           JOIN evn ON evn.idx = t.idx
+         RETURNING 1
+       ),
+       nt AS (
+         INSERT INTO notifications (organization_id, customer_id, event_id, creative_id, campaign_id, behavior_id, type, data)
+         SELECT t.organization_id, t.customer_id, evn.id, t.creative_id, t.campaign_id, t.behavior_id, t.type, t.data
+           FROM ROWS FROM (json_to_recordset(${$(5)}::json)
+                AS (idx int, organization_id int, customer_id uuid, creative_id int, campaign_id int, behavior_id int, type text, data jsonb))
+                WITH ORDINALITY AS t(idx, organization_id, customer_id, creative_id, campaign_id, behavior_id, type, data, n)
+           JOIN evn ON evn.idx = t.idx
+          ORDER BY t.n
+         RETURNING id
+       )${webhooks.length ? WEBHOOK_OUTBOX.replace('$WEBHOOKS_PARAM', () => $(7)) : ''}
+       SELECT (SELECT array_agg(id ORDER BY id) FROM ev) AS event_ids, (SELECT array_agg(id ORDER BY id) FROM nt) AS notification_ids,
+              ${webhooks.length ? '(SELECT array_agg(id ORDER BY id) FROM wh)' : 'NULL::bigint[]'} AS delivery_ids`;
   const values = [
     ...headValues,
     ...[progress, changed, credits, offers, notifications].map((list) => JSON.stringify(list)),
     changed.map((c) => c.id),
-    JSON.stringify(webhooks),
+    ...(webhooks.length ? [JSON.stringify(webhooks)] : []),
   ];
-  return { name, text, values };
+  // Two statements of their own (each prepared once per connection): with the outbox, and without it.
+  return { name: webhooks.length ? `${name}-webhooks` : name, text, values };
 }
 
 function sameCustomer(a: CustomerSnapshot, b: CustomerSnapshot): boolean {
