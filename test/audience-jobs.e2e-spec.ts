@@ -160,6 +160,16 @@ describe('scheduled creatives and audience jobs', () => {
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
 
+  /** Removes an audience job's delayed job from Redis, as a flush or a crash would lose it. */
+  async function loseDelayedJob(audienceJobId: number): Promise<void> {
+    const queue = new Queue(QueueName.AudienceJobs, { connection: { url: loadConfig(process.env).redisUrl, maxRetriesPerRequest: null }, prefix });
+    try {
+      expect(await queue.remove(`audience-job-${audienceJobId}`)).toBe(1);
+    } finally {
+      await queue.close();
+    }
+  }
+
   async function csvFiles(): Promise<string[]> {
     return readdir(join(storageDir, 'audience-jobs', String(tenant.organizationId))).catch(() => []);
   }
@@ -232,12 +242,7 @@ describe('scheduled creatives and audience jobs', () => {
   it('a run whose delayed job was lost (Redis flushed, a job woken before its row committed) is queued by the sweeper and runs once', async () => {
     const s = await scheduledCreative();
     const [scheduled] = await jobs(s.creativeId);
-    const queue = new Queue(QueueName.AudienceJobs, { connection: { url: loadConfig(process.env).redisUrl, maxRetriesPerRequest: null }, prefix });
-    try {
-      expect(await queue.remove(`audience-job-${scheduled.id}`)).toBe(1);
-    } finally {
-      await queue.close();
-    }
+    await loseDelayedJob(scheduled.id);
     const [done] = await settled(s.creativeId);
     expect(done).toEqual(expect.objectContaining({ id: scheduled.id, status: 'completed', customer_count: 2 }));
     const [row] = await db.query(`SELECT attempt FROM audience_jobs WHERE id = $1`, [scheduled.id]);
@@ -248,12 +253,7 @@ describe('scheduled creatives and audience jobs', () => {
     const s = await scheduledCreative();
     const [scheduled] = await jobs(s.creativeId);
     // What a worker killed mid-run leaves: its job consumed, the row running, its heartbeat older than the lease.
-    const queue = new Queue(QueueName.AudienceJobs, { connection: { url: loadConfig(process.env).redisUrl, maxRetriesPerRequest: null }, prefix });
-    try {
-      expect(await queue.remove(`audience-job-${scheduled.id}`)).toBe(1);
-    } finally {
-      await queue.close();
-    }
+    await loseDelayedJob(scheduled.id);
     await db.query(
       `UPDATE audience_jobs SET status = 'running', attempt = 1, started_at = now() - interval '10 minutes', heartbeat_at = now() - interval '10 minutes'
         WHERE id = $1`,
