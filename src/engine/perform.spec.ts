@@ -165,6 +165,15 @@ describe('perform complete_campaign', () => {
     expect(performBehaviorsInvolved(compiled, 10)).toEqual([1, 2, 3]);
   });
 
+  it('does not opt the customer into another opt-in campaign its raised events reach', () => {
+    const other = campaign({ id: 20, optInRequired: true, behaviors: [behavior({ id: 3, name: 'Welcomed', points: 4, groups: [group([goal({ id: 301, name: 'welcome' })])] })] });
+    const result = run(explorer({ outcomes: [{ type: 'event', name: 'welcome', by: 1 }] }, {}, {}, [other]));
+    expect(result.completions.map((c) => c.behaviorId)).toEqual([1, 2]);
+    expect(result.customer.qualifiedCampaignIds).toEqual([]);
+    expect(result.progress[3]).toBeUndefined();
+    expect(result.customer.availablePoints).toBe(72);
+  });
+
   it('completes a behavior without caps once, and the campaign is completed for the customer', () => {
     const result = run(explorer({ maxTimesAchievable: null }, { maxTimesAchievable: null }));
     expect(result.completions.map((c) => c.achieved)).toEqual([1, 1]);

@@ -72,7 +72,9 @@ class Performance extends Evaluation {
   private readonly campaignId: number;
 
   constructor(input: PerformInput) {
-    super({ rules: input.rules, customer: input.customer, progress: input.progress, events: [], now: input.now, multiOrgEnabled: input.multiOrgEnabled, qualify: true });
+    // qualify false: events raised by outcomes must not opt the customer into other opt-in campaigns (contract §7);
+    // the performed campaign itself is qualified explicitly below.
+    super({ rules: input.rules, customer: input.customer, progress: input.progress, events: [], now: input.now, multiOrgEnabled: input.multiOrgEnabled, qualify: false });
     this.campaignId = input.campaignId;
   }
 
@@ -97,7 +99,8 @@ class Performance extends Evaluation {
       occurredAt: now,
       day: null,
     };
-    const state = campaignState(this.ctx, campaign, instance);
+    // The performed campaign opts the customer in (below): its conditions are judged as with `qualify: true`.
+    const state = campaignState({ ...this.ctx, qualify: true }, campaign, instance);
     const entry: EventExplanation = { event_index: 0, event: instance.name, occurred_at: iso(now), depth: 0, detail: 'perform complete_campaign', campaigns: [] };
     const explanation: CampaignExplanation = { campaign_id: c.id, campaign_name: c.name, state: 'qualified', detail: `forced through by perform; conditions: ${state.detail}`, behaviors: [] };
     entry.campaigns.push(explanation);

@@ -45,4 +45,27 @@ export class ListenedQueue extends Queue {
     super(...args);
     this.on('error', () => undefined);
   }
+
+  // Adding jobs waits for Redis at most ADD_TIMEOUT_MS: with Redis down, BullMQ would otherwise wait for the reconnect,
+  // holding the request (or the transaction) that adds them. Every caller has stored its rows first; a sweeper queues
+  // them later.
+  override add(...args: Parameters<Queue['add']>): ReturnType<Queue['add']> {
+    return bounded(super.add(...args));
+  }
+
+  override addBulk(...args: Parameters<Queue['addBulk']>): ReturnType<Queue['addBulk']> {
+    return bounded(super.addBulk(...args));
+  }
+}
+
+/** How long adding jobs may wait for Redis before the caller gets an error. */
+export const ADD_TIMEOUT_MS = 2_000;
+
+function bounded<T>(work: Promise<T>): Promise<T> {
+  work.catch(() => undefined); // settled after the timeout: nobody waits for it any more
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not take the jobs within ${ADD_TIMEOUT_MS} ms`)), ADD_TIMEOUT_MS);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
