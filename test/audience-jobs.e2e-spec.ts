@@ -201,7 +201,7 @@ describe('scheduled creatives and audience jobs', () => {
 
     await pastDate(s.at);
     expect(await jobs(s.creativeId)).toEqual([cancelled]);
-    expect(await csvFiles()).not.toContain(`${cancelled.id}.csv`);
+    expect((await csvFiles()).filter((f) => f.startsWith(`${cancelled.id}-`))).toEqual([]);
     const res = await api(app, tenant).get(`/management/creatives/${s.creativeId}/audience_jobs/${cancelled.id}/download`);
     expectError(res, 404, 'not_found');
   });
@@ -217,7 +217,7 @@ describe('scheduled creatives and audience jobs', () => {
 
     await pastDate(s.at);
     expect(await jobs(s.creativeId)).toEqual([cancelled]);
-    expect(await csvFiles()).not.toContain(`${cancelled.id}.csv`);
+    expect((await csvFiles()).filter((f) => f.startsWith(`${cancelled.id}-`))).toEqual([]);
   });
 
   it('moving scheduled_delivery_date moves the job: the old one is cancelled, a new one runs at the new date', async () => {

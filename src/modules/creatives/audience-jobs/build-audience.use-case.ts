@@ -74,7 +74,7 @@ export class BuildAudienceUseCase {
     if (claim === null) return { outcome: 'skipped', audienceJobId };
     if (claim.audience === null) return { outcome: 'cancelled', audienceJobId, creativeId: claim.job.creative_id };
     const { job, audience } = claim;
-    const relative = FILE_AD_TYPES.has(audience.adType) ? join('audience-jobs', String(job.organization_id), `${job.id}.csv`) : null;
+    const relative = FILE_AD_TYPES.has(audience.adType) ? join('audience-jobs', String(job.organization_id), `${job.id}-${job.attempt}.csv`) : null;
     const dir = join(this.config.storageDir, 'audience-jobs', String(job.organization_id));
     const temp = relative ? join(dir, `${job.id}.csv.${job.attempt}.tmp`) : null;
     let count = 0;
@@ -123,7 +123,11 @@ export class BuildAudienceUseCase {
           WHERE id = $1 AND attempt = $2 AND status = 'running' RETURNING id`,
         [job.id, job.attempt, count, relative],
       );
-      if (done[0].length === 0) throw new LostLease(`audience job ${job.id} was taken over`);
+      if (done[0].length === 0) {
+        // Taken over: the file of this stale run (named by its attempt) is nobody's; the winner's is untouched.
+        if (relative) await rm(join(this.config.storageDir, relative), { force: true });
+        throw new LostLease(`audience job ${job.id} was taken over`);
+      }
       return { outcome: 'completed', audienceJobId: job.id, creativeId: job.creative_id, customerCount: count, file: relative };
     } catch (error) {
       if (temp) await rm(temp, { force: true });
