@@ -1,11 +1,12 @@
-import { lookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { signWebhook } from './signature.js';
-import { isPrivateAddress } from './url-policy.js';
+import { isPrivateAddress, publicOnlyLookup } from './url-policy.js';
 
 /** How long one POST may take, connection included, before it counts as a failed attempt. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -81,37 +82,43 @@ export class DeliverWebhookUseCase {
 
   private async post(deliveryId: string, delivery: ClaimedDelivery): Promise<{ responseCode: number | null; error: string | null }> {
     const url = new URL(delivery.url);
+    const guard = !this.config.webhookAllowPrivateNetworks;
+    // An address literal is not looked up: checked here. A name is checked by the lookup the connection itself uses.
+    if (guard && isPrivateAddress(url.hostname)) return { responseCode: null, error: 'the URL points at a private address' };
+    const body = JSON.stringify(delivery.payload);
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      'user-agent': USER_AGENT,
+      'x-webhook-id': (delivery.payload as { id: string }).id,
+      'x-webhook-delivery': deliveryId,
+      'x-webhook-type': delivery.type,
+      'x-webhook-timestamp': String(timestamp),
+      'x-webhook-signature': signWebhook(delivery.secret, timestamp, body),
+    };
     try {
-      if (!this.config.webhookAllowPrivateNetworks) {
-        // A public name may resolve to a private address: checked again at every attempt.
-        const host = url.hostname.replace(/^\[|\]$/g, '');
-        const addresses = await lookup(host, { all: true });
-        if (addresses.some((a) => isPrivateAddress(a.address))) return { responseCode: null, error: 'the URL resolves to a private address' };
-      }
-      const body = JSON.stringify(delivery.payload);
-      const timestamp = Math.floor(Date.now() / 1000);
-      const payloadId = (delivery.payload as { id: string }).id;
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': USER_AGENT,
-          'x-webhook-id': payloadId,
-          'x-webhook-delivery': deliveryId,
-          'x-webhook-type': delivery.type,
-          'x-webhook-timestamp': String(timestamp),
-          'x-webhook-signature': signWebhook(delivery.secret, timestamp, body),
-        },
-        body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-      });
-      await res.body?.cancel().catch(() => undefined);
-      return res.status >= 200 && res.status < 300 ? { responseCode: res.status, error: null } : { responseCode: res.status, error: `HTTP ${res.status}` };
+      const status = await postOnce(url, headers, body, guard ? publicOnlyLookup : undefined);
+      return status >= 200 && status < 300 ? { responseCode: status, error: null } : { responseCode: status, error: `HTTP ${status}` };
     } catch (error) {
-      const e = error as Error & { cause?: { code?: string; message?: string } };
-      const reason = e.name === 'TimeoutError' ? `timed out after ${DELIVERY_TIMEOUT_MS} ms` : (e.cause?.code ?? e.cause?.message ?? e.message);
+      const e = error as NodeJS.ErrnoException;
+      const reason = e.code === 'EPRIVATEADDRESS' ? e.message : (e.code ?? e.message);
       return { responseCode: null, error: String(reason).slice(0, 500) };
     }
   }
+}
+
+/** One POST (no redirects followed), bounded by DELIVERY_TIMEOUT_MS in all; answers the status code. */
+function postOnce(url: URL, headers: Record<string, string>, body: string, lookup: typeof publicOnlyLookup | undefined): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = (url.protocol === 'https:' ? https : http).request(url, { method: 'POST', headers, ...(lookup ? { lookup } : {}) }, (res) => {
+      res.resume(); // the answer's body is not kept
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error(`timed out after ${DELIVERY_TIMEOUT_MS} ms`), { code: `timed out after ${DELIVERY_TIMEOUT_MS} ms` })), DELIVERY_TIMEOUT_MS);
+    req.on('close', () => clearTimeout(timer));
+    req.on('error', reject);
+    req.end(body);
+  });
 }

@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { signWebhook } from './signature.js';
-import { isPrivateAddress, webhookUrlProblem } from './url-policy.js';
+import { isPrivateAddress, publicOnlyLookup, webhookUrlProblem } from './url-policy.js';
 
 describe('webhook URL policy', () => {
-  it.each(['127.0.0.1', '10.0.0.1', '172.31.255.255', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '[::1]', 'fe80::1', 'fd12::1', '::ffff:10.0.0.1', '::ffff:7f00:1'])(
+  it.each(['127.0.0.1', '10.0.0.1', '172.31.255.255', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '[::1]', 'fe80::1', 'fd12::1', '::ffff:10.0.0.1', '::ffff:7f00:1', '::7f00:1', '64:ff9b::a9fe:a9fe', '2002:7f00:1::', 'fec0::1'])(
     '%s is private',
     (address) => expect(isPrivateAddress(address)).toBe(true),
   );
@@ -15,6 +15,19 @@ describe('webhook URL policy', () => {
     expect(webhookUrlProblem('ftp://example.com/hook', true)).toMatch(/http/);
     expect(webhookUrlProblem('http://localhost:3000/hook', false)).toMatch(/private/);
     expect(webhookUrlProblem('http://localhost:3000/hook', true)).toBeNull();
+  });
+});
+
+describe('the lookup webhook deliveries connect through', () => {
+  const resolve = (host: string, all: boolean) =>
+    new Promise<{ error: NodeJS.ErrnoException | null; address: unknown }>((done) => publicOnlyLookup(host, { all }, (error, address) => done({ error, address })));
+
+  it('refuses a name that resolves to a private address, in either form of the call', async () => {
+    for (const all of [false, true]) expect((await resolve('localhost', all)).error?.code).toBe('EPRIVATEADDRESS');
+  });
+
+  it('passes a lookup error through', async () => {
+    expect((await resolve('no-such-host.invalid', false)).error?.code).toMatch(/ENOTFOUND|EAI_AGAIN/);
   });
 });
 

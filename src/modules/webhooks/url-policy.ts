@@ -1,3 +1,4 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
 /** Addresses a webhook may not reach unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: private, loopback, link-local and the like. */
@@ -18,8 +19,12 @@ for (const [net, prefix] of [
   BLOCKED.addSubnet(net, prefix, 'ipv4');
 }
 for (const [net, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
+  ['::', 96], // unspecified, loopback and IPv4-compatible (::7f00:1)
+  ['64:ff9b::', 96], // NAT64: reaches IPv4 addresses, metadata services included
+  ['64:ff9b:1::', 48], // local-use NAT64
+  ['100::', 64], // discard
+  ['2002::', 16], // 6to4: embeds an IPv4 address
+  ['fec0::', 10], // site-local (deprecated)
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast
@@ -66,4 +71,22 @@ export function webhookUrlProblem(value: string, allowPrivate: boolean): string 
     return 'must not point at a private, loopback or link-local address';
   }
   return null;
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A dns.lookup for outgoing webhook connections that refuses names resolving to a private address: the connection is
+ * made to the very addresses checked, so a name that answers a public address to a check and a private one to the
+ * connection (DNS rebinding) gets nowhere.
+ */
+export function publicOnlyLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, []);
+    if (addresses.length === 0 || addresses.some((a) => isPrivateAddress(a.address))) {
+      return callback(Object.assign(new Error('the URL resolves to a private address'), { code: 'EPRIVATEADDRESS' }), []);
+    }
+    if (options.all) return callback(null, addresses);
+    callback(null, addresses[0].address, addresses[0].family);
+  });
 }
