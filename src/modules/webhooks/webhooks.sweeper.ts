@@ -8,12 +8,14 @@ import { PeriodicSweep } from '../../common/scheduling/periodic-sweep.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { QueueName } from '../../queues/queue-names.js';
+import { removeFailedJobs } from '../../queues/failed-jobs.js';
 import { enqueueDeliveries } from './enqueue-deliveries.js';
 
 /**
  * Queues outbox deliveries still open (pending, or retrying) SWEEP_AFTER_SECONDS after their last change: their job
- * was lost. A delivery whose job still exists is not queued twice (job ids are the delivery's), and a delivery already
- * sent is skipped by the processor.
+ * was lost, or failed every attempt without recording it (the database down at the time). A delivery whose job still
+ * waits is not queued twice (job ids are the delivery's); a failed one is cleared first; a delivery already sent is
+ * skipped by the processor.
  */
 @Injectable()
 export class WebhooksSweeper extends PeriodicSweep {
@@ -33,6 +35,10 @@ export class WebhooksSweeper extends PeriodicSweep {
       [this.config.sweepAfterSeconds],
     );
     if (rows.length === 0) return 0;
+    await removeFailedJobs(
+      this.queue,
+      rows.map((r) => `delivery-${r.id}`),
+    );
     await enqueueDeliveries(
       this.queue,
       rows.map((r) => String(r.id)),

@@ -9,6 +9,7 @@ import { APP_CONFIG } from '../../../config/config.module.js';
 import type { AppConfig } from '../../../config/config.js';
 import { QueueName } from '../../../queues/queue-names.js';
 import { LEASE_SECONDS } from './build-audience.use-case.js';
+import { removeFailedJobs } from '../../../queues/failed-jobs.js';
 import { enqueueAudienceJobs } from './enqueue-audience-jobs.js';
 
 /**
@@ -37,6 +38,10 @@ export class AudienceJobsSweeper extends PeriodicSweep {
       [this.config.sweepAfterSeconds, LEASE_SECONDS],
     );
     if (rows.length === 0) return 0;
+    await removeFailedJobs(
+      this.queue,
+      rows.map((r) => `audience-job-${r.id}`),
+    );
     await enqueueAudienceJobs(
       this.queue,
       rows.map((r) => ({ id: Number(r.id), scheduledAt: new Date(0) })),
