@@ -247,6 +247,36 @@ describe('the events worker', () => {
   }
 
   // ---------------------------------------------------------------------------------------------------------------
+  describe('a customer whose evaluation fails', () => {
+    it("fails alone: the job of several customers is split, the others' events are processed", async () => {
+      const prefix = prefixFor('split');
+      const { app, db, tenant } = await setup(prefix);
+      const worker = await startTestWorker({ queuePrefix: prefix });
+      try {
+        const [bad, good] = [await createCustomer(app, tenant), await createCustomer(app, tenant)];
+        await sendV2(app, tenant, [{ name: 'visit', user_id: bad.id }]);
+        await settled(db, tenant, 1);
+        // Progress the engine cannot read: evaluating this customer throws.
+        await db.query(`UPDATE customer_progress SET state = '"corrupt"'::jsonb WHERE customer_id = $1`, [bad.id]);
+        await sendV2(app, tenant, [
+          { name: 'visit', user_id: bad.id },
+          { name: 'visit', user_id: good.id },
+        ]);
+        await waitFor(
+          async () => (await db.query(`SELECT status FROM events WHERE customer_id = $1`, [good.id]))[0]?.status === 'processed',
+          SETTLE_MS,
+          "the healthy customer's event",
+        );
+        expect((await books(app, db, tenant, [good]))[good.external_id]).toEqual(expectedBooks(1));
+        const badStatuses: Array<{ status: string }> = await db.query(`SELECT status FROM events WHERE customer_id = $1 ORDER BY id`, [bad.id]);
+        expect(badStatuses.map((r) => r.status)).toEqual(['processed', expect.stringMatching(/^(pending|failed)$/)]);
+      } finally {
+        await worker.close();
+        await app.close();
+      }
+    }, LONG_TEST_MS);
+  });
+
   describe('two workers on one queue', () => {
     let app: INestApplication;
     let db: DataSource;

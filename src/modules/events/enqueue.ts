@@ -23,5 +23,10 @@ export async function enqueueEvents(queue: Queue, events: Array<{ id: string; cu
     if (last && last.length + ids.length <= JOB_EVENTS) last.push(...ids);
     else jobs.push([...ids]);
   }
+  await queueJobs(queue, jobs, name, origin);
+}
+
+/** Queues one job per list of event ids, as given (no packing); job ids derive from each list's first id and `origin`. */
+export async function queueJobs(queue: Queue, jobs: string[][], name: string, origin: string): Promise<void> {
   await queue.addBulk(jobs.map((eventIds) => ({ name, data: { eventIds } satisfies EvaluateJobData, opts: { ...JOB_OPTIONS, jobId: `${origin}-${eventIds[0]}` } })));
 }

@@ -7,6 +7,7 @@ import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { QueueName } from '../../queues/queue-names.js';
 import { enqueueDeliveries } from '../webhooks/enqueue-deliveries.js';
 import { EventCounters } from '../metrics/event-counters.js';
+import { queueJobs } from './enqueue.js';
 import { ProcessStoredEventsUseCase } from './process-stored.use-case.js';
 
 export interface EvaluateJobData {
@@ -22,6 +23,7 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly counters: EventCounters,
     @InjectQueue(QueueName.Webhooks) private readonly webhooksQueue: Queue,
+    @InjectQueue(QueueName.Events) private readonly eventsQueue: Queue,
   ) {
     super();
   }
@@ -44,6 +46,14 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
       this.counters.observe('events_job_duration_seconds', [seconds]);
       this.logger.info({ job_id: job.id, job: job.name, events: job.data.eventIds.length, ...summary, webhook_deliveries: deliveryIds.length, duration_ms: seconds * 1000 }, 'job');
     } catch (error) {
+      // A job of several customers evaluates them in one transaction: one customer's failure must not hold back (or,
+      // out of attempts, fail) the others. Split it into one job per customer; each then retries, or fails, alone.
+      const customers = await this.useCase.pendingByCustomer(job.data.eventIds).catch(() => []);
+      if (customers.length > 1) {
+        await queueJobs(this.eventsQueue, customers, job.name, `split-${job.id}`);
+        this.logger.warn({ job_id: job.id, job: job.name, customers: customers.length, err: (error as Error).message }, 'job failed; split into one job per customer');
+        return;
+      }
       this.counters.add({ failed: job.data.eventIds.length });
       const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       this.logger.warn({ job_id: job.id, job: job.name, attempt: job.attemptsMade + 1, last, err: (error as Error).message }, 'job failed');

@@ -77,6 +77,16 @@ export class ProcessStoredEventsUseCase {
     await this.db.query(`UPDATE events SET status = 'failed', reason = $2 WHERE id = ANY($1) AND status = 'pending'`, [eventIds, reason.slice(0, 500)]);
   }
 
+  /** The events still pending, one list per customer (in occurred_at order). */
+  async pendingByCustomer(eventIds: string[]): Promise<string[][]> {
+    const rows: Array<{ ids: string[] }> = await this.db.query(
+      `SELECT array_agg(id ORDER BY occurred_at, id) AS ids FROM events
+        WHERE id = ANY($1) AND status = 'pending' AND customer_id IS NOT NULL GROUP BY customer_id ORDER BY min(id)`,
+      [eventIds],
+    );
+    return rows.map((r) => r.ids.map(String));
+  }
+
   async execute(eventIds: string[]): Promise<ProcessedSummary> {
     const rejected: Array<{ id: string }> = await this.db.query(
       `WITH r AS (
