@@ -9,6 +9,7 @@
  */
 import pg from 'pg';
 import { CPU_COLUMNS, interleaved, load, LoadResult, measured, send, summary, table } from './support/load.js';
+import { createLiveCampaign } from './support/campaign.js';
 import { rawTransaction } from './support/raw-pg.js';
 import { bootstrap, startServer } from './support/server.js';
 
@@ -16,36 +17,13 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = 10;
 const CUSTOMERS = 10_000;
 
-const goal = (name: string, extra: Record<string, unknown> = {}) => ({ goals: [{ achievement: { name, event_count: 1, ...extra } }] });
-const BEHAVIORS = [
-  { name: 'Visit', points: 1, data: {}, goal_groups: [goal('visit')] },
-  { name: 'Five visits', points: 10, data: { max_times_achievable: 100 }, goal_groups: [goal('visit', { event_count: 5 })] },
-  { name: 'Three stores a week', points: 25, data: { period: 604800, max_times_achievable_per_period: 1 }, goal_groups: [goal('visit', { type: 'unique', unique_attribute: 'store_id', event_count: 3 })] },
-  { name: 'Visit streak', points: 15, data: {}, goal_groups: [goal('visit', { event_count: 3, data: { consecutive: true } })] },
-  { name: 'Hourly visit', points: 2, data: {}, goal_groups: [goal('visit', { data: { min_time_between_events: 3600 } })] },
-  { name: 'Purchase', points: 5, data: {}, goal_groups: [goal('purchase')] },
-  { name: 'Share', points: 3, data: {}, goal_groups: [goal('share')] },
-  { name: 'Review', points: 4, data: {}, goal_groups: [goal('review')] },
-  { name: 'Login', points: 1, data: {}, goal_groups: [goal('login')] },
-  { name: 'Referral', points: 50, data: {}, goal_groups: [goal('referral')] },
-];
-
 async function main(): Promise<void> {
   const server = await startServer(3900);
   try {
     const tenant = await bootstrap(server.url);
     const headers = { authorization: tenant.auth, 'content-type': 'application/json' };
     const base = `${server.url}/priv/v1/apps/${tenant.key}`;
-    const now = Date.now();
-    const campaign = (await (
-      await fetch(`${base}/management/campaigns`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ campaign: { name: 'Everyday', status: 'live', starts_at: new Date(now - 86_400_000).toISOString(), ends_at: new Date(now + 365 * 86_400_000).toISOString() } }),
-      })
-    ).json()) as { campaign: { id: number } };
-    const batch = await fetch(`${base}/management/campaigns/${campaign.campaign.id}/behaviors/_batch`, { method: 'POST', headers, body: JSON.stringify({ behaviors: BEHAVIORS }) });
-    if (batch.status !== 201) throw new Error(`behaviors not created: ${await batch.text()}`);
+    await createLiveCampaign(server.url, tenant);
 
     const db = new pg.Pool({ connectionString: server.databaseUrl, max: CONCURRENCY });
     const customers = async (prefix: string): Promise<string[]> =>

@@ -2,10 +2,11 @@ import { jest } from '@jest/globals';
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
-import request, { type Response } from 'supertest';
+import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { QueueName } from '../src/queues/queue-names.js';
 import { createTestApp } from './support/app.js';
+import { expectError } from './support/errors.js';
 import { TEST_ADMIN_TOKEN } from './support/test-env.js';
 import { startTestWorker, waitFor } from './support/worker.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
@@ -40,17 +41,6 @@ interface EventRow {
 
 let seq = 0;
 const uniq = (prefix: string) => `${prefix}-${++seq}-${Date.now().toString(36)}`;
-
-/** The contract's error envelope with the given status and code; answers the fields named in `details`. */
-function expectError(res: Response, status: number, code: string): string[] {
-  expect({ status: res.status, body: res.body }).toEqual({
-    status,
-    body: { status: 'error', errors: expect.objectContaining({ code, message: expect.any(String) }) },
-  });
-  const details = (res.body.errors.details ?? []) as Array<{ field: string; message: string }>;
-  for (const detail of details) expect(detail).toEqual({ field: expect.any(String), message: expect.any(String) });
-  return details.map((d) => d.field);
-}
 
 describe('events V2', () => {
   let app: INestApplication;

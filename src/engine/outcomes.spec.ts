@@ -1,23 +1,7 @@
-import { behavior, campaign, customer, event, goal, group, rules, Session, T0 } from './spec-fixtures.js';
+import { behavior, campaign, creative, customer, event, goal, group, rules, Session, T0 } from './spec-fixtures.js';
 import type { BehaviorRule, CampaignRule, CreativeRule, CustomerSnapshot, Status } from './types.js';
 
 const listen = (name: string, eventCount = 1) => [group([goal({ name, eventCount })])];
-
-function creative(p: Partial<CreativeRule> = {}): CreativeRule {
-  return {
-    id: 40,
-    campaignId: 10,
-    behaviorId: null,
-    adType: 'push',
-    actionType: 'open_url',
-    url: 'https://example.com/reward',
-    message: 'You earned a coffee',
-    payload: { coupon: 'COFFEE' },
-    statuses: ['live', 'live', 'live'],
-    targeting: [],
-    ...p,
-  };
-}
 
 function session(b: Partial<BehaviorRule>, creatives: CreativeRule[] = [], start: CustomerSnapshot = customer(), others: CampaignRule[] = []) {
   const compiled = rules({

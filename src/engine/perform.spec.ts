@@ -1,23 +1,9 @@
 import type { CompiledRules } from './compile.js';
 import { behaviorEligibility, perform, performBehaviorsInvolved, type PerformInput } from './perform.js';
-import { behavior, campaign, customer, DAY, event, goal, group, MINUTE, rules, Session, T0 } from './spec-fixtures.js';
+import { behavior, campaign, creative as baseCreative, customer, DAY, event, goal, group, MINUTE, rules, Session, T0 } from './spec-fixtures.js';
 import type { BehaviorRule, CampaignRule, CreativeRule, CustomerSnapshot, ProgressMap } from './types.js';
 
-function creative(p: Partial<CreativeRule> = {}): CreativeRule {
-  return {
-    id: 40,
-    campaignId: 10,
-    behaviorId: 1,
-    adType: 'push',
-    actionType: 'open_url',
-    url: 'https://example.com/reward',
-    message: 'Well done',
-    payload: { screen: 'rewards' },
-    statuses: ['live', 'live', 'live'],
-    targeting: [],
-    ...p,
-  };
-}
+const creative = (p: Partial<CreativeRule> = {}) => baseCreative({ behaviorId: 1, message: 'Well done', payload: { screen: 'rewards' }, ...p });
 
 /** Campaign 10: "Explorer" (id 1: two goals in one group, 3 visits + 2 distinct stores) and "Reviewer" (id 2). */
 function explorer(b1: Partial<BehaviorRule> = {}, b2: Partial<BehaviorRule> = {}, c: Partial<CampaignRule> = {}, others: CampaignRule[] = []): CompiledRules {

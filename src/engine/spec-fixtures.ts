@@ -94,6 +94,23 @@ export function rules(p: { campaigns: CampaignRule[]; offers?: OfferRule[]; tier
   return compileRules(set);
 }
 
+/** A live push creative of campaign 10 (every status live, no targeting); `p` overrides members. */
+export function creative(p: Partial<CreativeRule> = {}): CreativeRule {
+  return {
+    id: 40,
+    campaignId: 10,
+    behaviorId: null,
+    adType: 'push',
+    actionType: 'open_url',
+    url: 'https://example.com/reward',
+    message: 'You earned a coffee',
+    payload: { coupon: 'COFFEE' },
+    statuses: ['live', 'live', 'live'],
+    targeting: [],
+    ...p,
+  };
+}
+
 export function customer(p: Partial<CustomerSnapshot> = {}): CustomerSnapshot {
   return {
     id: 'c1',
