@@ -19,5 +19,14 @@ export default {
       globalSetup: '<rootDir>/test/support/global-setup.js',
       globalTeardown: '<rootDir>/test/support/global-teardown.js',
     },
+    // Faults: Redis stopped, PostgreSQL connections killed, workers killed. Part of `npm test`; `npm run test:faults`
+    // runs them alone. They stop only a Redis server of their own and kill only this run's database connections.
+    {
+      ...common,
+      displayName: 'faults',
+      testMatch: ['<rootDir>/test/faults/**/*.fault-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.js',
+      globalTeardown: '<rootDir>/test/support/global-teardown.js',
+    },
   ],
 };
