@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Queue } from 'bullmq';
+import { Cluster } from 'ioredis';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { AppError } from './common/errors/app-error.js';
@@ -11,6 +12,7 @@ import { ensureDatabase, runMigrations } from './database/preflight.js';
 import { CreateOrganizationBody } from './modules/tenancy/dto/bootstrap.dto.js';
 import { TenancyService } from './modules/tenancy/tenancy.service.js';
 import { runProcess } from './process.js';
+import { queueConnection } from './queues/queue-connection.js';
 import { EventsJob, QueueName } from './queues/queue-names.js';
 import { enqueueEvents } from './modules/events/enqueue.js';
 
@@ -60,7 +62,8 @@ async function failedEvents(replay: boolean): Promise<void> {
   const config = configFromEnv();
   const dataSource = createDataSource(config.databaseUrl);
   await dataSource.initialize();
-  const queue = new Queue(QueueName.Events, { connection: { url: config.redisUrl, maxRetriesPerRequest: 1 }, prefix: config.queuePrefix });
+  const connection = queueConnection(config, 1);
+  const queue = new Queue(QueueName.Events, { connection, prefix: config.queuePrefix });
   try {
     const rows: Array<{ id: string; customer_id: string | null; reason: string | null }> = replay
       ? await dataSource.query(`WITH r AS (UPDATE events SET status = 'pending', reason = NULL WHERE status = 'failed' RETURNING id, customer_id, reason) SELECT * FROM r ORDER BY id`)
@@ -69,6 +72,7 @@ async function failedEvents(replay: boolean): Promise<void> {
     print({ status: 'ok', [replay ? 'replayed' : 'failed']: rows.map((r) => ({ event_id: r.id, customer_id: r.customer_id, reason: r.reason })) });
   } finally {
     await queue.close();
+    if (connection instanceof Cluster) connection.disconnect(); // a cluster client is not BullMQ's to close
     await dataSource.destroy();
   }
 }

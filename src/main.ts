@@ -17,7 +17,7 @@ await runProcess('api', async () => {
   const config = configFromEnv();
   const logger = createLogger(config.logLevel, 'api');
   if (cluster.isPrimary && config.apiProcesses > 1) {
-    await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config.redisUrl)]);
+    await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config)]);
     for (let i = 0; i < config.apiProcesses; i += 1) cluster.fork();
     let stopping = false;
     cluster.on('exit', (worker, code) => {
@@ -33,7 +33,7 @@ await runProcess('api', async () => {
     }
     return;
   }
-  if (cluster.isPrimary) await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config.redisUrl)]);
+  if (cluster.isPrimary) await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config)]);
   if (!config.adminToken && cluster.isPrimary) logger.warn('ADMIN_TOKEN is not set: the admin API answers 401 until it is');
   const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, logger: new NestPinoLogger(logger) });
   configureApp(app, config);

@@ -10,7 +10,7 @@ const SHUTDOWN_GRACE_MS = 25_000;
 
 await runProcess('worker', async () => {
   const config = configFromEnv();
-  await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config.redisUrl)]);
+  await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config)]);
   const logger = createLogger(config.logLevel, 'worker');
   const app = await NestFactory.createApplicationContext(WorkerModule, { logger: new NestPinoLogger(logger) });
   app.enableShutdownHooks(undefined, { useProcessExit: true });

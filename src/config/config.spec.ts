@@ -81,9 +81,27 @@ describe('loadConfig', () => {
       expect(loadConfig({ ADMIN_TOKEN: 'a-much-longer-admin-token-value' }).adminToken).toBe('a-much-longer-admin-token-value');
     });
 
-    it('QUEUE_PREFIX of letters, digits, _ . and -', () => {
+    it('QUEUE_PREFIX of letters, digits, _ . - { and }', () => {
       expect(loadConfig({ QUEUE_PREFIX: 'ce-test_1.run' }).queuePrefix).toBe('ce-test_1.run');
       expect(loadConfig({ QUEUE_PREFIX: 'x'.repeat(64) }).queuePrefix).toBe('x'.repeat(64));
+      expect(loadConfig({ QUEUE_PREFIX: '{ce}' }).queuePrefix).toBe('{ce}');
+    });
+
+    it('REDIS_CLUSTER as a boolean, off by default; on, QUEUE_PREFIX defaults to the hash tag {ce}', () => {
+      expect(loadConfig({}).redisCluster).toBe(false);
+      expect(loadConfig({}).queuePrefix).toBe('ce');
+      const cluster = loadConfig({ REDIS_CLUSTER: 'true' });
+      expect(cluster.redisCluster).toBe(true);
+      expect(cluster.queuePrefix).toBe('{ce}');
+      expect(loadConfig({ REDIS_CLUSTER: 'true', QUEUE_PREFIX: 'prod{ce}' }).queuePrefix).toBe('prod{ce}');
+    });
+
+    it('refuses, with REDIS_CLUSTER=true, a QUEUE_PREFIX without a hash tag (its keys would spread over slots)', () => {
+      for (const prefix of ['ce', '{}ce', 'ce{', '{}{ce}']) {
+        const error = configError({ REDIS_CLUSTER: 'true', QUEUE_PREFIX: prefix });
+        expect(error.message).toContain('QUEUE_PREFIX');
+        expect(error.message).toContain('hash tag');
+      }
     });
 
     it('RATE_LIMIT_PER_MINUTE as a positive integer', () => {
@@ -152,6 +170,7 @@ describe('loadConfig', () => {
       ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'yes'],
       ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'TRUE'],
       ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', '2'],
+      ['REDIS_CLUSTER', 'yes'],
     ])('%s=%j', (name, value) => {
       const error = configError({ [name]: value });
       expect(error.message).toContain(name);

@@ -2,6 +2,7 @@
 export interface AppConfig {
   databaseUrl: string;
   redisUrl: string;
+  redisCluster: boolean;
   port: number;
   adminToken: string | null;
   queuePrefix: string;
@@ -76,19 +77,26 @@ function adminToken(env: Env): string | null {
   return raw;
 }
 
-function queuePrefix(env: Env): string {
-  const raw = env.QUEUE_PREFIX || 'ce';
-  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(raw)) throw new ConfigError('QUEUE_PREFIX may hold only letters, digits, _ . and -');
+function queuePrefix(env: Env, cluster: boolean): string {
+  const raw = env.QUEUE_PREFIX || (cluster ? '{ce}' : 'ce');
+  if (!/^[A-Za-z0-9_.{}-]{1,64}$/.test(raw)) throw new ConfigError('QUEUE_PREFIX may hold only letters, digits, _ . - { and }');
+  // Redis Cluster runs a command only on keys of one slot; BullMQ's scripts touch many keys of a queue, and the
+  // service's own pipelines several keys: a hash tag ({ce}) puts every key of the prefix in one slot.
+  if (cluster && !/^[^{]*\{[^{}]+\}/.test(raw)) {
+    throw new ConfigError(`with REDIS_CLUSTER=true, QUEUE_PREFIX must hold a hash tag such as {ce}, got "${raw}"`);
+  }
   return raw;
 }
 
 export function loadConfig(env: Env): AppConfig {
+  const redisCluster = boolean(env, 'REDIS_CLUSTER', false);
   return {
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/campaign_engine', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    redisCluster,
     port: integer(env, 'PORT', 3000, 0, 65535),
     adminToken: adminToken(env),
-    queuePrefix: queuePrefix(env),
+    queuePrefix: queuePrefix(env, redisCluster),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1, 10_000_000),
     bodyLimit: bodyLimit(env),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),

@@ -1,7 +1,7 @@
 import pg from 'pg';
-import { Redis } from 'ioredis';
 import { redactUrl } from '../config/config.js';
 import { createDataSource } from './data-source.js';
+import { createRedisClient, RedisTarget } from '../redis/connection.js';
 
 /** A dependency that is missing or unreachable; its message is the one line the process prints before exiting. */
 export class DependencyError extends Error {}
@@ -66,14 +66,14 @@ export async function checkPostgres(databaseUrl: string): Promise<void> {
   }
 }
 
-export async function checkRedis(redisUrl: string): Promise<void> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+export async function checkRedis(target: RedisTarget): Promise<void> {
+  const redis = createRedisClient(target, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 0, retryStrategy: () => null });
   redis.on('error', () => undefined);
   try {
     await redis.connect();
     await redis.ping();
   } catch (error) {
-    throw new DependencyError(`Redis unreachable at ${redactUrl(redisUrl)} (${reason(error)})`);
+    throw new DependencyError(`Redis unreachable at ${redactUrl(target.redisUrl)} (${reason(error)})`);
   } finally {
     redis.disconnect();
   }

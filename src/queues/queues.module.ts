@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
+import { queueConnection } from './queue-connection.js';
 import { ListenedQueue, QueueErrorLogger } from './queue-errors.js';
 import { QueueName } from './queue-names.js';
 
@@ -16,10 +17,7 @@ BullModule.queueClass = ListenedQueue;
   imports: [
     BullModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({
-        connection: { url: config.redisUrl, maxRetriesPerRequest: null },
-        prefix: config.queuePrefix,
-      }),
+      useFactory: (config: AppConfig) => ({ connection: queueConnection(config), prefix: config.queuePrefix }),
     }),
     BullModule.registerQueue({ name: QueueName.Events }, { name: QueueName.Webhooks }, { name: QueueName.AudienceJobs }),
   ],

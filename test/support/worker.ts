@@ -70,6 +70,11 @@ export interface WorkerProcess {
   group: boolean;
 }
 
+/** Starts the API, `node dist/src/main.js`, with this run's environment, logging at info, plus `env` (set PORT). */
+export function spawnApi(env: Record<string, string> = {}): WorkerProcess {
+  return start(process.execPath, ['dist/src/main.js'], env, false);
+}
+
 /** Starts `node dist/src/worker.js` with this run's environment, logging at info, plus `env`. */
 export function spawnWorker(env: Record<string, string> = {}): WorkerProcess {
   return start(process.execPath, ['dist/src/worker.js'], env, false);

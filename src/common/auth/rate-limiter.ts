@@ -1,8 +1,8 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { REDIS } from '../../redis/redis.module.js';
+import type { RedisClient } from '../../redis/connection.js';
 
 const FLUSH_MS = 200;
 
@@ -26,7 +26,7 @@ export class RateLimiter implements OnModuleDestroy {
   private readonly timer: NodeJS.Timeout;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.timer = setInterval(() => void this.report(), FLUSH_MS);

@@ -1,11 +1,11 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
 import { ApiErrors } from '../../common/http/api-errors.decorator.js';
 import { REDIS } from '../../redis/redis.module.js';
+import type { RedisClient } from '../../redis/connection.js';
 
 class HealthResponse {
   @ApiProperty({ example: 'ok' }) status: 'ok';
@@ -21,7 +21,7 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 export class HealthController {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
   ) {}
 
   @Get('live')

@@ -1,8 +1,8 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { REDIS } from '../../redis/redis.module.js';
+import type { RedisClient } from '../../redis/connection.js';
 
 /** Event counters and latency histograms shared by every API and worker process, kept in Redis so one scrape of any API sees them all. */
 export const EVENT_COUNTERS = ['accepted', 'duplicates', 'processed', 'rejected', 'failed'] as const;
@@ -45,7 +45,7 @@ export class EventCounters implements OnModuleDestroy {
   private readonly timer: NodeJS.Timeout;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.timer = setInterval(() => void this.flush(), FLUSH_MS);

@@ -1,12 +1,12 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { QueueName } from '../../queues/queue-names.js';
 import { REDIS } from '../../redis/redis.module.js';
+import type { RedisClient } from '../../redis/connection.js';
 import { counterKey, EVENT_COUNTERS, EVENT_HISTOGRAMS, EventHistogram, histogramKey, LATENCY_BUCKETS } from './event-counters.js';
 
 /**
@@ -26,7 +26,7 @@ export class MetricsService {
   });
 
   constructor(
-    @Inject(REDIS) redis: Redis,
+    @Inject(REDIS) redis: RedisClient,
     @Inject(APP_CONFIG) config: AppConfig,
     @InjectQueue(QueueName.Events) queue: Queue,
   ) {

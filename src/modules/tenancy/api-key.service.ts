@@ -1,11 +1,11 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { timingSafeEqual } from 'node:crypto';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import type { Tenant } from '../../common/http/request-context.js';
+import type { RedisClient } from '../../redis/connection.js';
 import { createRedis, REDIS } from '../../redis/redis.module.js';
 import { sha256, verifySecret } from './secrets.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
@@ -35,12 +35,12 @@ interface KeyRow {
 @Injectable()
 export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
   private readonly cache = new Map<string, CachedKey>();
-  private subscriber: Redis | null = null;
+  private subscriber: RedisClient | null = null;
   private readonly channel: string;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -48,7 +48,7 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    const subscriber = createRedis(this.config.redisUrl);
+    const subscriber = createRedis(this.config);
     subscriber.on('error', () => undefined);
     subscriber.on('message', (_channel: string, key: string) => this.cache.delete(key));
     subscriber.on('ready', () => {

@@ -1,0 +1,14 @@
+import type { ConnectionOptions } from 'bullmq';
+import { createRedisClient, RedisTarget } from '../redis/connection.js';
+
+/**
+ * BullMQ's connection: options for one Redis server (BullMQ opens and closes its own connections), or one cluster
+ * client for a Redis Cluster (BullMQ takes cluster clients only as instances; its workers duplicate it for their
+ * blocking reads). The cluster client lives as long as the process: closing it is left to process exit.
+ * `maxRetriesPerRequest`: null for the service (commands wait for a reconnect), a number for a producer that must
+ * fail instead (the command line).
+ */
+export function queueConnection(target: RedisTarget, maxRetriesPerRequest: number | null = null): ConnectionOptions {
+  if (!target.redisCluster) return { url: target.redisUrl, maxRetriesPerRequest };
+  return createRedisClient(target, { maxRetriesPerRequest });
+}
