@@ -31,6 +31,7 @@ describe('loadConfig', () => {
 
     it('uses the contract defaults for the rest', () => {
       expect(config.port).toBe(3000);
+      expect(config.databasePoolSize).toBe(20);
       expect(config.rateLimitPerMinute).toBe(6000);
       expect(config.bodyLimit).toBe('1mb');
       expect(config.logLevel).toBe('info');
@@ -104,6 +105,10 @@ describe('loadConfig', () => {
       }
     });
 
+    it('DATABASE_POOL_SIZE as a positive integer', () => {
+      expect(loadConfig({ DATABASE_POOL_SIZE: '50' }).databasePoolSize).toBe(50);
+    });
+
     it('RATE_LIMIT_PER_MINUTE as a positive integer', () => {
       expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '120' }).rateLimitPerMinute).toBe(120);
       expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '1' }).rateLimitPerMinute).toBe(1);
@@ -171,6 +176,8 @@ describe('loadConfig', () => {
       ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'TRUE'],
       ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', '2'],
       ['REDIS_CLUSTER', 'yes'],
+      ['DATABASE_POOL_SIZE', '0'],
+      ['DATABASE_POOL_SIZE', 'many'],
     ])('%s=%j', (name, value) => {
       const error = configError({ [name]: value });
       expect(error.message).toContain(name);

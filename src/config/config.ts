@@ -1,6 +1,8 @@
 /** Configuration read from the environment once, validated, and typed. Nothing else reads process.env. */
 export interface AppConfig {
   databaseUrl: string;
+  /** Connections each process may open (PostgreSQL's max_connections bounds the sum over every process). */
+  databasePoolSize: number;
   redisUrl: string;
   redisCluster: boolean;
   port: number;
@@ -92,6 +94,7 @@ export function loadConfig(env: Env): AppConfig {
   const redisCluster = boolean(env, 'REDIS_CLUSTER', false);
   return {
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/campaign_engine', ['postgres:', 'postgresql:']),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 20, 1, 1000),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     redisCluster,
     port: integer(env, 'PORT', 3000, 0, 65535),

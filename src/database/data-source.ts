@@ -3,7 +3,7 @@ import { migrations } from '../../migrations/index.js';
 import { entities } from './entities/index.js';
 
 /** The one description of the database connection, used by the app, the CLI and the test setup. */
-export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
+export function dataSourceOptions(databaseUrl: string, poolSize = 20): DataSourceOptions {
   return {
     type: 'postgres',
     url: databaseUrl,
@@ -12,7 +12,7 @@ export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
     migrationsTableName: 'migrations',
     synchronize: false,
     // Pipeline mode lets the hot path send several statements in one write (common/database/pipelined.ts).
-    extra: { max: 20, connectionTimeoutMillis: 5000, pipeline: true },
+    extra: { max: poolSize, connectionTimeoutMillis: 5000, pipeline: true },
   };
 }
 
