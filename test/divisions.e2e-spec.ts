@@ -1,5 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
+import pg from 'pg';
+import type request from 'supertest';
+import type { Response } from 'supertest';
 import { createTestApp } from './support/app.js';
+import { waitFor } from './support/worker.js';
 import { expectErrorSorted as expectError } from './support/errors.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 import { createCampaign } from './factories/campaign.factory.js';
@@ -308,6 +312,60 @@ describe('management: divisions', () => {
 
       expect(await getDivision(tenant, division.id)).toEqual(expect.objectContaining({ id: division.id, name: division.name }));
       await remove().expect(200);
+    });
+  });
+
+  /**
+   * A delete locks the division row (FOR UPDATE), checks that nothing uses it, and marks it deleted. A placement that
+   * checked the division before that commit must not land in it: here a transaction of the test holds the row as the
+   * delete does, the placement request starts and waits on the row, and the delete commits.
+   */
+  describe('a delete committing while a customer or campaign is being placed in the division', () => {
+    let db: pg.Client;
+    beforeAll(async () => {
+      db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await db.connect();
+    });
+    afterAll(() => db.end());
+
+    async function deleteDuring(place: (divisionId: number) => request.Test): Promise<{ placed: Response; divisionId: number }> {
+      const division = await createDivision(tenant, tenant.rootDivisionId);
+      await db.query('BEGIN');
+      await db.query('SELECT id FROM divisions WHERE id = $1 FOR UPDATE', [division.id]);
+      const placing = place(division.id).then((res) => res);
+      const waiting = async () =>
+        (await db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))`)).rows[0].n > 0;
+      await waitFor(waiting, 10_000, 'the placement to wait on the division row');
+      await db.query(`UPDATE divisions SET deleted_at = now(), name = name || ' (deleted)' WHERE id = $1`, [division.id]);
+      await db.query('COMMIT');
+      return { placed: await placing, divisionId: division.id };
+    }
+
+    const inDivision = async (table: 'customers' | 'campaigns', divisionId: number) =>
+      (await db.query(`SELECT count(*)::int AS n FROM ${table} WHERE division_id = $1`, [divisionId])).rows[0].n;
+
+    it('a new customer gets 400 validation and is not created', async () => {
+      const externalId = `race-${Date.now()}`;
+      const { placed, divisionId } = await deleteDuring((id) => api(app, tenant).post('/users').send({ user: { external_id: externalId, division_id: id } }));
+      expect(expectError(placed, 400, 'validation')).toEqual(['user.division_id']);
+      expect(await inDivision('customers', divisionId)).toBe(0);
+      await api(app, tenant).get(`/users/external/${externalId}`).expect(404);
+    });
+
+    it('a customer moved into it gets 400 validation and stays where it was', async () => {
+      const customer = await createCustomer(app, tenant);
+      const { placed, divisionId } = await deleteDuring((id) => api(app, tenant).put(`/users/${customer.id}`).send({ user: { division_id: id } }));
+      expect(expectError(placed, 400, 'validation')).toEqual(['user.division_id']);
+      expect(await inDivision('customers', divisionId)).toBe(0);
+      expect((await api(app, tenant).get(`/users/${customer.id}`).expect(200)).body.user.division_id).toBe(tenant.rootDivisionId);
+    });
+
+    it('a new campaign gets 400 validation and is not created', async () => {
+      const now = Date.now();
+      const campaign = { name: `Race ${now}`, status: 'live', starts_at: new Date(now).toISOString(), ends_at: new Date(now + 86_400_000).toISOString() };
+      const { placed, divisionId } = await deleteDuring((id) => api(app, tenant).post('/management/campaigns').send({ campaign: { ...campaign, division_id: id } }));
+      expect(expectError(placed, 400, 'validation')).toEqual(['campaign.division_id']);
+      expect(await inDivision('campaigns', divisionId)).toBe(0);
     });
   });
 });

@@ -7,7 +7,8 @@ import { AppError } from '../../common/errors/app-error.js';
 import { pageWindow, PageQuery } from '../../common/http/pagination.dto.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { toDate } from '../../common/validation/validators.js';
-import { Campaign, Creative, CreativeGroup, Division, LineItem } from '../../database/entities/index.js';
+import { Campaign, Creative, CreativeGroup, LineItem } from '../../database/entities/index.js';
+import { holdLiveDivision } from '../tenancy/divisions/hold-division.js';
 import { ConfigChangesService } from '../audit/config-changes.service.js';
 import { campaignView } from './campaign.view.js';
 import type { CampaignListResponse, CampaignView, CreateCampaignInput, NavigationCampaign, UpdateCampaignInput } from './dto/campaign.dto.js';
@@ -137,7 +138,7 @@ export class CampaignsService {
     const endsAt = toDate(input.ends_at);
     if (endsAt <= startsAt) throw AppError.validation('campaign.ends_at', 'must be after campaign.starts_at');
     const divisionId = input.division_id ?? current?.divisionId ?? tenant.rootDivisionId;
-    if (!(await em.existsBy(Division, { id: divisionId, organizationId: tenant.organizationId }))) {
+    if (!(await holdLiveDivision(em, tenant.organizationId, divisionId))) {
       throw AppError.validation('campaign.division_id', 'is not a division of this organization');
     }
     // Only a list the request sends is checked: a stored one stays as it is, even if a campaign it names was deleted.

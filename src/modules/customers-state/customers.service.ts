@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, LessThanOrEqual } from 'typeorm';
+import { DataSource, EntityManager, LessThanOrEqual } from 'typeorm';
 import { uniqueViolation } from '../../common/database/unique-violation.js';
 import { AppError } from '../../common/errors/app-error.js';
 import { pageWindow, PageQuery } from '../../common/http/pagination.dto.js';
 import type { Tenant } from '../../common/http/request-context.js';
-import { Customer, Division, EventRecord, Tier } from '../../database/entities/index.js';
+import { Customer, EventRecord, Tier } from '../../database/entities/index.js';
+import { holdLiveDivision } from '../tenancy/divisions/hold-division.js';
 import type { CreateUserInput, NotificationsResponse, TimelineResponse, UpdateUserInput, UserView } from './dto/user.dto.js';
 import { NotificationsService } from './notifications.service.js';
 import { UUID } from '../../common/validation/uuid.js';
@@ -28,7 +29,6 @@ export class CustomersService {
 
   async create(tenant: Tenant, input: CreateUserInput): Promise<UserView> {
     const divisionId = input.division_id ?? tenant.rootDivisionId;
-    await this.assertDivision(tenant, divisionId);
     const customer = this.db.manager.create(Customer, {
       organizationId: tenant.organizationId,
       externalId: input.external_id,
@@ -37,7 +37,10 @@ export class CustomersService {
       tags: unique(input.tags ?? []),
       attributes: input.attributes ?? {},
     });
-    await this.db.manager.insert(Customer, customer).catch(DUPLICATE_EXTERNAL_ID);
+    await this.db.transaction(async (em) => {
+      await this.assertDivision(em, tenant, divisionId);
+      await em.insert(Customer, customer).catch(DUPLICATE_EXTERNAL_ID);
+    });
     return this.get(tenant, { userId: customer.id });
   }
 
@@ -47,7 +50,6 @@ export class CustomersService {
 
   async update(tenant: Tenant, ref: CustomerRef, input: UpdateUserInput): Promise<UserView> {
     const customer = await this.find(tenant, ref);
-    if (input.division_id !== undefined) await this.assertDivision(tenant, input.division_id);
     // Only the profile columns the body names: points and tier are written by event processing, never here.
     const patch: Partial<Customer> = {};
     if (input.external_id !== undefined) patch.externalId = input.external_id;
@@ -56,7 +58,10 @@ export class CustomersService {
     if (input.tags !== undefined) patch.tags = unique(input.tags);
     if (input.attributes !== undefined) patch.attributes = input.attributes;
     if (Object.keys(patch).length > 0) {
-      await this.db.manager.update(Customer, { id: customer.id, organizationId: tenant.organizationId }, patch).catch(DUPLICATE_EXTERNAL_ID);
+      await this.db.transaction(async (em) => {
+        if (input.division_id !== undefined) await this.assertDivision(em, tenant, input.division_id);
+        await em.update(Customer, { id: customer.id, organizationId: tenant.organizationId }, patch).catch(DUPLICATE_EXTERNAL_ID);
+      });
     }
     return this.get(tenant, { userId: customer.id });
   }
@@ -116,9 +121,8 @@ export class CustomersService {
     return earned && (!stored || earned.minPoints > stored.minPoints) ? earned : stored;
   }
 
-  private async assertDivision(tenant: Tenant, divisionId: number): Promise<void> {
-    const found = await this.db.manager.existsBy(Division, { id: divisionId, organizationId: tenant.organizationId });
-    if (!found) throw AppError.validation('user.division_id', 'is not a division of this organization');
+  private async assertDivision(em: EntityManager, tenant: Tenant, divisionId: number): Promise<void> {
+    if (!(await holdLiveDivision(em, tenant.organizationId, divisionId))) throw AppError.validation('user.division_id', 'is not a division of this organization');
   }
 
   private async view(customer: Customer): Promise<UserView> {
