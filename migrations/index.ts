@@ -6,6 +6,7 @@ import { EventLogSharedParentKeys1764200000000 } from './1764200000000-event-log
 import { EventSourcePerform1764300000000 } from './1764300000000-event-source-perform.js';
 import { Webhooks1764400000000 } from './1764400000000-webhooks.js';
 import { AudienceJobs1764500000000 } from './1764500000000-audience-jobs.js';
+import { CustomerIndexes1764600000000 } from './1764600000000-customer-indexes.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -17,4 +18,5 @@ export const migrations = [
   EventSourcePerform1764300000000,
   Webhooks1764400000000,
   AudienceJobs1764500000000,
+  CustomerIndexes1764600000000,
 ];

@@ -58,8 +58,9 @@ class LostLease extends Error {}
  * 1. claim it in a transaction with a conditional UPDATE (`scheduled`, or `running` with an expired lease → `running`,
  *    attempt + 1), and in the same transaction check that its creative is still active with that delivery date, else
  *    the row becomes `cancelled`. A second worker (or a duplicate job) finds nothing to claim.
- * 2. build the audience: customers of the campaign's division subtree, AUDIENCE_PAGE at a time by id, kept when the
- *    campaign's and the creative group's targeting hold (the engine's own predicate); each page renews the lease.
+ * 2. build the audience: customers of the campaign's division subtree, division by division, AUDIENCE_PAGE at a time
+ *    by id, kept when the campaign's and the creative group's targeting hold (the engine's own predicate); each page
+ *    renews the lease.
  * 3. write the CSV (file ad types) to a temporary file, rename it into place, and complete the row, fenced by attempt.
  */
 @Injectable()
@@ -68,6 +69,29 @@ export class BuildAudienceUseCase {
     @InjectDataSource() private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** The division and every division below it (deleted ones hold no customers: a delete needs the division unused). */
+  private async subtree(organizationId: number, divisionId: number): Promise<number[]> {
+    const rows: Array<{ id: number }> = await this.db.query(
+      `SELECT id FROM divisions WHERE organization_id = $1 AND $2 = ANY(ancestor_ids) ORDER BY id`,
+      [organizationId, divisionId],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** The next AUDIENCE_PAGE customers of one division after `after` by id: a range of the (division_id, id) index. */
+  private page(organizationId: number, divisionId: number, after: string | null): Promise<CustomerRow[]> {
+    return this.db.query(
+      `SELECT c.id, c.external_id, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points, c.tier_id, c.time_zone,
+              t.name AS tier_name
+         FROM customers c
+         LEFT JOIN tiers t ON t.id = c.tier_id AND t.deleted_at IS NULL
+        WHERE c.division_id = $1 AND c.organization_id = $2 AND ($3::uuid IS NULL OR c.id > $3::uuid)
+        ORDER BY c.id
+        LIMIT $4`,
+      [divisionId, organizationId, after, AUDIENCE_PAGE],
+    );
+  }
 
   async execute(audienceJobId: number): Promise<AudienceRunResult> {
     const claim = await this.claim(audienceJobId);
@@ -88,28 +112,20 @@ export class BuildAudienceUseCase {
         await write(csvLine(['external_id', 'user_id']));
         const campaignTargets = compileTargeting(audience.campaignTargeting);
         const groupTargets = compileTargeting(audience.groupTargeting);
-        let after: string | null = null;
-        for (;;) {
-          const page: CustomerRow[] = await this.db.query(
-            `SELECT c.id, c.external_id, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points, c.tier_id, c.time_zone,
-                    t.name AS tier_name
-               FROM customers c
-               JOIN divisions d ON d.id = c.division_id
-               LEFT JOIN tiers t ON t.id = c.tier_id AND t.deleted_at IS NULL
-              WHERE c.organization_id = $1 AND $2 = ANY(d.ancestor_ids) AND ($3::uuid IS NULL OR c.id > $3::uuid)
-              ORDER BY c.id
-              LIMIT $4`,
-            [job.organization_id, audience.divisionId, after, AUDIENCE_PAGE],
-          );
-          for (const row of page) {
-            const subject = { customer: snapshot(row), tierName: row.tier_name };
-            if (!campaignTargets(subject) || !groupTargets(subject)) continue;
-            count += 1;
-            await write(csvLine([row.external_id, row.id]));
+        for (const divisionId of await this.subtree(job.organization_id, audience.divisionId)) {
+          let after: string | null = null;
+          for (;;) {
+            const page = await this.page(job.organization_id, divisionId, after);
+            for (const row of page) {
+              const subject = { customer: snapshot(row), tierName: row.tier_name };
+              if (!campaignTargets(subject) || !groupTargets(subject)) continue;
+              count += 1;
+              await write(csvLine([row.external_id, row.id]));
+            }
+            if (page.length < AUDIENCE_PAGE) break;
+            after = page[page.length - 1].id;
+            await this.heartbeat(job);
           }
-          if (page.length < AUDIENCE_PAGE) break;
-          after = page[page.length - 1].id;
-          await this.heartbeat(job);
         }
       } finally {
         if (out) {
