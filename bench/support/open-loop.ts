@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 export interface OpenLoopResult {
   /** Requests due over the run (perSecond × seconds), all of them sent. */
   scheduled: number;
-  /** Answered by status, plus `timeout` and `error` (connection failures). */
+  /** Answered by status, plus `timeout` and `error <code>` (connection failures). */
   statuses: Record<string, number>;
   /** From each request's due time to its answer (or failure). */
   latenciesMs: number[];
@@ -27,19 +27,24 @@ export interface Request {
   body?: string;
 }
 
-/** Its own agent: an open loop may hold many requests in flight, and each needs a connection of its own. */
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
+/**
+ * Its own agent: an open loop may hold many requests in flight, and each needs a connection of its own. A connection
+ * idle for 4 s is closed on this side, before the server's keep-alive timeout (Node's 5 s) closes it: else a burst
+ * after a slow spell reuses connections the server is closing at that moment, and those requests fail (ECONNRESET)
+ * for the client's sake, not the server's.
+ */
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1024, timeout: 4000 });
 
-/** One request; answers its status, or `timeout` / `error`. */
+/** One request; answers its status, or `timeout` / `error <code>`. */
 function send(request: Request, timeoutMs: number): Promise<string> {
   return new Promise((resolve) => {
     const req = http.request(request.url, { method: request.method ?? 'GET', headers: request.headers, agent }, (res) => {
       res.on('data', () => undefined);
       res.on('end', () => resolve(String(res.statusCode ?? 0)));
-      res.on('error', () => resolve('error'));
+      res.on('error', (error: NodeJS.ErrnoException) => resolve(`error ${error.code ?? error.message}`));
     });
     req.setTimeout(timeoutMs, () => req.destroy(new Error('timeout')));
-    req.on('error', (error) => resolve(error.message === 'timeout' ? 'timeout' : 'error'));
+    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.message === 'timeout' ? 'timeout' : `error ${error.code ?? error.message}`));
     req.end(request.body);
   });
 }
