@@ -17,18 +17,25 @@ export const BEHAVIORS = [
 ];
 
 /** A live campaign (started yesterday, ending in a year) with `behaviors`; throws if the API refuses either. */
-export async function createLiveCampaign(url: string, tenant: { key: string; auth: string }, behaviors: unknown[] = BEHAVIORS): Promise<number> {
+export async function createLiveCampaign(url: string, tenant: { key: string; auth: string }, behaviors: unknown[] = BEHAVIORS, name = 'Everyday'): Promise<number> {
   const headers = { authorization: tenant.auth, 'content-type': 'application/json' };
   const base = `${url}/priv/v1/apps/${tenant.key}/management/campaigns`;
   const now = Date.now();
   const res = await fetch(base, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ campaign: { name: 'Everyday', status: 'live', starts_at: new Date(now - 86_400_000).toISOString(), ends_at: new Date(now + 365 * 86_400_000).toISOString() } }),
+    body: JSON.stringify({ campaign: { name, status: 'live', starts_at: new Date(now - 86_400_000).toISOString(), ends_at: new Date(now + 365 * 86_400_000).toISOString() } }),
   });
   if (res.status !== 201) throw new Error(`campaign not created: ${res.status} ${await res.text()}`);
   const { campaign } = (await res.json()) as { campaign: { id: number } };
   const batch = await fetch(`${base}/${campaign.id}/behaviors/_batch`, { method: 'POST', headers, body: JSON.stringify({ behaviors }) });
   if (batch.status !== 201) throw new Error(`behaviors not created: ${await batch.text()}`);
   return campaign.id;
+}
+
+/** `count` behaviors of which the first listens to `visit` (1 point per visit) and the others to events never sent. */
+export function oneListening(count: number): unknown[] {
+  return Array.from({ length: count }, (_, i) =>
+    i === 0 ? BEHAVIORS[0] : { name: `Other ${i}`, points: 1, data: {}, goal_groups: [goal(`other_${i}`)] },
+  );
 }

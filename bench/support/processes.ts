@@ -1,13 +1,19 @@
 /** Node child processes of a benchmark (workers, the bare route), each stopped for sure, even when a phase fails. */
 import { spawn, ChildProcess } from 'node:child_process';
+import { onInterrupt } from './cleanup.js';
 
 const running = new Set<ChildProcess>();
+let registered = false;
 
 /**
  * Starts `node <script>` with `env`; stderr is inherited (a crash shows), stdout is ignored unless `pipe` is asked for
  * (a script that announces it is ready).
  */
 export function startNode(script: string, env: NodeJS.ProcessEnv, stdout: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
+  if (!registered) {
+    onInterrupt(stopAll); // Ctrl-C skips the callers' `finally`
+    registered = true;
+  }
   const child = spawn(process.execPath, [script], { env, stdio: ['ignore', stdout, 'inherit'] });
   running.add(child);
   child.once('exit', () => running.delete(child));

@@ -3,6 +3,7 @@ import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { onInterrupt } from './cleanup.js';
 import { CpuSnapshot, cpuSnapshot } from './cpu.js';
 
 export interface BenchServer {
@@ -30,41 +31,58 @@ export async function startServer(port: number, extraEnv: NodeJS.ProcessEnv = {}
     RATE_LIMIT_PER_MINUTE: '10000000',
     ...extraEnv,
   };
-  const migrate = spawnSync(process.execPath, ['dist/src/cli.js', 'migrate'], { env, encoding: 'utf8' });
-  if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.stderr}`);
-  const children: ChildProcess[] = [spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/src/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'] })];
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i += 1) {
-    if (await fetch(`${url}/health/ready`).then((r) => r.ok, () => false)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    url,
-    databaseUrl: base.toString(),
-    env,
-    cpu() {
-      return cpuSnapshot(children.map((c) => c.pid!), name);
-    },
-    async stop() {
+  const admin = new URL(base.toString());
+  admin.pathname = '/postgres';
+  const children: ChildProcess[] = [];
+  let stopped: Promise<void> | undefined;
+  // Idempotent, and run on Ctrl-C too: the API processes, the database and every Redis key under this run's prefix.
+  const stop = () =>
+    (stopped ??= (async () => {
+      const exited = children.filter((c) => c.exitCode === null && c.signalCode === null).map((c) => new Promise((r) => c.once('exit', r)));
       for (const child of children) child.kill('SIGTERM');
-      await new Promise((r) => setTimeout(r, 500));
-      const admin = new URL(base.toString());
-      admin.pathname = '/postgres';
+      await Promise.race([Promise.all(exited), new Promise((r) => setTimeout(r, 5000))]);
+      for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       const client = new pg.Client({ connectionString: admin.toString() });
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await client.end();
       await deleteKeys(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', `${name}*`);
-    },
-  };
+      forget();
+    })());
+  const forget = onInterrupt(stop);
+  try {
+    const migrate = spawnSync(process.execPath, ['dist/src/cli.js', 'migrate'], { env, encoding: 'utf8' });
+    if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.stderr}`);
+    children.push(spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/src/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
+    const url = `http://127.0.0.1:${port}`;
+    let ready = false;
+    for (let i = 0; i < 300 && !ready; i += 1) {
+      ready = await fetch(`${url}/health/ready`).then((r) => r.ok, () => false);
+      if (!ready) await new Promise((r) => setTimeout(r, 100));
+    }
+    if (!ready) throw new Error(`the API on port ${port} was not ready after 30 s`);
+    return {
+      url,
+      databaseUrl: base.toString(),
+      env,
+      cpu() {
+        return cpuSnapshot(children.map((c) => c.pid!), name);
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
 
-export async function bootstrap(url: string): Promise<{ key: string; secret: string; auth: string; organizationId: number }> {
+export async function bootstrap(url: string, name = 'Bench'): Promise<{ key: string; secret: string; auth: string; organizationId: number }> {
   const res = await fetch(`${url}/admin/v1/organizations`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ organization: { name: 'Bench', time_zone: 'America/New_York' }, application: { name: 'Bench' } }),
+    body: JSON.stringify({ organization: { name, time_zone: 'America/New_York' }, application: { name } }),
   });
+  if (res.status !== 201) throw new Error(`organization not created: ${res.status} ${await res.text()}`);
   const body = (await res.json()) as { api_key: string; api_secret: string; organization: { id: number } };
   return {
     key: body.api_key,

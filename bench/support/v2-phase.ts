@@ -1,0 +1,360 @@
+/**
+ * The V2 benchmark's measurements (see v2.bench.ts), on a fresh database, API and worker processes of their own:
+ * acceptance next to a bare addBulk route, processing by 1 and 2 workers next to the raw `pg` transaction and a
+ * no-op BullMQ worker, and the lag at half the 1-worker capacity.
+ */
+import { performance } from 'node:perf_hooks';
+import { ChildProcess } from 'node:child_process';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { EventsJob, QueueName } from '../../src/queues/queue-names.js';
+import { createLiveCampaign } from './campaign.js';
+import { interleaved, load, loadCount, LoadResult, measured, paced, percentile, send, table } from './load.js';
+import { startNode, stopAll, stopChild, waitForLine } from './processes.js';
+import { rawTransaction } from './raw-pg.js';
+import { bootstrap, startServer } from './server.js';
+import type { Figure } from './summary.js';
+
+const CONCURRENCY = 10;
+const CUSTOMERS = 10_000;
+const BATCH = 100;
+/** Jobs at a time per worker process: the service's default, unless the environment sets WORKER_CONCURRENCY. */
+const WORKER_CONCURRENCY = Number(process.env.WORKER_CONCURRENCY ?? 4);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const fmt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-');
+const pct = (a: number, b: number) => `${((a / b) * 100).toFixed(0)}%`;
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
+
+/** Bodies of 100 `visit` events for random customers by external id, built once (the load generator shares the CPU). */
+function bodies(count: number): string[] {
+  let seed = 42;
+  const random = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  return Array.from({ length: count }, () =>
+    JSON.stringify({
+      events: Array.from({ length: BATCH }, () => ({
+        name: 'visit',
+        external_id: `bench-${1 + Math.floor(random() * CUSTOMERS)}`,
+        context: { store_id: `s${Math.floor(random() * 13)}` },
+      })),
+    }),
+  );
+}
+
+/** An acceptance row: batches of 100, so events/s is 100 × requests/s; latencies are per batch. */
+function acceptanceRow(name: string, r: LoadResult, ceiling?: LoadResult): string[] {
+  const eps = (r.requests * BATCH) / r.seconds;
+  const ratio = ceiling ? pct(eps, (ceiling.requests * BATCH) / ceiling.seconds) : '';
+  return [name, fmt(eps), percentile(r.latenciesMs, 50).toFixed(1), percentile(r.latenciesMs, 99).toFixed(1), String(r.errors), ratio];
+}
+
+/** Redis's used_memory (the whole server: nothing else should run on it during a benchmark) and the keys under `prefix`. */
+async function redisState(redis: Redis, prefix: string): Promise<{ usedMemory: number; keys: string[] }> {
+  const info = await redis.info('memory');
+  const usedMemory = Number(/used_memory:(\d+)/.exec(info)?.[1] ?? NaN);
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    keys.push(...batch.map((k) => k.slice(prefix.length + 1)));
+  } while (cursor !== '0');
+  return { usedMemory, keys: keys.sort() };
+}
+
+async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await redis.del(...keys);
+  } while (cursor !== '0');
+}
+
+export interface V2Options {
+  /** Per phase. */
+  seconds: number;
+  /** `acceptance`: acceptance and its ceiling alone. */
+  only?: string;
+  port?: number;
+  barePort?: number;
+}
+
+/** Answers the text v2.bench.ts prints and the figures of the summary table. */
+export async function runV2({ seconds: SECONDS, only, port = 3910, barePort: BARE_PORT = 3911 }: V2Options): Promise<{ output: string; figures: Figure[] }> {
+  /** A backlog must drain within this (else the phase fails rather than hang). */
+  const DRAIN_TIMEOUT_MS = Math.max(90, 12 * SECONDS) * 1000;
+  const began = performance.now();
+  /** Progress on stderr (the run takes minutes); the results go to stdout at the end. */
+  const phase = (name: string) => process.stderr.write(`v2 bench: ${name} done at ${((performance.now() - began) / 1000).toFixed(0)} s\n`);
+  const server = await startServer(port);
+  const prefix = server.env.QUEUE_PREFIX!;
+  const redisUrl = server.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const connection = { url: redisUrl, maxRetriesPerRequest: null };
+  const redis = new Redis(redisUrl);
+  const db = new pg.Pool({ connectionString: server.databaseUrl, max: CONCURRENCY });
+  /** The service's events queue, as the API and the workers see it (pause, resume, counts, obliterate). */
+  const queue = new Queue(QueueName.Events, { connection, prefix });
+  const bareQueue = new Queue(QueueName.Events, { connection, prefix: `${prefix}-bare` });
+  const noopQueue = new Queue('noop', { connection, prefix: `${prefix}-noop` });
+  try {
+    const tenant = await bootstrap(server.url);
+    await createLiveCampaign(server.url, tenant);
+    await db.query(
+      `INSERT INTO customers (organization_id, external_id, time_zone, division_id)
+       SELECT $1, 'bench-' || g, 'America/New_York', d.id FROM generate_series(1, $2) g, divisions d WHERE d.organization_id = $1`,
+      [tenant.organizationId, CUSTOMERS],
+    );
+    const redisStart = await redisState(redis, prefix);
+
+    const pool = bodies(500);
+    const headers = { authorization: tenant.auth, 'content-type': 'application/json' };
+    const post = (i: number) => send(`${server.url}/priv/v2/apps/${tenant.key}/events`, { method: 'POST', headers, body: pool[i % pool.length] });
+    const bare = (i: number) => send(`http://127.0.0.1:${BARE_PORT}/events`, { method: 'POST', headers, body: pool[i % pool.length] });
+
+    const workerEnv = {
+      ...server.env,
+      LOG_LEVEL: 'warn',
+      // The benchmark holds backlogs on purpose (a paused queue): the sweeper must not queue them a second time.
+      SWEEP_AFTER_SECONDS: '3600',
+    };
+    const startWorkers = async (n: number): Promise<ChildProcess[]> => {
+      const workers = Array.from({ length: n }, () => startNode('dist/src/worker.js', workerEnv));
+      const deadline = Date.now() + 30_000;
+      while ((await queue.getWorkersCount()) < n) {
+        if (Date.now() > deadline) throw new Error(`${n} worker process(es) not connected after 30 s`);
+        if (workers.some((w) => w.exitCode !== null)) throw new Error('a worker process exited at start');
+        await sleep(50);
+      }
+      return workers;
+    };
+    const stopWorkers = (workers: ChildProcess[]) => Promise.all(workers.map((w) => stopChild(w)));
+    const maxId = async () => Number((await db.query(`SELECT coalesce(max(id), 0) AS id FROM events`)).rows[0].id);
+    const pendingAfter = async (from: number) =>
+      Number((await db.query(`SELECT count(*)::int AS n FROM events WHERE status = 'pending' AND id > $1`, [from])).rows[0].n);
+    const drained = async (from: number) => {
+      const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+      while ((await pendingAfter(from)) > 0) {
+        if (Date.now() > deadline) throw new Error(`events still pending after ${DRAIN_TIMEOUT_MS / 1000} s`);
+        await sleep(50);
+      }
+    };
+
+    // 1. API acceptance with no worker running (the events are stored and queued, nothing takes them), interleaved in
+    // rounds with its ceiling: a bare NestJS route doing only addBulk of the same batches (own queue prefix).
+    const bareServer = startNode('dist/bench/support/bare-addbulk.js', { ...server.env, PORT: String(BARE_PORT), QUEUE_PREFIX: `${prefix}-bare` }, 'pipe');
+    await waitForLine(bareServer, 'ready');
+    const cpu = () => server.cpu();
+    const [accepted, bareResult] = await interleaved(
+      [(s) => measured(cpu, () => load(post, CONCURRENCY, s)), (s) => load(bare, CONCURRENCY, s)],
+      SECONDS,
+    );
+    await stopChild(bareServer);
+    await bareQueue.obliterate({ force: true });
+    phase('acceptance, no worker, and the bare addBulk route');
+    const acceptanceCpu = `acceptance CPU per batch of ${BATCH}: API ${accepted.cpuPerRequest!.api.toFixed(0)} µs, PostgreSQL ${accepted.cpuPerRequest!.postgres.toFixed(0)} µs, load generator ${accepted.cpuPerRequest!.bench.toFixed(0)} µs\n`;
+    const acceptanceFigure: Figure = { figure: 'V2 acceptance, batches of 100, no worker', value: eventsPerSecond(accepted), unit: 'events/s', ceiling: 'bare route, addBulk only', ceilingValue: eventsPerSecond(bareResult) };
+    if (only === 'acceptance') {
+      return {
+        output: table(['workload', 'events/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling'], [acceptanceRow('V2 API acceptance, no worker', accepted, bareResult), acceptanceRow('bare NestJS route, addBulk only (ceiling)', bareResult, bareResult)]) + acceptanceCpu,
+        figures: [acceptanceFigure],
+      };
+    }
+
+    // 1b. The same, while 2 worker processes are saturated by the backlog phase 1 left (it outlasts the phase).
+    let workers = await startWorkers(2);
+    await sleep(1000);
+    const acceptedSaturated = await load(post, CONCURRENCY, SECONDS);
+    const backlogLeft = await pendingAfter(0); // > 0: the workers never caught up, so they were busy all along
+    await stopWorkers(workers);
+    // That backlog is not measured: its jobs are discarded, its still-pending events set aside (failed, which no sweep
+    // queues again; deleting them would check every points ledger row that references an event).
+    await queue.obliterate({ force: true });
+    await db.query(`UPDATE events SET status = 'failed', reason = 'bench: backlog discarded' WHERE status = 'pending'`);
+    phase('acceptance, 2 workers saturated');
+
+    // 3. Processing ceiling: the raw pg transaction of v1.bench.ts, one event per transaction, on customers of its own
+    // (the progress state it writes is not the engine's, so no worker may read it; no later phase sends them events).
+    const rawIds: string[] = (
+      await db.query(
+        `INSERT INTO customers (organization_id, external_id, time_zone, division_id)
+         SELECT $1, 'raw-' || g, 'America/New_York', d.id FROM generate_series(1, $2) g, divisions d WHERE d.organization_id = $1
+         RETURNING id`,
+        [tenant.organizationId, CUSTOMERS],
+      )
+    ).rows.map((r) => r.id);
+    const raw = await load((i) => rawTransaction(db, tenant.organizationId, tenant.key, rawIds[(i * 7919) % rawIds.length]), CONCURRENCY, SECONDS);
+    const rawEps = raw.requests / raw.seconds;
+    phase('raw pg ceiling');
+
+    // 4. Processing: a backlog sized so that workers at 40% of the raw ceiling drain it in BENCH_SECONDS, stored and
+    // queued through the API while the queue is paused; the workers are started and connected, then the queue is
+    // resumed and the clock runs until no event of the backlog is pending (end = the last processed_at).
+    const backlog = Math.min(30_000, Math.max(2_000, Math.round((rawEps * 0.4 * SECONDS) / BATCH) * BATCH));
+    const redis0 = await redisState(redis, prefix);
+    const redisAfterPhase: Array<Awaited<ReturnType<typeof redisState>>> = [];
+    const processing: Array<{ workers: number; events: number; jobs: number; seconds: number; statuses: Record<string, number> }> = [];
+    for (const n of [1, 2]) {
+      await queue.pause();
+      const from = await maxId();
+      const fill = await loadCount(post, CONCURRENCY, backlog / BATCH);
+      if (fill.errors) throw new Error(`backlog not accepted: ${JSON.stringify(fill.statuses)}`);
+      const events = await pendingAfter(from);
+      const counts = await queue.getJobCounts('wait');
+      const jobs = counts.wait ?? 0;
+      workers = await startWorkers(n);
+      const started = Date.now();
+      await queue.resume();
+      await drained(from);
+      const end = (await db.query(`SELECT max(processed_at) AS at FROM events WHERE id > $1`, [from])).rows[0].at as Date;
+      await stopWorkers(workers);
+      redisAfterPhase.push(await redisState(redis, prefix));
+      const statuses = Object.fromEntries(
+        (await db.query(`SELECT status, count(*)::int AS n FROM events WHERE id > $1 GROUP BY status`, [from])).rows.map((r) => [r.status, r.n]),
+      );
+      processing.push({ workers: n, events, jobs, seconds: (end.getTime() - started) / 1000, statuses });
+      phase(`processing, ${n} worker(s)`);
+    }
+
+    // 5. The queue's ceiling: the 1-worker backlog's job count through a no-op BullMQ worker (one, with the worker
+    // processes' concurrency, in this otherwise idle process), added 100 per addBulk.
+    const noopJobs = processing[0].jobs;
+    for (let i = 0; i < noopJobs; i += BATCH) {
+      const ids = Array.from({ length: Math.min(BATCH, noopJobs - i) }, (_, k) => String(i + k + 1));
+      await noopQueue.addBulk(ids.map((id) => ({ name: EventsJob.Evaluate, data: { eventIds: [id] }, opts: { jobId: `noop-${id}`, removeOnComplete: true } })));
+    }
+    const noop = new Worker('noop', async () => undefined, { connection, prefix: `${prefix}-noop`, concurrency: WORKER_CONCURRENCY, autorun: false });
+    let completed = 0;
+    const allDone = new Promise<void>((resolve) =>
+      noop.on('completed', () => {
+        completed += 1;
+        if (completed === noopJobs) resolve();
+      }),
+    );
+    await noop.waitUntilReady();
+    const noopStart = performance.now();
+    void noop.run();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([allDone, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no-op worker did not finish')), DRAIN_TIMEOUT_MS)))]);
+    clearTimeout(timer);
+    const noopSeconds = (performance.now() - noopStart) / 1000;
+    await noop.close();
+    await noopQueue.obliterate({ force: true });
+    phase('BullMQ no-op worker');
+
+    // 6. Lag at half the 1-worker capacity: batches of 100 at a steady rate for BENCH_SECONDS, 1 worker running.
+    const capacity = processing[0].events / processing[0].seconds;
+    workers = await startWorkers(1);
+    await paced(post, capacity / 2 / BATCH, 2); // warm-up of the fresh worker process (JIT, rules cache), not counted
+    const lagFrom = await maxId();
+    const lagLoad = await paced(post, capacity / 2 / BATCH, SECONDS);
+    await drained(lagFrom);
+    await stopWorkers(workers);
+    phase('lag');
+    const lag = (
+      await db.query(
+        `SELECT count(*)::int AS n,
+                percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM processed_at - created_at)) * 1000 AS p50,
+                percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM processed_at - created_at)) * 1000 AS p99,
+                max(extract(epoch FROM processed_at - created_at)) * 1000 AS max
+           FROM events WHERE id > $1`,
+        [lagFrom],
+      )
+    ).rows[0];
+    const redisAfter = await redisState(redis, prefix);
+    const redisLine = (name: string, r: typeof redisAfter) => `${name} ${mb(r.usedMemory)} / ${r.keys.length} keys`;
+    const streamLength = await redis.xlen(`${prefix}:${QueueName.Events}:events`);
+    const jobCounts = await queue.getJobCounts('completed', 'failed', 'wait', 'active', 'delayed');
+
+    const bareEps = (bareResult.requests * BATCH) / bareResult.seconds;
+    const processingRow = (p: (typeof processing)[number]) => [
+      `processing, ${p.workers} worker process${p.workers > 1 ? 'es' : ''} (${fmt(p.events)} events, ${fmt(p.jobs)} jobs)`,
+      fmt(p.events / p.seconds),
+      '',
+      '',
+      String(p.events - (p.statuses.processed ?? 0)),
+      pct(p.events / p.seconds, rawEps),
+    ];
+    const rows: string[][] = [
+      acceptanceRow('V2 API acceptance, batches of 100, no worker', accepted, bareResult),
+      acceptanceRow('V2 API acceptance, 2 workers saturated', acceptedSaturated, bareResult),
+      acceptanceRow('bare NestJS route, addBulk only (ceiling)', bareResult, bareResult),
+      processingRow(processing[0]),
+      processingRow(processing[1]),
+      ['raw pg transaction of V1 (ceiling)', fmt(rawEps), percentile(raw.latenciesMs, 50).toFixed(1), percentile(raw.latenciesMs, 99).toFixed(1), String(raw.errors), '100%'],
+      [`BullMQ no-op worker, ${fmt(noopJobs)} jobs (jobs/s)`, fmt(noopJobs / noopSeconds), '', '', '0', ''],
+    ];
+    const perJob = processing[0].events / processing[0].jobs;
+    const output =
+      table(['workload', 'events/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling'], rows) +
+      `acceptance: vs the bare route, measured in rounds with it and no worker running (${fmt(bareEps)} events/s); with 2 workers, ${fmt(backlogLeft)} events were still pending at the end (saturated throughout)\n` +
+        acceptanceCpu +
+        `processing: vs the raw pg transaction; time from resuming the queue to the last processed_at; errors = events of the backlog not processed\n` +
+        `queue: ${perJob.toFixed(2)} events per job, so the no-op worker's ${fmt(noopJobs / noopSeconds)} jobs/s stand for ${fmt((noopJobs / noopSeconds) * perJob)} events/s; ` +
+        `1 worker uses ${pct(capacity, (noopJobs / noopSeconds) * perJob)} of it\n` +
+        `lag at half the 1-worker capacity (${fmt(capacity / 2)} events/s, ${lagLoad.requests} batches of ${BATCH} at a steady pace, batch p99 ${percentile(lagLoad.latenciesMs, 99).toFixed(1)} ms, ${lagLoad.errors} errors): ` +
+        `${fmt(lag.n)} events, accepted → processed p50 ${Number(lag.p50).toFixed(0)} ms, p99 ${Number(lag.p99).toFixed(0)} ms, max ${Number(lag.max).toFixed(0)} ms\n` +
+        `redis used_memory / keys under the prefix: ${[
+          redisLine('start', redisStart),
+          redisLine('queue emptied', redis0),
+          redisLine(`after ${fmt(processing[0].events)} events by 1 worker`, redisAfterPhase[0]),
+          redisLine(`after ${fmt(processing[1].events)} more by 2`, redisAfterPhase[1]),
+          redisLine(`after the lag phase's ${fmt(lag.n)}`, redisAfter),
+        ].join(', ')}\n` +
+        `keys left: ${redisAfter.keys.join(' ')}; jobs left ${JSON.stringify(jobCounts)}; event stream ${fmt(streamLength)} entries (BullMQ trims it near 10,000)\n` +
+        `${CUSTOMERS} customers, ${CONCURRENCY} connections, batches of ${BATCH}, ${WORKER_CONCURRENCY} jobs at a time per worker, ${SECONDS}s per phase, node ${process.version}\n`;
+    const saturatedP99 = percentile(acceptedSaturated.latenciesMs, 99);
+    const processingFigure = (p: (typeof processing)[number]): Figure => {
+      const eps = p.events / p.seconds;
+      const complete = p.events === (p.statuses.processed ?? 0);
+      return {
+        figure: `V2 processing, ${p.workers} worker process${p.workers > 1 ? 'es' : ''}${complete ? '' : ` (${p.events - (p.statuses.processed ?? 0)} not processed)`}`,
+        value: eps,
+        unit: 'events/s',
+        ceiling: 'raw pg transaction',
+        ceilingValue: rawEps,
+        target: '≥ 100% (grouped; 75% one by one)',
+        met: complete && eps >= rawEps,
+      };
+    };
+    const lagP99 = Number(lag.p99);
+    const figures: Figure[] = [
+      acceptanceFigure,
+      { ...acceptanceFigure, figure: 'V2 acceptance, 2 workers saturated', value: eventsPerSecond(acceptedSaturated), target: '≥ 40% of ceiling', met: eventsPerSecond(acceptedSaturated) >= 0.4 * eventsPerSecond(bareResult) },
+      { figure: 'V2 acceptance p99 per batch, 2 workers saturated', value: saturatedP99, unit: 'ms', ceiling: 'bare route p99', ceilingValue: percentile(bareResult.latenciesMs, 99), ratioAs: '×', target: '≤ 100 ms', met: saturatedP99 <= 100 },
+      processingFigure(processing[0]),
+      processingFigure(processing[1]),
+      { figure: 'V2 processing, 1 worker, vs the queue', value: capacity, unit: 'events/s', ceiling: 'BullMQ no-op worker', ceilingValue: (noopJobs / noopSeconds) * perJob },
+      { figure: `V2 lag p99 at ${fmt(capacity / 2)} events/s, 1 worker`, value: lagP99, unit: 'ms', target: '< 1,000 ms', met: lagP99 < 1000 },
+      {
+        // Redis's first use (queue and metric keys) is its own step; flat means the later phases add nothing.
+        figure: `Redis used_memory after ${fmt(processing[1].events + lag.n)} more events`,
+        value: redisAfter.usedMemory / 1024 / 1024,
+        unit: 'MB',
+        ceiling: 'after the first backlog',
+        ceilingValue: redisAfterPhase[0].usedMemory / 1024 / 1024,
+        ratioAs: '×',
+        target: 'flat (≤ +1 MB)',
+        met: redisAfter.usedMemory - redisAfterPhase[0].usedMemory <= 1024 * 1024,
+      },
+    ];
+    return { output, figures };
+  } finally {
+    try {
+      await stopAll();
+      await Promise.allSettled([queue.close(), bareQueue.close(), noopQueue.close(), db.end()]);
+      await server.stop();
+      // Leave nothing of this run in Redis: the three queues and what the API and workers counted (the prefix is this
+      // run's own; the measurements above were taken before).
+      await deleteKeys(redis, `${prefix}*`);
+    } finally {
+      redis.disconnect();
+    }
+  }
+}
+
+const eventsPerSecond = (r: LoadResult) => (r.requests * BATCH) / r.seconds;
