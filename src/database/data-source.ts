@@ -1,3 +1,4 @@
+import type { ClientBase } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { migrations } from '../../migrations/index.js';
 import { entities } from './entities/index.js';
@@ -12,8 +13,19 @@ export function dataSourceOptions(databaseUrl: string, poolSize = 20): DataSourc
     migrationsTableName: 'migrations',
     synchronize: false,
     // Pipeline mode lets the hot path send several statements in one write (common/database/pipelined.ts).
-    extra: { max: poolSize, connectionTimeoutMillis: 5000, pipeline: true },
+    extra: { max: poolSize, connectionTimeoutMillis: 5000, pipeline: true, onConnect: listenForErrors },
   };
+}
+
+/**
+ * Every pooled client keeps an error listener for its whole life. The pool listens only while a client is idle, and a
+ * borrower only once it has it: a connection lost in between (a backend terminated right as it became ready, or while
+ * a hot path holds the client without a listener of its own, see common/database/pool-client.ts) would otherwise be
+ * an unhandled 'error' event, which ends the process. The queries in flight fail all the same, and the pool discards
+ * the client when it is given back.
+ */
+function listenForErrors(client: ClientBase): void {
+  client.on('error', () => undefined);
 }
 
 export function createDataSource(databaseUrl: string): DataSource {

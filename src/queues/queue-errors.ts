@@ -1,6 +1,6 @@
-import { getQueueToken } from '@nestjs/bullmq';
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { getQueueToken, WorkerHost } from '@nestjs/bullmq';
+import { Inject, Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, ModuleRef } from '@nestjs/core';
 import { Queue } from 'bullmq';
 import { LOGGER, type Logger } from '../common/logging/logger.js';
 import { QueueName } from './queue-names.js';
@@ -9,14 +9,16 @@ const REPEAT_MS = 30_000;
 
 /**
  * Sends queue connection errors to the JSON log (BullMQ writes them to console.error when nobody listens), once per
- * distinct message every 30 seconds, so a Redis outage is visible without flooding the log.
+ * distinct message every 30 seconds, so a Redis outage is visible without flooding the log. The same for the errors
+ * of the workers' processors (worker process only), once they exist: a Redis outage, or a job whose keys Redis lost.
  */
 @Injectable()
-export class QueueErrorLogger implements OnModuleInit {
+export class QueueErrorLogger implements OnModuleInit, OnApplicationBootstrap {
   private readonly lastLogged = new Map<string, number>();
 
   constructor(
     private readonly moduleRef: ModuleRef,
+    private readonly discovery: DiscoveryService,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -24,6 +26,12 @@ export class QueueErrorLogger implements OnModuleInit {
     for (const name of Object.values(QueueName)) {
       const queue = this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
       queue.on('error', (error: Error) => this.log(name, error));
+    }
+  }
+
+  onApplicationBootstrap(): void {
+    for (const { instance } of this.discovery.getProviders()) {
+      if (instance instanceof WorkerHost) instance.worker.on('error', (error: Error) => this.log(instance.worker.name, error));
     }
   }
 

@@ -1,11 +1,19 @@
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '08006', '08001', '08003', '08004']);
 
-/** True when an error means PostgreSQL or Redis could not be reached (not a bug in a query). */
+/**
+ * True when an error means PostgreSQL or Redis could not be reached (not a bug in a query). Read by its members, not
+ * `instanceof Error`: a socket error raised by Node itself (`write ECONNRESET`) is an Error of another realm where the
+ * code runs in a VM context (jest), and would pass for a bug.
+ */
 export function isConnectionError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: string }).code ?? (error as { driverError?: { code?: string } }).driverError?.code;
-  if (code && CONNECTION_CODES.has(code)) return true;
-  return /Connection terminated|connect ECONNREFUSED|Connection is closed|timeout exceeded when trying to connect|Stream isn't writeable/i.test(
-    error.message,
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, driverError, message } = error as { code?: unknown; driverError?: { code?: unknown }; message?: unknown };
+  const found = code ?? driverError?.code;
+  if (typeof found === 'string' && CONNECTION_CODES.has(found)) return true;
+  // "... is not queryable": pg refusing a query on a client whose connection was lost or closed (a backend terminated
+  // while the client was out of the pool).
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|connect ECONNREFUSED|Connection is closed|timeout exceeded when trying to connect|Stream isn't writeable|is not queryable/i.test(message)
   );
 }

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { runInNewContext } from 'node:vm';
 import { jest } from '@jest/globals';
 import {
   ArgumentsHost,
@@ -223,6 +224,23 @@ describe('ErrorFilter', () => {
     it('a driver error wrapped by the ORM (driverError.code 57P01) → 503 service_unavailable', () => {
       const wrapped = Object.assign(new Error('terminating connection due to administrator command'), { driverError: { code: '57P01' } });
       const { status, errors } = answer(wrapped);
+      expect(status).toBe(503);
+      expect(errors.code).toBe('service_unavailable');
+    });
+
+    it.each(['Client has encountered a connection error and is not queryable', 'Client was closed and is not queryable'])(
+      'pg refusing a query on a lost connection (%s) → 503 service_unavailable',
+      (message) => {
+        const { status, errors } = answer(new Error(message));
+        expect(status).toBe(503);
+        expect(errors.code).toBe('service_unavailable');
+      },
+    );
+
+    it('a socket error of another realm (raised by Node itself, seen from a VM context) → 503 service_unavailable', () => {
+      const foreign = Object.assign(runInNewContext('new Error("write ECONNRESET")') as object, { code: 'ECONNRESET' });
+      expect(foreign instanceof Error).toBe(false);
+      const { status, errors } = answer(foreign);
       expect(status).toBe(503);
       expect(errors.code).toBe('service_unavailable');
     });
