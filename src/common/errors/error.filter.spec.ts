@@ -245,6 +245,19 @@ describe('ErrorFilter', () => {
       expect(errors.code).toBe('service_unavailable');
     });
 
+    it.each([
+      ['NUL in text (22021), as the driver throws it', () => Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' })],
+      ['\\u0000 in jsonb (22P05), wrapped by the ORM', () => Object.assign(new Error('unsupported Unicode escape sequence'), { driverError: { code: '22P05' } })],
+    ])('text PostgreSQL cannot store: %s → 400 validation, not logged as unhandled', (_label, make) => {
+      const { filter, logger } = newFilter();
+      const error = jest.spyOn(logger, 'error');
+      const { host, recorded } = fakeHost();
+      filter.catch(make(), host);
+      expect(recorded.status).toBe(400);
+      expect(recorded.body).toEqual({ status: 'error', errors: { code: 'validation', message: expect.any(String) } });
+      expect(error).not.toHaveBeenCalled();
+    });
+
     it('a query error that is not a connection problem stays internal_error', () => {
       const { status, errors } = answer(Object.assign(new Error('syntax error at or near "SELEC"'), { code: '42601' }));
       expect(status).toBe(500);

@@ -36,6 +36,7 @@ export class ErrorFilter implements ExceptionFilter {
     if (parserError?.type === 'entity.parse.failed') return new AppError('invalid_json', 'request body is not valid JSON');
     if (parserError?.type === 'entity.too.large') return new AppError('payload_too_large', 'request body is too large');
     if (exception instanceof HttpException) return fromHttpException(exception, req);
+    if (isUnstorableText(exception)) return new AppError('validation', 'a value holds a character that cannot be stored (NUL)');
     if (isConnectionError(exception)) {
       return new AppError('service_unavailable', 'a backing service is unreachable; retry later');
     }
@@ -51,6 +52,17 @@ function fromHttpException(exception: HttpException, req: Request): AppError {
   if (status === 429) return new AppError('rate_limited', 'too many requests');
   if (status >= 500) return new AppError('internal_error', 'internal error');
   return new AppError('validation', exception.message);
+}
+
+/**
+ * PostgreSQL refusing text it cannot store (NUL in text: 22021; \u0000 in jsonb: 22P05): the input's fault, not a bug.
+ * Bodies are checked before (see bodyShapeProblem); this covers the rest, such as an external_id in the path.
+ */
+const UNSTORABLE_TEXT_CODES = new Set(['22021', '22P05']);
+
+function isUnstorableText(exception: unknown): boolean {
+  const code = (exception as { code?: unknown })?.code ?? (exception as { driverError?: { code?: unknown } })?.driverError?.code;
+  return typeof code === 'string' && UNSTORABLE_TEXT_CODES.has(code);
 }
 
 function describe(exception: unknown): Record<string, unknown> {

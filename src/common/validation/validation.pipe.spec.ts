@@ -3,7 +3,7 @@ import type { ArgumentMetadata } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, Min, ValidateNested, ValidationError } from 'class-validator';
 import { AppError } from '../errors/app-error.js';
-import { AppValidationPipe, toAppError } from './validation.pipe.js';
+import { AppValidationPipe, toAppError, withoutProperty } from './validation.pipe.js';
 import { IsTimeZone, Required } from './validators.js';
 
 class ProfileInput {
@@ -347,5 +347,54 @@ describe('toAppError', () => {
   it('keeps only field and message in details', () => {
     const error = toAppError([validationError('limit', { min: 'limit must not be less than 1' })]);
     for (const detail of error.details ?? []) expect(Object.keys(detail).sort()).toEqual(['field', 'message']);
+  });
+});
+
+describe('withoutProperty', () => {
+  it.each([
+    ['name must be a string', 'name', 'must be a string'],
+    ['events has an event name that is too long', 'events', 'has an event name that is too long'],
+    ['events[0] must be an object', 'events', '[0] must be an object'],
+    ['names must be unique', 'name', 'names must be unique'],
+    ['name', 'name', 'name'],
+    ['property [ should not exist', '[', 'property [ should not exist'],
+    // As with \b: after a name ending in a non-word character, a space is no boundary, so the message stays whole.
+    ['(a+)+$ must be a string', '(a+)+$', '(a+)+$ must be a string'],
+    ['*x must be a string', '*x', 'must be a string'],
+  ])('%j less %j → %j', (message, property, expected) => {
+    expect(withoutProperty(message, property)).toBe(expected);
+  });
+});
+
+describe('AppValidationPipe on member names that are not identifiers', () => {
+  it.each(['[', '*', '(a+)+$', '\\', 'a.b', '${x}'])('answers argument_error for an unknown member named %j', async (name) => {
+    const error = await rejection({ user: { external_id: 'c-1', [name]: 1 } });
+    expect(error.code).toBe('argument_error');
+    expect(fields(error)).toEqual([`user.${name}`]);
+  });
+
+  it('answers one detail per field, also for an array of many items where an object belongs', async () => {
+    const error = await rejection({ user: Array(5_000).fill(1) });
+    expect(error.code).toBe('validation');
+    const named = (error.details ?? []).map((d) => d.field);
+    expect(named).toEqual([...new Set(named)]);
+  });
+});
+
+describe('AppValidationPipe checks the shape of every body first', () => {
+  it.each<[string, unknown, string]>([
+    ['a reserved member name, which class-transformer would drop', JSON.parse('{"user":{"external_id":"c-1","constructor":"x"}}'), 'validation'],
+    ['NUL in a string', { user: { external_id: 'a\u0000' } }, 'validation'],
+    ['nesting deeper than 32 levels', { user: { external_id: 'c-1', extra: JSON.parse('['.repeat(40) + ']'.repeat(40)) } }, 'validation'],
+    ['an object of more than 1,000 members', { user: Object.fromEntries(Array.from({ length: 1_001 }, (_v, i) => [`k${i}`, i])) }, 'payload_too_large'],
+  ])('%s', async (_label, value, code) => {
+    const error = await rejection(value);
+    expect(error.code).toBe(code);
+  });
+
+  it('also for a body without a DTO class', async () => {
+    const pipe = new AppValidationPipe();
+    await expect(pipe.transform({ events: [{ name: 'a\u0000' }] }, { type: 'body', metatype: Object })).rejects.toMatchObject({ code: 'validation' });
+    await expect(pipe.transform({ events: [{ name: 'a' }] }, { type: 'body', metatype: Object })).resolves.toEqual({ events: [{ name: 'a' }] });
   });
 });

@@ -1,12 +1,29 @@
 import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
 import { AppError, ErrorDetail } from '../errors/app-error.js';
+import { bodyShapeProblem } from './body-shape.js';
+
+const WORD = /\w/;
+
+/**
+ * `message` less its leading `property` and one space, as `^property\b ?` would strip: class-validator messages start
+ * with the property's name. No regular expression is built from the property, which may be any member name a
+ * client sent (an unknown member named `[` must not become an invalid pattern).
+ */
+export function withoutProperty(message: string, property: string): string {
+  if (!message.startsWith(property)) return message;
+  const before = property.slice(-1);
+  const after = message.charAt(property.length);
+  if (WORD.test(before) === WORD.test(after)) return message; // no word boundary right after the name
+  const rest = message.slice(property.length);
+  return (rest.startsWith(' ') ? rest.slice(1) : rest) || message;
+}
 
 function flatten(errors: ValidationError[], parent = ''): Array<ErrorDetail & { constraint: string }> {
   const out: Array<ErrorDetail & { constraint: string }> = [];
   for (const error of errors) {
     const field = parent ? `${parent}.${error.property}` : error.property;
     for (const [constraint, message] of Object.entries(error.constraints ?? {})) {
-      out.push({ field, constraint, message: message.replace(new RegExp(`^${error.property}\\b ?`), '') || message });
+      out.push({ field, constraint, message: withoutProperty(message, error.property) });
     }
     if (error.children?.length) out.push(...flatten(error.children, field));
   }
@@ -32,7 +49,12 @@ export function toAppError(errors: ValidationError[]): AppError {
   }
   // One entry per field: its first failed constraint says what is wrong.
   const details: ErrorDetail[] = [];
-  for (const { field, message } of all) if (!details.some((d) => d.field === field)) details.push({ field, message });
+  const seen = new Set<string>();
+  for (const { field, message } of all) {
+    if (seen.has(field)) continue;
+    seen.add(field);
+    details.push({ field, message });
+  }
   return new AppError('validation', details.map((d) => `${d.field}${d.message.startsWith('[') ? '' : ' '}${d.message}`).join('; '), details);
 }
 
@@ -48,7 +70,9 @@ function pipe(forbidUnknown: boolean): ValidationPipe {
 
 /**
  * Bodies reject unknown members; query strings ignore unknown parameters (proxies and clients add their own, such as
- * cache busters), while the known ones are still validated.
+ * cache busters), while the known ones are still validated. Every body, typed or not, is first checked for what no
+ * DTO can handle (see bodyShapeProblem): too deep, too many members or items, a reserved member name, or text PostgreSQL
+ * cannot store.
  */
 @Injectable()
 export class AppValidationPipe implements PipeTransform {
@@ -59,6 +83,10 @@ export class AppValidationPipe implements PipeTransform {
   private readonly emptyQueryOk = new Set<unknown>();
 
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body') {
+      const problem = bodyShapeProblem(value);
+      if (problem) throw new AppError(problem.code, `${problem.field} ${problem.message}`, [{ field: problem.field, message: problem.message }]);
+    }
     if (metadata.type !== 'query') return this.strict.transform(value, metadata);
     const empty = typeof value === 'object' && value !== null && Object.keys(value).length === 0 && typeof metadata.metatype === 'function';
     if (empty && this.emptyQueryOk.has(metadata.metatype)) return new (metadata.metatype as new () => unknown)();

@@ -7,7 +7,7 @@ import type { AppConfig } from '../../config/config.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import type { RedisClient } from '../../redis/connection.js';
 import { createRedis, REDIS } from '../../redis/redis.module.js';
-import { sha256, verifySecret } from './secrets.js';
+import { isApiKeyForm, sha256, verifySecret } from './secrets.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 
 interface CachedKey {
@@ -65,6 +65,7 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
 
   /** The tenant for a valid, active key and matching secret; null for every other case. */
   async verify(key: string, secret: string): Promise<Tenant | null> {
+    if (!isApiKeyForm(key)) return null; // no such key can exist: no query (a NUL in it would even fail one)
     const digest = sha256(secret);
     const cached = this.cache.get(key);
     if (cached && cached.expiresAt > Date.now()) {
@@ -89,6 +90,7 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
 
   /** Deactivates a key; false when no such key exists. */
   async deactivate(key: string): Promise<boolean> {
+    if (!isApiKeyForm(key)) return false;
     const result = await this.db.query(`UPDATE api_keys SET active = false, deactivated_at = now() WHERE key = $1 RETURNING id`, [key]);
     const rows = result[0] as unknown[];
     this.invalidate(key);

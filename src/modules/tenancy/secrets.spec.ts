@@ -1,5 +1,5 @@
 import { randomBytes, scryptSync } from 'node:crypto';
-import { hashSecret, newApiKey, newSecret, safeEqual, verifySecret } from './secrets.js';
+import { hashSecret, isApiKeyForm, newApiKey, newSecret, safeEqual, verifySecret } from './secrets.js';
 
 describe('hashSecret / verifySecret', () => {
   const secret = 'kq3Zx9-correct-horse-battery-staple';
@@ -116,6 +116,13 @@ describe('newApiKey / newSecret', () => {
       const secret = newSecret();
       expect(secret).toMatch(/^[A-Za-z0-9_-]+$/);
       expect(secret.length).toBeGreaterThanOrEqual(43);
+    }
+  });
+
+  it('makes keys of the form isApiKeyForm accepts, which refuses anything else', () => {
+    for (let i = 0; i < 20; i++) expect(isApiKeyForm(newApiKey())).toBe(true);
+    for (const other of ['', '0123456789abcdef0123456789abcde', '0123456789abcdef0123456789abcdef0', '0123456789ABCDEF0123456789ABCDEF', "' OR 1=1 --", 'a\u0000b']) {
+      expect(isApiKeyForm(other)).toBe(false);
     }
   });
 

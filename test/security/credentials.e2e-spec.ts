@@ -1,0 +1,193 @@
+import type { INestApplication } from '@nestjs/common';
+import request, { Response } from 'supertest';
+import { DataSource } from 'typeorm';
+import { api, createTenant, TestTenant } from '../factories/tenant.factory.js';
+import { createTestApp } from '../support/app.js';
+import { TEST_ADMIN_TOKEN } from '../support/test-env.js';
+import { basic, fillPath, Route, routeList, routeName, send } from './routes.js';
+import { UNKNOWN_VALUES } from './world.js';
+
+const UNAUTHORIZED = { status: 'error', errors: { code: 'unauthorized', message: expect.any(String) } };
+
+/** Calls `route` with `pathKey` in the path and the given Authorization header (none when undefined); writes send {}. */
+function call(app: INestApplication, route: Route, pathKey: string, authorization: string | undefined): request.Test {
+  const req = send(app, route.method, fillPath(route, { ...UNKNOWN_VALUES, api_key: pathKey }));
+  if (authorization !== undefined) req.set('Authorization', authorization);
+  return route.method === 'post' || route.method === 'put' ? req.send({}) : req;
+}
+
+describe('credentials on every /priv route (contract §3)', () => {
+  let app: INestApplication;
+  let routes: Route[];
+  let tenant: TestTenant;
+  let other: TestTenant;
+  let inactive: TestTenant;
+  /** The answer without any Authorization header; every refusal must be byte for byte the same. */
+  let reference: { status: number; body: unknown };
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    routes = (await routeList(app)).filter((route) => route.path.startsWith('/priv/'));
+    [tenant, other, inactive] = [await createTenant(app), await createTenant(app), await createTenant(app)];
+    // Both keys verified once, so the cached path is the one checked below too.
+    await api(app, tenant).get('/management/campaigns').expect(200);
+    await api(app, inactive).get('/management/campaigns').expect(200);
+    await request(app.getHttpServer()).delete(`/admin/v1/api_keys/${inactive.apiKey}`).set('Authorization', `Bearer ${TEST_ADMIN_TOKEN}`).expect(200);
+    const res = await call(app, routes[0], tenant.apiKey, undefined);
+    reference = { status: res.status, body: res.body };
+  });
+  afterAll(() => app.close());
+
+  it('finds the /priv routes in the route list', () => {
+    expect(routes.length).toBeGreaterThanOrEqual(60);
+    expect(reference).toEqual({ status: 401, body: UNAUTHORIZED });
+  });
+
+  it.each<[string, () => [string, string | undefined]]>([
+    ['no Authorization header', () => [tenant.apiKey, undefined]],
+    ['a wrong secret', () => [tenant.apiKey, basic(tenant.apiKey, 'wrong-secret')]],
+    ["another key's secret", () => [tenant.apiKey, basic(tenant.apiKey, other.apiSecret)]],
+    ['the right credentials with another key in the path', () => [other.apiKey, basic(tenant.apiKey, tenant.apiSecret)]],
+    ['a deactivated key with its right secret', () => [inactive.apiKey, basic(inactive.apiKey, inactive.apiSecret)]],
+    ['a malformed Basic header (key:secret not base64-encoded)', () => [tenant.apiKey, `Basic ${tenant.apiKey}:${tenant.apiSecret}`]],
+  ])('answers the same 401 to %s, before looking at ids or bodies', async (_label, credentials) => {
+    const [pathKey, authorization] = credentials();
+    const failures: string[] = [];
+    for (const route of routes) {
+      const res = await call(app, route, pathKey, authorization);
+      if (res.status !== reference.status || JSON.stringify(res.body) !== JSON.stringify(reference.body)) failures.push(`${routeName(route)} → ${res.status} ${res.text}`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('still lets the right credentials in afterwards', async () => {
+    await api(app, tenant).get('/management/campaigns').expect(200);
+  });
+
+  describe('the verified-key cache and failures', () => {
+    it('remembers no failure: a wrong secret first, then the right one works, and a wrong one still fails after', async () => {
+      const fresh = await createTenant(app);
+      const path = `/priv/v1/apps/${fresh.apiKey}/management/campaigns`;
+      const attempt = (secret: string) => request(app.getHttpServer()).get(path).set('Authorization', basic(fresh.apiKey, secret));
+      expect((await attempt('not-the-secret')).status).toBe(401);
+      expect((await attempt(fresh.apiSecret)).status).toBe(200);
+      expect((await attempt('not-the-secret')).body).toEqual(UNAUTHORIZED);
+      expect((await attempt(`${fresh.apiSecret} `)).status).toBe(401);
+      expect((await attempt(fresh.apiSecret.slice(0, -1))).status).toBe(401);
+      expect((await attempt(fresh.apiSecret)).status).toBe(200);
+    });
+
+    it('answers the same without the cache (API_KEY_CACHE_SECONDS=0)', async () => {
+      const uncached = await createTestApp({ apiKeyCacheSeconds: 0 });
+      try {
+        const path = `/priv/v1/apps/${tenant.apiKey}/management/campaigns`;
+        const attempt = (secret: string) => request(uncached.getHttpServer()).get(path).set('Authorization', basic(tenant.apiKey, secret));
+        expect((await attempt(tenant.apiSecret)).status).toBe(200);
+        expect((await attempt(other.apiSecret)).body).toEqual(UNAUTHORIZED);
+        expect((await attempt(tenant.apiSecret)).status).toBe(200);
+      } finally {
+        await uncached.close();
+      }
+    });
+  });
+});
+
+describe('rate limit and failed attempts', () => {
+  const LIMIT = 5;
+  let app: INestApplication;
+  let tenant: TestTenant;
+  let bystander: TestTenant;
+
+  beforeAll(async () => {
+    app = await createTestApp({ rateLimitPerMinute: LIMIT });
+    [tenant, bystander] = [await createTenant(app), await createTenant(app)];
+    // The limiter lets requests through while Redis is not connected yet: make sure it is.
+    await request(app.getHttpServer()).get('/health/ready').expect(200);
+  });
+  afterAll(() => app.close());
+
+  it(`counts wrong secrets against the key: after ${LIMIT} in a minute a guess gets 429 before its secret is checked`, async () => {
+    // The budget is per clock minute: do not start right before the minute turns.
+    const leftInMinute = 60_000 - (Date.now() % 60_000);
+    if (leftInMinute < 5_000) await new Promise((resolve) => setTimeout(resolve, leftInMinute + 100));
+
+    const guess = (secret: string) =>
+      request(app.getHttpServer()).get(`/priv/v1/apps/${tenant.apiKey}/management/campaigns`).set('Authorization', basic(tenant.apiKey, secret));
+    const refused: Response[] = [];
+    for (let i = 0; i < LIMIT; i++) refused.push(await guess(`guess-${i}`));
+    expect(refused.map((res) => res.status)).toEqual(Array(LIMIT).fill(401));
+    expect(refused.map((res) => res.headers['x-ratelimit-remaining'])).toEqual(Array.from({ length: LIMIT }, (_v, i) => String(LIMIT - 1 - i)));
+
+    const limited = await guess('guess-after-the-limit');
+    expect({ status: limited.status, body: limited.body }).toEqual({ status: 429, body: { status: 'error', errors: { code: 'rate_limited', message: expect.any(String) } } });
+    expect(limited.headers['retry-after']).toMatch(/^\d+$/);
+
+    // Another organization's key has a budget of its own.
+    await api(app, bystander).get('/management/campaigns').expect(200);
+  });
+});
+
+describe('admin credentials', () => {
+  let app: INestApplication;
+  let tenant: TestTenant;
+  let adminRoutes: Route[];
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    tenant = await createTenant(app);
+    adminRoutes = (await routeList(app)).filter((route) => route.path.startsWith('/admin/'));
+  });
+  afterAll(() => app.close());
+
+  const token = TEST_ADMIN_TOKEN;
+  const changedLast = () => `${token.slice(0, -1)}${token.endsWith('x') ? 'y' : 'x'}`;
+
+  /** Each admin route with a body it would accept, so that only the token can be what is refused. */
+  function attempt(route: Route, authorization: string | undefined): request.Test {
+    const req = send(app, route.method, fillPath(route, { id: tenant.organizationId, api_key: tenant.apiKey }));
+    if (authorization !== undefined) req.set('Authorization', authorization);
+    if (route.path === '/admin/v1/organizations') return req.send({ organization: { name: 'Intruder' }, application: { name: 'Web' } });
+    if (route.path.endsWith('/applications')) return req.send({ application: { name: 'Intruder' } });
+    return req;
+  }
+
+  it('finds every admin route in the route list', () => {
+    expect(adminRoutes.map(routeName).sort()).toEqual(['DELETE /admin/v1/api_keys/{api_key}', 'POST /admin/v1/organizations', 'POST /admin/v1/organizations/{id}/applications']);
+  });
+
+  it.each<[string, () => string | undefined]>([
+    ['no Authorization header', () => undefined],
+    ['a wrong token of the same length', () => `Bearer ${'w'.repeat(token.length)}`],
+    ['the token with its last character changed', () => `Bearer ${changedLast()}`],
+    ['the token less its last character', () => `Bearer ${token.slice(0, -1)}`],
+    ['the token with a character added', () => `Bearer ${token}x`],
+    ['the token in upper case', () => `Bearer ${token.toUpperCase()}`],
+    ['the token as the Basic password', () => basic('admin', token)],
+    ["an api key's own credentials", () => basic(tenant.apiKey, tenant.apiSecret)],
+  ])('answers 401 unauthorized on every admin route to %s, and changes nothing', async (_label, authorization) => {
+    const failures: string[] = [];
+    for (const route of adminRoutes) {
+      const res = await attempt(route, authorization());
+      if (res.status !== 401 || JSON.stringify(res.body) !== JSON.stringify({ status: 'error', errors: { code: 'unauthorized', message: res.body?.errors?.message } })) {
+        failures.push(`${routeName(route)} → ${res.status} ${res.text}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    const db = app.get(DataSource);
+    expect(await db.query(`SELECT id FROM organizations WHERE name = 'Intruder'`)).toEqual([]);
+    expect(await db.query(`SELECT id FROM applications WHERE name = 'Intruder'`)).toEqual([]);
+    await api(app, tenant).get('/management/campaigns').expect(200);
+  });
+
+  it.each<[string, () => string | undefined]>([
+    ['no Authorization header', () => undefined],
+    ['the token with its last character changed', () => `Bearer ${changedLast()}`],
+    ['the token less its last character as the Basic password', () => basic('admin', token.slice(0, -1))],
+  ])('answers 401 on the queue dashboard to %s', async (_label, authorization) => {
+    const req = request(app.getHttpServer()).get('/admin/queues');
+    const value = authorization();
+    if (value !== undefined) req.set('Authorization', value);
+    const res = await req;
+    expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: UNAUTHORIZED });
+  });
+});

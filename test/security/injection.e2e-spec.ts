@@ -1,0 +1,332 @@
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { behaviorBody, createBehaviors } from '../factories/behavior.factory.js';
+import { createCampaign } from '../factories/campaign.factory.js';
+import { createCustomer } from '../factories/customer.factory.js';
+import { api, createTenant, TestTenant } from '../factories/tenant.factory.js';
+import { createTestApp } from '../support/app.js';
+import { expectError } from '../support/errors.js';
+import { TEST_ADMIN_TOKEN } from '../support/test-env.js';
+
+/** Text that SQL, JSON paths, format strings or templates could misread: each must be stored and answered as sent. */
+const STORABLE = [
+  "' OR 1=1 --",
+  '" OR ""="',
+  '"; DROP TABLE customers; --',
+  "Robert'); DROP TABLE events; --",
+  "' UNION SELECT secret_hash FROM api_keys --",
+  '1; SELECT pg_sleep(5); --',
+  '\\',
+  "\\'; --",
+  '$1 $$ $body$ :name ?',
+  '%s %n %x %%',
+  '{"$gt": ""}',
+  '<script>alert(1)</script>',
+  '${7*7} {{7*7}}',
+  'tab\there\r\nnew line',
+  'é ñ 中文 🙂 \u202e',
+];
+const CASES = STORABLE.map((text, i) => [i, text] as const);
+
+/** Text PostgreSQL cannot store (NUL) or UTF-8 cannot carry (half a surrogate pair): refused, never a 500. */
+const UNSTORABLE: Array<[string, string]> = [
+  ['NUL alone', '\u0000'],
+  ['NUL inside text', "a\u0000' OR 1=1 --"],
+  ['a lone high surrogate', '\ud800'],
+  ['a lone low surrogate', 'x\udc00y'],
+];
+
+const DAY = 86_400_000;
+const window = () => ({ starts_at: new Date(Date.now() - DAY).toISOString(), ends_at: new Date(Date.now() + 30 * DAY).toISOString() });
+
+describe('injection strings in every string field of the main write bodies', () => {
+  let app: INestApplication;
+  let db: DataSource;
+  let tablesBefore: string[];
+
+  const tables = async () =>
+    ((await db.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`)) as Array<{ table_name: string }>).map(
+      (row) => row.table_name,
+    );
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    db = app.get(DataSource);
+    tablesBefore = await tables();
+  });
+  afterAll(() => app.close());
+
+  describe('customers', () => {
+    let tenant: TestTenant;
+    beforeAll(async () => {
+      tenant = await createTenant(app);
+    });
+
+    it.each(CASES)('stores #%i %j as external_id, tag, attribute name and value, and finds it by that external_id', async (_i, text) => {
+      const created = await api(app, tenant)
+        .post('/users')
+        .send({ user: { external_id: text, tags: [text], attributes: { [text]: text, note: text } } });
+      expect(created.status).toBe(201);
+      expect(created.body.user).toEqual(expect.objectContaining({ external_id: text, tags: [text], attributes: { [text]: text, note: text } }));
+      expect((await api(app, tenant).get(`/users/${created.body.user.id}`).expect(200)).body.user).toEqual(created.body.user);
+      expect((await api(app, tenant).get(`/external/users/${encodeURIComponent(text)}`).expect(200)).body.user).toEqual(created.body.user);
+    });
+
+    it.each(UNSTORABLE)('refuses %s with 400 validation naming the field, and stores nothing', async (_label, text) => {
+      const before = await db.query('SELECT count(*)::int AS n FROM customers WHERE organization_id = $1', [tenant.organizationId]);
+      for (const user of [{ external_id: text }, { external_id: 'ok', tags: [text] }, { external_id: 'ok', attributes: { [text]: 1 } }, { external_id: 'ok', attributes: { a: text } }]) {
+        const res = await api(app, tenant).post('/users').send({ user });
+        expect(expectError(res, 400, 'validation')).toEqual([expect.stringMatching(/^user\.(external_id|tags\[0\]|attributes(\.a)?)$/)]);
+      }
+      expect(await db.query('SELECT count(*)::int AS n FROM customers WHERE organization_id = $1', [tenant.organizationId])).toEqual(before);
+    });
+
+    it('answers 400 validation, not 500, to a NUL in an external_id in the path', async () => {
+      expectError(await api(app, tenant).get('/external/users/a%00b'), 400, 'validation');
+      expectError(await api(app, tenant).put('/external/users/a%00b').send({ user: { tags: ['x'] } }), 400, 'validation');
+    });
+  });
+
+  describe('campaigns', () => {
+    let tenant: TestTenant;
+    beforeAll(async () => {
+      tenant = await createTenant(app);
+    });
+
+    it.each(CASES)('stores #%i %j as name and targeting value; as a permalink it is 400 in a body and 404 in a path', async (i, text) => {
+      const created = await api(app, tenant)
+        .post('/management/campaigns')
+        .send({ campaign: { name: text, permalink: `injection-${i}`, ...window(), targeting: [{ field: 'user.attributes.plan', op: 'eq', value: text }] } });
+      expect(created.status).toBe(201);
+      expect(created.body.campaign).toEqual(expect.objectContaining({ name: text, targeting: [{ field: 'user.attributes.plan', op: 'eq', value: text }] }));
+      expect((await api(app, tenant).get(`/management/campaigns/${created.body.campaign.id}`).expect(200)).body.campaign).toEqual(created.body.campaign);
+
+      const asPermalink = await api(app, tenant).post('/management/campaigns').send({ campaign: { name: `Permalink ${i}`, permalink: text, ...window() } });
+      expect(expectError(asPermalink, 400, 'validation')).toEqual(['campaign.permalink']);
+      expectError(await api(app, tenant).get(`/management/external/campaigns/${encodeURIComponent(text)}`), 404, 'not_found');
+    });
+
+    it.each(UNSTORABLE)('refuses %s in the name or a targeting value with 400 validation', async (_label, text) => {
+      const name = await api(app, tenant).post('/management/campaigns').send({ campaign: { name: text, ...window() } });
+      expect(expectError(name, 400, 'validation')).toEqual(['campaign.name']);
+      const targeting = await api(app, tenant)
+        .post('/management/campaigns')
+        .send({ campaign: { name: 'Targeted', ...window(), targeting: [{ field: 'user.tags', op: 'contains', value: text }] } });
+      expect(expectError(targeting, 400, 'validation')).toEqual(['campaign.targeting[0].value']);
+    });
+  });
+
+  describe('behaviors', () => {
+    let tenant: TestTenant;
+    let campaignId: number;
+    beforeAll(async () => {
+      tenant = await createTenant(app);
+      campaignId = (await createCampaign(app, tenant)).id;
+    });
+
+    it.each(CASES)('stores #%i %j as name, tags, goal name, event name, criteria value and goal data', async (_i, text) => {
+      const body = behaviorBody({ name: text, tags: text, event: text, criteria: [{ field: 'context.k', op: 'eq', value: text }], goal_data: { note: text } });
+      const created = await api(app, tenant).post(`/management/campaigns/${campaignId}/behaviors/_batch`).send({ behaviors: [body] });
+      expect(created.status).toBe(201);
+      const read = (await api(app, tenant).get(`/management/behaviors/${created.body.behaviors[0].id}`).expect(200)).body.behavior;
+      expect(read).toEqual(expect.objectContaining({ name: text, tags: text }));
+      expect(read.goal_groups[0].goals[0].achievement).toEqual(
+        expect.objectContaining({ name: text, internal_event_name: text, criteria: [{ field: 'context.k', op: 'eq', value: text }], data: { note: text } }),
+      );
+    });
+
+    it.each(UNSTORABLE)('refuses %s in a goal event name with 400 validation', async (_label, text) => {
+      const res = await api(app, tenant)
+        .post(`/management/campaigns/${campaignId}/behaviors/_batch`)
+        .send({ behaviors: [behaviorBody({ name: 'Unstorable', event: text })] });
+      expect(expectError(res, 400, 'validation')).toEqual([expect.stringMatching(/^behaviors\[0\]\.goal_groups\[0\]\.goals\[0\]\.achievement\.(name|internal_event_name)$/)]);
+    });
+  });
+
+  describe('V1 events: event names, attributes, context and transaction_id', () => {
+    let tenant: TestTenant;
+    let userId: string;
+    beforeAll(async () => {
+      tenant = await createTenant(app);
+      const campaign = await createCampaign(app, tenant);
+      // Behavior b<i> listens to the event named STORABLE[i], for a context value equal to it: only that one may move.
+      await createBehaviors(
+        app,
+        tenant,
+        campaign.id,
+        STORABLE.map((text, i) => ({ name: `b${i}`, event: text, criteria: [{ field: 'context.k', op: 'eq', value: text }] })),
+      );
+      userId = (await createCustomer(app, tenant)).id;
+    });
+
+    it.each(CASES)('stores #%i %j as sent, and it completes exactly the behavior listening to that name and value', async (i, text) => {
+      const res = await api(app, tenant)
+        .post(`/users/${userId}/events`)
+        .send({ events: { [text]: { note: text, context: { k: text, [text]: text } } }, transaction_id: text });
+      expect(res.status).toBe(200);
+      const achieved = Object.fromEntries(Object.entries(res.body.behaviors as Record<string, { deltas: { achieved: number } }>).map(([name, b]) => [name, b.deltas.achieved]));
+      expect(achieved).toEqual(Object.fromEntries(STORABLE.map((_t, j) => [`b${j}`, j === i ? 1 : 0])));
+
+      const stored = await db.query('SELECT name, attributes, context, transaction_id FROM events WHERE organization_id = $1 AND transaction_id = $2', [
+        tenant.organizationId,
+        text,
+      ]);
+      expect(stored).toEqual([{ name: text, attributes: { note: text }, context: { k: text, [text]: text }, transaction_id: text }]);
+
+      const again = await api(app, tenant).post(`/users/${userId}/events`).send({ events: { visit: 1 }, transaction_id: text });
+      expectError(again, 409, 'duplicate_transaction');
+      expect(again.body.errors.message).toBe(`transaction_id ${text} has already been processed`);
+    });
+
+    it.each(UNSTORABLE)('refuses %s as an event name, a context value or a transaction_id with 400 validation', async (_label, text) => {
+      for (const body of [{ events: { [text]: 1 } }, { events: { visit: { context: { k: text } } } }, { events: { visit: 1 }, transaction_id: text }]) {
+        expectError(await api(app, tenant).post(`/users/${userId}/events`).send(body), 400, 'validation');
+      }
+    });
+  });
+
+  describe('V2 events', () => {
+    let tenant: TestTenant;
+    const v2 = (body: unknown) =>
+      request(app.getHttpServer())
+        .post(`/priv/v2/apps/${tenant.apiKey}/events`)
+        .auth(tenant.apiKey, tenant.apiSecret)
+        .send(body as object);
+
+    beforeAll(async () => {
+      tenant = await createTenant(app);
+    });
+
+    it.each(CASES)('stores #%i %j as name, transaction_id and context, for the customer whose external_id it is', async (_i, text) => {
+      const customer = await createCustomer(app, tenant, { external_id: text });
+      const res = await v2({ events: [{ name: text, external_id: text, transaction_id: text, context: { k: text, [text]: text } }] });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { status: 'ok' } });
+      const stored = await db.query('SELECT customer_id, name, context, transaction_id FROM events WHERE organization_id = $1 AND source = $2 AND transaction_id = $3', [
+        tenant.organizationId,
+        'v2',
+        text,
+      ]);
+      expect(stored).toEqual([{ customer_id: customer.id, name: text, context: { k: text, [text]: text }, transaction_id: text }]);
+    });
+
+    it.each(UNSTORABLE)('refuses %s anywhere in an event with 400, storing nothing', async (_label, text) => {
+      const count = async () => (await db.query('SELECT id FROM events WHERE organization_id = $1', [tenant.organizationId])).length;
+      const before = await count();
+      for (const event of [{ name: text }, { name: 'visit', transaction_id: text }, { name: 'visit', context: { [text]: 'x' } }]) {
+        const res = await v2({ events: [{ name: 'visit', external_id: 'someone' }, { external_id: 'someone', ...event }] });
+        expectError(res, 400, 'validation');
+      }
+      expect(await count()).toBe(before);
+    });
+  });
+
+  describe('webhook urls', () => {
+    let tenant: TestTenant;
+    beforeAll(async () => {
+      tenant = await createTenant(app);
+    });
+
+    it.each(CASES)('stores #%i %j in a url as sent, and lists it so', async (_i, text) => {
+      const url = `http://127.0.0.1:9/hook?q=${text}`;
+      const created = await api(app, tenant).post('/management/webhooks').send({ webhook: { url, event_types: ['points.credited'] } });
+      expect(created.status).toBe(201);
+      expect(created.body.webhook.url).toBe(url);
+      const list = await api(app, tenant).get('/management/webhooks').expect(200);
+      expect(list.body.webhooks.filter((w: { url: string }) => w.url === url)).toEqual([expect.objectContaining({ id: created.body.webhook.id })]);
+    });
+
+    it.each(UNSTORABLE)('refuses %s in a url with 400 validation', async (_label, text) => {
+      const res = await api(app, tenant).post('/management/webhooks').send({ webhook: { url: `http://127.0.0.1:9/hook?q=${text}`, event_types: ['points.credited'] } });
+      expect(expectError(res, 400, 'validation')).toEqual(['webhook.url']);
+    });
+  });
+
+  describe('JSON tricks', () => {
+    let tenant: TestTenant;
+    let campaignId: number;
+    beforeAll(async () => {
+      tenant = await createTenant(app);
+      campaignId = (await createCampaign(app, tenant)).id;
+    });
+    afterEach(() => {
+      // The app runs in this process: a polluted prototype would show here.
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect(Object.prototype).not.toHaveProperty('polluted');
+      expect(Object.prototype).not.toHaveProperty('status');
+    });
+
+    const goals = '"goal_groups":[{"goals":[{"achievement":{"name":"visit"}}]}]';
+    const dates = `"starts_at":"2026-01-01T00:00:00Z","ends_at":"2027-01-01T00:00:00Z"`;
+    it.each<[string, () => string, () => string, string]>([
+      ['__proto__ in a customer', () => '/users', () => '{"user":{"external_id":"proto-1","__proto__":{"polluted":"yes"}}}', 'user.__proto__'],
+      ['constructor.prototype in a customer', () => '/users', () => '{"user":{"external_id":"proto-2","constructor":{"prototype":{"polluted":"yes"}}}}', 'user.constructor'],
+      ['constructor as an attribute name', () => '/users', () => '{"user":{"external_id":"proto-3","attributes":{"constructor":"admin"}}}', 'user.attributes.constructor'],
+      ['__proto__ at the top level', () => '/users', () => '{"__proto__":{"polluted":"yes"},"user":{"external_id":"proto-4"}}', '__proto__'],
+      ['__proto__ in a campaign', () => '/management/campaigns', () => `{"campaign":{"name":"Proto",${dates},"__proto__":{"status":"live"}}}`, 'campaign.__proto__'],
+      [
+        '__proto__ in behavior data',
+        () => `/management/campaigns/${campaignId}/behaviors/_batch`,
+        () => `{"behaviors":[{"name":"Proto","data":{"__proto__":{"max_times_achievable":1}},${goals}}]}`,
+        'behaviors[0].data.__proto__',
+      ],
+      ['__proto__ as a V1 event name', () => '/users/00000000-0000-4000-8000-000000000000/events', () => '{"events":{"__proto__":1}}', 'events.__proto__'],
+      ['constructor in a V1 context', () => '/users/00000000-0000-4000-8000-000000000000/events', () => '{"events":{"visit":{"context":{"constructor":"x"}}}}', 'events.visit.context.constructor'],
+      [
+        'constructor.prototype in a webhook',
+        () => '/management/webhooks',
+        () => '{"webhook":{"url":"http://127.0.0.1:9/","event_types":["points.credited"],"constructor":{"prototype":{"polluted":"yes"}}}}',
+        'webhook.constructor',
+      ],
+    ])('refuses %s with 400 validation naming it', async (_label, path, raw, field) => {
+      const res = await api(app, tenant).post(path()).set('Content-Type', 'application/json').send(raw());
+      expect(expectError(res, 400, 'validation')).toEqual([field]);
+    });
+
+    it('refuses __proto__ in a V2 context and in an admin bootstrap body', async () => {
+      const v2 = await request(app.getHttpServer())
+        .post(`/priv/v2/apps/${tenant.apiKey}/events`)
+        .auth(tenant.apiKey, tenant.apiSecret)
+        .set('Content-Type', 'application/json')
+        .send('{"events":[{"name":"visit","external_id":"x","context":{"__proto__":{"polluted":"yes"}}}]}');
+      expect(expectError(v2, 400, 'validation')).toEqual(['events[0].context.__proto__']);
+      const admin = await request(app.getHttpServer())
+        .post('/admin/v1/organizations')
+        .set('Authorization', `Bearer ${TEST_ADMIN_TOKEN}`)
+        .set('Content-Type', 'application/json')
+        .send('{"organization":{"name":"Proto","__proto__":{"multi_org_enabled":true}},"application":{"name":"Web"}}');
+      expect(expectError(admin, 400, 'validation')).toEqual(['organization.__proto__']);
+    });
+
+    it('stored none of the refused customers', async () => {
+      for (const id of ['proto-1', 'proto-2', 'proto-3', 'proto-4']) expectError(await api(app, tenant).get(`/external/users/${id}`), 404, 'not_found');
+    });
+
+    it('takes the last of duplicate keys, as JSON.parse does, in a member and in a wrapper', async () => {
+      const member = await api(app, tenant).post('/users').set('Content-Type', 'application/json').send('{"user":{"external_id":"dup-first","external_id":"dup-last"}}');
+      expect(member.status).toBe(201);
+      expect(member.body.user.external_id).toBe('dup-last');
+      const wrapper = await api(app, tenant)
+        .post('/users')
+        .set('Content-Type', 'application/json')
+        .send('{"user":{"external_id":"wrap-first","tags":["a"]},"user":{"external_id":"wrap-last"}}');
+      expect(wrapper.status).toBe(201);
+      expect(wrapper.body.user).toEqual(expect.objectContaining({ external_id: 'wrap-last', tags: [] }));
+      for (const id of ['dup-first', 'wrap-first']) expectError(await api(app, tenant).get(`/external/users/${id}`), 404, 'not_found');
+    });
+
+    it('ignores __proto__ and constructor in a query string', async () => {
+      const res = await api(app, tenant).get('/management/campaigns?__proto__[polluted]=yes&constructor[prototype][polluted]=yes&limit[__proto__][polluted]=yes');
+      expect([200, 400]).toContain(res.status);
+      if (res.status === 400) expectError(res, 400, 'validation');
+    });
+  });
+
+  describe('afterwards', () => {
+    it('still has every table, each readable', async () => {
+      expect(await tables()).toEqual(tablesBefore);
+      for (const table of tablesBefore) await expect(db.query(`SELECT count(*) FROM "${table}"`)).resolves.toHaveLength(1);
+      expect(Number((await db.query('SELECT count(*) AS n FROM customers'))[0].n)).toBeGreaterThanOrEqual(STORABLE.length * 2);
+    });
+  });
+});
