@@ -344,6 +344,17 @@ describe('toAppError', () => {
     expect(error.details?.[0].message).toContain('must be a string');
   });
 
+  // Found by the fuzzer: the member name went into a RegExp unescaped, so a body member named "(" answered 500.
+  it('takes member names that are RegExp syntax as plain text', () => {
+    const error = toAppError([
+      validationError('(', { whitelistValidation: 'property ( should not exist' }),
+      validationError('a[', { isString: 'a[ must be a string' }),
+    ]);
+    expect(error.code).toBe('argument_error');
+    expect(error.details?.map((d) => d.field)).toEqual(['(']);
+    expect(toAppError([validationError('a.b', { isString: 'a.b must be a string' })]).details).toEqual([{ field: 'a.b', message: 'must be a string' }]);
+  });
+
   it('keeps only field and message in details', () => {
     const error = toAppError([validationError('limit', { min: 'limit must not be less than 1' })]);
     for (const detail of error.details ?? []) expect(Object.keys(detail).sort()).toEqual(['field', 'message']);

@@ -1,12 +1,19 @@
 import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
 import { AppError, ErrorDetail } from '../errors/app-error.js';
+import { checkBody, dropReservedQueryMembers, isStorableText } from './request-input.js';
+
+/** A property name as a literal in a RegExp: it is the client's member name, so any text ("(", "a.b", "[x"). */
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 function flatten(errors: ValidationError[], parent = ''): Array<ErrorDetail & { constraint: string }> {
   const out: Array<ErrorDetail & { constraint: string }> = [];
   for (const error of errors) {
     const field = parent ? `${parent}.${error.property}` : error.property;
+    const leadingName = new RegExp(`^${escapeRegExp(error.property)}\\b ?`);
     for (const [constraint, message] of Object.entries(error.constraints ?? {})) {
-      out.push({ field, constraint, message: message.replace(new RegExp(`^${error.property}\\b ?`), '') || message });
+      out.push({ field, constraint, message: message.replace(leadingName, '') || message });
     }
     if (error.children?.length) out.push(...flatten(error.children, field));
   }
@@ -46,6 +53,11 @@ function pipe(forbidUnknown: boolean): ValidationPipe {
   });
 }
 
+/** Whether the pipe turns the value into a DTO class (bodies typed `unknown` are left to their route, as sent). */
+function becomesDto(metadata: ArgumentMetadata): boolean {
+  return typeof metadata.metatype === 'function' && ![Object, Array, String, Number, Boolean].includes(metadata.metatype as never);
+}
+
 /**
  * Bodies reject unknown members; query strings ignore unknown parameters (proxies and clients add their own, such as
  * cache busters), while the known ones are still validated.
@@ -59,7 +71,15 @@ export class AppValidationPipe implements PipeTransform {
   private readonly emptyQueryOk = new Set<unknown>();
 
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type !== 'query') return this.strict.transform(value, metadata);
+    // A path value with NUL cannot name any stored object (PostgreSQL refuses it in a query, a 500): the empty
+    // string names none either (every id, external_id and permalink is 1+ characters), so each route answers its own
+    // "not found" (not_found, No_active_campaign_found) as for any other value that names nothing.
+    if (metadata.type === 'param' && typeof value === 'string' && !isStorableText(value)) return '';
+    if (metadata.type !== 'query') {
+      if (metadata.type === 'body' && becomesDto(metadata)) checkBody(value);
+      return this.strict.transform(value, metadata);
+    }
+    dropReservedQueryMembers(value);
     const empty = typeof value === 'object' && value !== null && Object.keys(value).length === 0 && typeof metadata.metatype === 'function';
     if (empty && this.emptyQueryOk.has(metadata.metatype)) return new (metadata.metatype as new () => unknown)();
     const transformed: unknown = await this.lenient.transform(value, metadata);
