@@ -12,8 +12,7 @@ describe('bodyShapeProblem', () => {
     ['no body', undefined],
     ['a body with every JSON type', { s: 'text', n: 1.5, b: true, z: null, list: [1, 'two', { three: 3 }], o: { nested: { deeper: [] } } }],
     ['injection text', { user: { external_id: "' OR 1=1 --", tags: ['"; DROP TABLE customers; --'], attributes: { '${7*7}': '<script>' } } }],
-    ['surrogate pairs (emoji) and other Unicode', { name: 'é ñ 中文 🙂 \u202e' }],
-    ['names that only contain the reserved ones', { prototype: 1, __proto: 2, constructors: 3, my__proto__: 4 }],
+    ['text and member names left to the DTO check and the routes (NUL, reserved names)', JSON.parse('{"__proto__":{"a":1},"name":"\\u0000"}')],
     [`${MAX_BODY_DEPTH} levels of nesting`, nested(MAX_BODY_DEPTH)],
     [`an array of ${MAX_ITEMS} items`, { list: Array(MAX_ITEMS).fill(0) }],
     [`an object of ${MAX_MEMBERS} members`, Object.fromEntries(Array.from({ length: MAX_MEMBERS }, (_v, i) => [`k${i}`, i]))],
@@ -33,41 +32,13 @@ describe('bodyShapeProblem', () => {
     expect(bodyShapeProblem(deep)?.code).toBe('validation');
   });
 
-  it.each<[string, string, string]>([
-    ['__proto__ at the top level', '{"__proto__":{"polluted":1}}', '__proto__'],
-    ['__proto__ nested', '{"user":{"attributes":{"__proto__":"x"}}}', 'user.attributes.__proto__'],
-    ['constructor in an array element', '{"events":[{"name":"a"},{"constructor":{"prototype":{"polluted":1}}}]}', 'events[1].constructor'],
-  ])('refuses %s as a reserved name', (_label, raw, field) => {
-    expect(bodyShapeProblem(JSON.parse(raw))).toEqual({ code: 'validation', field, message: 'is a reserved name' });
-  });
-
-  it.each<[string, unknown, string]>([
-    ['NUL in a value', { user: { external_id: 'a\u0000b' } }, 'user.external_id'],
-    ['NUL in an array item', { tags: ['ok', '\u0000'] }, 'tags[1]'],
-    ['a lone high surrogate', { name: 'x\ud800' }, 'name'],
-    ['a lone low surrogate', { name: '\udc00x' }, 'name'],
-    ['a reversed pair', { name: '\udc00\ud800' }, 'name'],
-    ['a string body', '\u0000', 'body'],
-  ])('refuses %s', (_label, body, field) => {
-    expect(bodyShapeProblem(body)).toEqual({ code: 'validation', field, message: 'must not contain the NUL character or an unpaired surrogate' });
-  });
-
-  it('refuses NUL in a member name, naming the object', () => {
-    expect(bodyShapeProblem({ context: { 'a\u0000': 1 } })).toEqual({
-      code: 'validation',
-      field: 'context',
-      message: 'has a member name with the NUL character or an unpaired surrogate',
-    });
-  });
-
   it('refuses an array over MAX_ITEMS and an object over MAX_MEMBERS as payload_too_large', () => {
     expect(bodyShapeProblem({ events: Array(MAX_ITEMS + 1).fill(1) })).toEqual({ code: 'payload_too_large', field: 'events', message: `holds more than ${MAX_ITEMS} items` });
     const attributes = Object.fromEntries(Array.from({ length: MAX_MEMBERS + 1 }, (_v, i) => [`k${i}`, i]));
     expect(bodyShapeProblem({ user: { attributes } })).toEqual({ code: 'payload_too_large', field: 'user.attributes', message: `holds more than ${MAX_MEMBERS} members` });
   });
 
-  it('reports the first problem in document order, a reserved name before anything inside its object', () => {
-    expect(bodyShapeProblem({ a: { b: '\u0000' }, c: { __proto__x: 1 }, d: '\u0000' })?.field).toBe('a.b');
-    expect(bodyShapeProblem(JSON.parse('{"a":[1,"\\u0000"],"constructor":1}'))?.field).toBe('constructor');
+  it('reports the first problem in document order', () => {
+    expect(bodyShapeProblem({ a: { list: Array(MAX_ITEMS + 1).fill(0) }, b: nested(MAX_BODY_DEPTH + 1) })?.field).toBe('a.list');
   });
 });

@@ -9,14 +9,6 @@ export const MAX_BODY_DEPTH = 32;
  */
 export const MAX_MEMBERS = 1_000;
 export const MAX_ITEMS = 10_000;
-/** Member names class-transformer drops without a word (and that could reach an object's prototype): refused instead. */
-const RESERVED_NAMES = new Set(['__proto__', 'constructor']);
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** NUL, which PostgreSQL cannot store in text or jsonb, or half of a UTF-16 surrogate pair, which UTF-8 cannot carry. */
-function unstorable(text: string): boolean {
-  return text.includes('\u0000') || LONE_SURROGATE.test(text);
-}
 
 interface Node {
   value: unknown;
@@ -36,20 +28,16 @@ export interface BodyShapeProblem extends ErrorDetail {
 }
 
 /**
- * What makes a parsed JSON body unusable before any DTO sees it, or null: nesting deeper than MAX_BODY_DEPTH (the
- * recursive transform and validation would overflow the stack), a member named __proto__ or constructor, or text
- * that cannot be stored (`validation`); an object or array over MAX_MEMBERS or MAX_ITEMS (`payload_too_large`).
- * Walks without recursion, so any depth is safe to check.
+ * What makes the shape of any parsed JSON body unusable, or null: nesting deeper than MAX_BODY_DEPTH (the recursive
+ * transform and validation would overflow the stack: `validation`), an object or array over MAX_MEMBERS or MAX_ITEMS
+ * (`payload_too_large`). Walks without recursion, so any depth is safe to check. What a body's text and member names
+ * may hold is checked where the body becomes a DTO (request-input.ts) or by its route (V2).
  */
 export function bodyShapeProblem(body: unknown): BodyShapeProblem | null {
   const stack: Node[] = [{ value: body, depth: 0, parent: null, key: null }];
   while (stack.length > 0) {
     const node = stack.pop()!;
     const { value } = node;
-    if (typeof value === 'string') {
-      if (unstorable(value)) return { code: 'validation', field: path(node), message: 'must not contain the NUL character or an unpaired surrogate' };
-      continue;
-    }
     if (typeof value !== 'object' || value === null) continue;
     if (node.depth >= MAX_BODY_DEPTH) return { code: 'validation', field: path(node), message: `is nested too deeply (at most ${MAX_BODY_DEPTH} levels)` };
     const depth = node.depth + 1;
@@ -60,10 +48,6 @@ export function bodyShapeProblem(body: unknown): BodyShapeProblem | null {
     }
     const keys = Object.keys(value);
     if (keys.length > MAX_MEMBERS) return { code: 'payload_too_large', field: path(node), message: `holds more than ${MAX_MEMBERS} members` };
-    for (const key of keys) {
-      if (RESERVED_NAMES.has(key)) return { code: 'validation', field: path({ value: null, depth, parent: node, key }), message: 'is a reserved name' };
-      if (unstorable(key)) return { code: 'validation', field: path(node), message: 'has a member name with the NUL character or an unpaired surrogate' };
-    }
     for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: (value as Record<string, unknown>)[keys[i]], depth, parent: node, key: keys[i] });
   }
   return null;

@@ -344,6 +344,17 @@ describe('toAppError', () => {
     expect(error.details?.[0].message).toContain('must be a string');
   });
 
+  // Found by the fuzzer: the member name went into a RegExp unescaped, so a body member named "(" answered 500.
+  it('takes member names that are RegExp syntax as plain text', () => {
+    const error = toAppError([
+      validationError('(', { whitelistValidation: 'property ( should not exist' }),
+      validationError('a[', { isString: 'a[ must be a string' }),
+    ]);
+    expect(error.code).toBe('argument_error');
+    expect(error.details?.map((d) => d.field)).toEqual(['(']);
+    expect(toAppError([validationError('a.b', { isString: 'a.b must be a string' })]).details).toEqual([{ field: 'a.b', message: 'must be a string' }]);
+  });
+
   it('keeps only field and message in details', () => {
     const error = toAppError([validationError('limit', { min: 'limit must not be less than 1' })]);
     for (const detail of error.details ?? []) expect(Object.keys(detail).sort()).toEqual(['field', 'message']);
@@ -383,7 +394,7 @@ describe('AppValidationPipe on member names that are not identifiers', () => {
 
 describe('AppValidationPipe checks the shape of every body first', () => {
   it.each<[string, unknown, string]>([
-    ['a reserved member name, which class-transformer would drop', JSON.parse('{"user":{"external_id":"c-1","constructor":"x"}}'), 'validation'],
+    ['a reserved member name, which class-transformer would drop', JSON.parse('{"user":{"external_id":"c-1","constructor":"x"}}'), 'argument_error'],
     ['NUL in a string', { user: { external_id: 'a\u0000' } }, 'validation'],
     ['nesting deeper than 32 levels', { user: { external_id: 'c-1', extra: JSON.parse('['.repeat(40) + ']'.repeat(40)) } }, 'validation'],
     ['an object of more than 1,000 members', { user: Object.fromEntries(Array.from({ length: 1_001 }, (_v, i) => [`k${i}`, i])) }, 'payload_too_large'],
@@ -392,9 +403,10 @@ describe('AppValidationPipe checks the shape of every body first', () => {
     expect(error.code).toBe(code);
   });
 
-  it('also for a body without a DTO class', async () => {
+  it('also for a body without a DTO class, whose text its route checks (V2 answers missing_data)', async () => {
     const pipe = new AppValidationPipe();
-    await expect(pipe.transform({ events: [{ name: 'a\u0000' }] }, { type: 'body', metatype: Object })).rejects.toMatchObject({ code: 'validation' });
-    await expect(pipe.transform({ events: [{ name: 'a' }] }, { type: 'body', metatype: Object })).resolves.toEqual({ events: [{ name: 'a' }] });
+    const deep = { events: [{ name: 'a', context: JSON.parse('['.repeat(40) + ']'.repeat(40)) }] };
+    await expect(pipe.transform(deep, { type: 'body', metatype: Object })).rejects.toMatchObject({ code: 'validation' });
+    await expect(pipe.transform({ events: [{ name: 'a\u0000' }] }, { type: 'body', metatype: Object })).resolves.toEqual({ events: [{ name: 'a\u0000' }] });
   });
 });

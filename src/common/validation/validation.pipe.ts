@@ -1,6 +1,7 @@
 import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
 import { AppError, ErrorDetail } from '../errors/app-error.js';
 import { bodyShapeProblem } from './body-shape.js';
+import { checkBody, dropReservedQueryMembers, isStorableText } from './request-input.js';
 
 const WORD = /\w/;
 
@@ -68,11 +69,16 @@ function pipe(forbidUnknown: boolean): ValidationPipe {
   });
 }
 
+/** Whether the pipe turns the value into a DTO class (bodies typed `unknown` are left to their route, as sent). */
+function becomesDto(metadata: ArgumentMetadata): boolean {
+  return typeof metadata.metatype === 'function' && ![Object, Array, String, Number, Boolean].includes(metadata.metatype as never);
+}
+
 /**
  * Bodies reject unknown members; query strings ignore unknown parameters (proxies and clients add their own, such as
- * cache busters), while the known ones are still validated. Every body, typed or not, is first checked for what no
- * DTO can handle (see bodyShapeProblem): too deep, too many members or items, a reserved member name, or text PostgreSQL
- * cannot store.
+ * cache busters), while the known ones are still validated. Every body, typed or not, is first checked for a shape no
+ * route can handle (bodyShapeProblem: too deep, too many members or items); a body that becomes a DTO also for text
+ * PostgreSQL cannot store and member names the transformation would drop (checkBody).
  */
 @Injectable()
 export class AppValidationPipe implements PipeTransform {
@@ -83,11 +89,19 @@ export class AppValidationPipe implements PipeTransform {
   private readonly emptyQueryOk = new Set<unknown>();
 
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'body') {
-      const problem = bodyShapeProblem(value);
-      if (problem) throw new AppError(problem.code, `${problem.field} ${problem.message}`, [{ field: problem.field, message: problem.message }]);
+    // A path value with NUL cannot name any stored object (PostgreSQL refuses it in a query, a 500): the empty
+    // string names none either (every id, external_id and permalink is 1+ characters), so each route answers its own
+    // "not found" (not_found, No_active_campaign_found) as for any other value that names nothing.
+    if (metadata.type === 'param' && typeof value === 'string' && !isStorableText(value)) return '';
+    if (metadata.type !== 'query') {
+      if (metadata.type === 'body') {
+        const problem = bodyShapeProblem(value);
+        if (problem) throw new AppError(problem.code, `${problem.field} ${problem.message}`, [{ field: problem.field, message: problem.message }]);
+        if (becomesDto(metadata)) checkBody(value);
+      }
+      return this.strict.transform(value, metadata);
     }
-    if (metadata.type !== 'query') return this.strict.transform(value, metadata);
+    dropReservedQueryMembers(value);
     const empty = typeof value === 'object' && value !== null && Object.keys(value).length === 0 && typeof metadata.metatype === 'function';
     if (empty && this.emptyQueryOk.has(metadata.metatype)) return new (metadata.metatype as new () => unknown)();
     const transformed: unknown = await this.lenient.transform(value, metadata);

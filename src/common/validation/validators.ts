@@ -1,4 +1,4 @@
-import { registerDecorator, ValidationArguments, ValidationOptions, IsDefined, ValidateIf } from 'class-validator';
+import { registerDecorator, ValidationArguments, ValidationOptions, IsDefined, IsObject, ValidateIf, ValidateNested } from 'class-validator';
 
 /** An IANA time zone name that this runtime knows, like America/New_York. */
 export function isTimeZone(value: unknown): boolean {
@@ -79,6 +79,18 @@ export function Required(options?: ValidationOptions): PropertyDecorator {
  */
 export function Optional(): PropertyDecorator {
   return ValidateIf((_object: object, value: unknown) => value !== undefined);
+}
+
+/**
+ * A member holding one object of a DTO class (with `@Type`). ValidateNested alone lets an array through (it
+ * validates the items: none when the array is empty), and the service then read the members of an array: a 500.
+ * An array or a scalar there is `validation`.
+ */
+export function NestedObject(): PropertyDecorator {
+  return (target, propertyName) => {
+    IsObject({ message: '$property must be an object' })(target, propertyName as string);
+    ValidateNested()(target, propertyName as string);
+  };
 }
 
 export function IsDatetime(options?: ValidationOptions): PropertyDecorator {

@@ -2,6 +2,7 @@ import { AppError, type ErrorDetail } from '../../common/errors/app-error.js';
 import { flatObjectProblem, isIsoDatetime, toDate } from '../../common/validation/validators.js';
 import type { FlatValue } from '../../engine/index.js';
 import { UUID } from '../../common/validation/uuid.js';
+import { isStorableText, UNSTORABLE_MESSAGE } from '../../common/validation/request-input.js';
 
 export const MAX_V2_EVENTS = 1000;
 const MEMBERS = new Set(['name', 'by', 'user_id', 'external_id', 'occurred_at', 'transaction_id', 'context']);
@@ -40,6 +41,13 @@ function problem(event: unknown, at: string): ErrorDetail | null {
   if (e.context !== undefined) {
     const bad = flatObjectProblem(e.context);
     if (bad) return fail('context', bad);
+  }
+  // PostgreSQL refuses NUL (and jsonb an unpaired surrogate): such text is an invalid event, not a 500.
+  for (const field of ['name', 'external_id', 'transaction_id'] as const) {
+    if (typeof e[field] === 'string' && !isStorableText(e[field])) return fail(field, UNSTORABLE_MESSAGE);
+  }
+  for (const [key, value] of Object.entries((e.context ?? {}) as Record<string, unknown>)) {
+    if (!isStorableText(key) || (typeof value === 'string' && !isStorableText(value))) return fail(`context.${key}`, UNSTORABLE_MESSAGE);
   }
   return null;
 }

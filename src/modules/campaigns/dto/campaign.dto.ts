@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import type { Criterion, Status } from '../../../engine/index.js';
 import { IsCriteria } from '../../../common/validation/criteria.js';
 import {
@@ -13,7 +13,7 @@ import {
   RequiredName,
   RequiredStatus,
 } from '../../../common/validation/schedule.dto.js';
-import { Optional, Required } from '../../../common/validation/validators.js';
+import { NestedObject, Optional, Required } from '../../../common/validation/validators.js';
 
 export const PERMALINK = /^[a-z0-9][a-z0-9_-]{0,99}$/;
 const MAX_ID = 2_147_483_647;
@@ -87,7 +87,7 @@ export class UpdateCampaignInput extends CampaignOptions {
 export class CreateCampaignBody {
   @ApiProperty({ type: CreateCampaignInput })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => CreateCampaignInput)
   campaign: CreateCampaignInput;
 }
@@ -95,7 +95,7 @@ export class CreateCampaignBody {
 export class UpdateCampaignBody {
   @ApiProperty({ type: UpdateCampaignInput, description: 'name, status, starts_at and ends_at are all required' })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => UpdateCampaignInput)
   campaign: UpdateCampaignInput;
 }

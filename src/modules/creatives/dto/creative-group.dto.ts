@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsString, Length, ValidateNested } from 'class-validator';
+import { IsString, Length } from 'class-validator';
 import type { Criterion, Status } from '../../../engine/index.js';
 import { IsCriteria } from '../../../common/validation/criteria.js';
 import {
@@ -16,7 +16,7 @@ import {
   RequiredName,
   RequiredStatus,
 } from '../../../common/validation/schedule.dto.js';
-import { Optional, Required } from '../../../common/validation/validators.js';
+import { NestedObject, Optional, Required } from '../../../common/validation/validators.js';
 
 const TARGETING_EXAMPLE = [{ field: 'user.tier', op: 'eq', value: 'Gold' }];
 
@@ -65,7 +65,7 @@ export class UpdateCreativeGroupInput extends CreativeGroupOptions {
 export class CreateCreativeGroupBody {
   @ApiProperty({ type: CreateCreativeGroupInput })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => CreateCreativeGroupInput)
   creative_group: CreateCreativeGroupInput;
 }
@@ -73,7 +73,7 @@ export class CreateCreativeGroupBody {
 export class UpdateCreativeGroupBody {
   @ApiProperty({ type: UpdateCreativeGroupInput, description: 'Partial: only the members sent change' })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => UpdateCreativeGroupInput)
   creative_group: UpdateCreativeGroupInput;
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsObject, IsString, IsUrl, Length, Max, Min, ValidateNested } from 'class-validator';
+import { IsIn, IsInt, IsObject, IsString, IsUrl, Length, Max, Min } from 'class-validator';
 import type { Status } from '../../../engine/index.js';
 import {
   ApiDeletedAt,
@@ -11,7 +11,7 @@ import {
   RequiredName,
   RequiredStatus,
 } from '../../../common/validation/schedule.dto.js';
-import { IsDatetime, Optional, Required } from '../../../common/validation/validators.js';
+import { IsDatetime, NestedObject, Optional, Required } from '../../../common/validation/validators.js';
 import { AD_TYPES, CREATIVE_TYPES, DELIVERY_METHODS, type DeliveryMethod } from '../creative-types.js';
 
 const MAX_ID = 2_147_483_647;
@@ -89,7 +89,7 @@ export class CreateCreativeInput extends CreativeContent {
 
   @ApiProperty({ type: IssueAudienceCsvInput })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => IssueAudienceCsvInput)
   issue_audience_csv: IssueAudienceCsvInput;
 }
@@ -120,7 +120,7 @@ export class UpdateCreativeInput extends CreativeContent {
 
   @ApiPropertyOptional({ type: IssueAudienceCsvInput, description: 'When sent, replaces the stored delivery settings as a whole' })
   @Optional()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => IssueAudienceCsvInput)
   issue_audience_csv?: IssueAudienceCsvInput;
 }
@@ -128,7 +128,7 @@ export class UpdateCreativeInput extends CreativeContent {
 export class CreateCreativeBody {
   @ApiProperty({ type: CreateCreativeInput })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => CreateCreativeInput)
   creative: CreateCreativeInput;
 }
@@ -136,7 +136,7 @@ export class CreateCreativeBody {
 export class UpdateCreativeBody {
   @ApiProperty({ type: UpdateCreativeInput, description: 'Partial: only the members sent change' })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => UpdateCreativeInput)
   creative: UpdateCreativeInput;
 }

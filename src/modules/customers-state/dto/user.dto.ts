@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsInt, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
-import { IsFlatObject, IsTimeZone, Optional, Required } from '../../../common/validation/validators.js';
+import { ArrayMaxSize, IsArray, IsInt, IsString, Length, Max, Min } from 'class-validator';
+import { IsFlatObject, IsTimeZone, NestedObject, Optional, Required } from '../../../common/validation/validators.js';
 import type { FlatObject } from '../../../database/entities/column-types.js';
 import { NotificationView } from '../../events/dto/v1-event.dto.js';
 
@@ -53,7 +53,7 @@ export class UpdateUserInput extends UserProfileInput {
 export class CreateUserBody {
   @ApiProperty({ type: CreateUserInput })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => CreateUserInput)
   user: CreateUserInput;
 }
@@ -61,7 +61,7 @@ export class CreateUserBody {
 export class UpdateUserBody {
   @ApiProperty({ type: UpdateUserInput })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => UpdateUserInput)
   user: UpdateUserInput;
 }

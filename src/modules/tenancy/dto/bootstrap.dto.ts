@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsString, Length, ValidateNested } from 'class-validator';
-import { IsTimeZone, Optional, Required } from '../../../common/validation/validators.js';
+import { IsBoolean, IsString, Length } from 'class-validator';
+import { IsTimeZone, NestedObject, Optional, Required } from '../../../common/validation/validators.js';
 
 export class OrganizationInput {
   @ApiProperty({ example: 'Acme' })
@@ -32,13 +32,13 @@ export class ApplicationInput {
 export class CreateOrganizationBody {
   @ApiProperty({ type: OrganizationInput })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => OrganizationInput)
   organization: OrganizationInput;
 
   @ApiProperty({ type: ApplicationInput })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => ApplicationInput)
   application: ApplicationInput;
 }
@@ -46,7 +46,7 @@ export class CreateOrganizationBody {
 export class CreateApplicationBody {
   @ApiProperty({ type: ApplicationInput })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => ApplicationInput)
   application: ApplicationInput;
 }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsString, Length, ValidateNested } from 'class-validator';
-import { Required } from '../../../common/validation/validators.js';
+import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsString, Length } from 'class-validator';
+import { NestedObject, Required } from '../../../common/validation/validators.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../occurrences.js';
 
 export class CreateWebhookInput {
@@ -27,7 +27,7 @@ export class CreateWebhookInput {
 export class CreateWebhookBody {
   @ApiProperty({ type: CreateWebhookInput })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => CreateWebhookInput)
   webhook: CreateWebhookInput;
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsString, Length, ValidateNested } from 'class-validator';
+import { IsString, Length } from 'class-validator';
 import type { Status } from '../../../../engine/index.js';
 import {
   ApiDeletedAt,
@@ -15,7 +15,7 @@ import {
   RequiredName,
   RequiredStatus,
 } from '../../../../common/validation/schedule.dto.js';
-import { Optional, Required } from '../../../../common/validation/validators.js';
+import { NestedObject, Optional, Required } from '../../../../common/validation/validators.js';
 
 /** Descriptive members, optional on create and update. */
 class LineItemText {
@@ -63,7 +63,7 @@ export class UpdateLineItemInput extends LineItemText {
 export class CreateLineItemBody {
   @ApiProperty({ type: CreateLineItemInput })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => CreateLineItemInput)
   line_item: CreateLineItemInput;
 }
@@ -71,7 +71,7 @@ export class CreateLineItemBody {
 export class UpdateLineItemBody {
   @ApiProperty({ type: UpdateLineItemInput, description: 'Partial: only the members sent change' })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => UpdateLineItemInput)
   line_item: UpdateLineItemInput;
 }

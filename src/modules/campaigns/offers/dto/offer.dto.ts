@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsString, Length, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
-import { Optional, Required } from '../../../../common/validation/validators.js';
+import { IsInt, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import { NestedObject, Optional, Required } from '../../../../common/validation/validators.js';
 
 const MAX_POINTS = 2_147_483_647;
 
@@ -53,7 +53,7 @@ export class UpdateOfferInput {
 export class CreateOfferBody {
   @ApiProperty({ type: CreateOfferInput })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => CreateOfferInput)
   offer: CreateOfferInput;
 }
@@ -61,7 +61,7 @@ export class CreateOfferBody {
 export class UpdateOfferBody {
   @ApiProperty({ type: UpdateOfferInput, description: 'Partial: members left out keep their value' })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => UpdateOfferInput)
   offer: UpdateOfferInput;
 }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
-import { Optional, Required } from '../../../../common/validation/validators.js';
+import { IsInt, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { NestedObject, Optional, Required } from '../../../../common/validation/validators.js';
 
 const MAX_POINTS = 2_147_483_647;
 const NOT_BLANK = /\S/;
@@ -42,7 +42,7 @@ export class UpdateTierInput {
 export class CreateTierBody {
   @ApiProperty({ type: CreateTierInput })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => CreateTierInput)
   tier: CreateTierInput;
 }
@@ -50,7 +50,7 @@ export class CreateTierBody {
 export class UpdateTierBody {
   @ApiProperty({ type: UpdateTierInput, description: 'Partial: only the members sent change' })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => UpdateTierInput)
   tier: UpdateTierInput;
 }

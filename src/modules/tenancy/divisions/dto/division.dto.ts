@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
-import { Optional, Required } from '../../../../common/validation/validators.js';
+import { IsInt, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { NestedObject, Optional, Required } from '../../../../common/validation/validators.js';
 
 const MAX_ID = 2_147_483_647;
 const NOT_BLANK = /\S/;
@@ -46,7 +46,7 @@ export class UpdateDivisionInput {
 export class CreateDivisionBody {
   @ApiProperty({ type: CreateDivisionInput })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => CreateDivisionInput)
   division: CreateDivisionInput;
 }
@@ -54,7 +54,7 @@ export class CreateDivisionBody {
 export class UpdateDivisionBody {
   @ApiProperty({ type: UpdateDivisionInput, description: 'Partial: only the members sent change' })
   @Required()
-  @ValidateNested()
+  @NestedObject()
   @Type(() => UpdateDivisionInput)
   division: UpdateDivisionInput;
 }
