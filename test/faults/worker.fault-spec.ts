@@ -3,14 +3,14 @@ import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { loadConfig } from '../src/config/config.js';
-import { EventsJob, QueueName } from '../src/queues/queue-names.js';
-import { createTestApp } from './support/app.js';
-import { deleteQueueKeys, killWorker, logLines, ownQueuePrefix, signalGroup, spawnNpmWorker, spawnWorker, startTestWorker, waitFor, WorkerProcess } from './support/worker.js';
-import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
-import { createCampaign } from './factories/campaign.factory.js';
-import { createCustomer } from './factories/customer.factory.js';
-import { createBehavior } from './factories/behavior.factory.js';
+import { loadConfig } from '../../src/config/config.js';
+import { EventsJob, QueueName } from '../../src/queues/queue-names.js';
+import { createTestApp } from '../support/app.js';
+import { deleteQueueKeys, killWorker, logLines, ownQueuePrefix, signalGroup, spawnNpmWorker, spawnWorker, startTestWorker, waitFor, WorkerProcess } from '../support/worker.js';
+import { api, createTenant, TestTenant } from '../factories/tenant.factory.js';
+import { createCampaign } from '../factories/campaign.factory.js';
+import { createCustomer } from '../factories/customer.factory.js';
+import { createBehavior } from '../factories/behavior.factory.js';
 
 type Customer = { id: string; external_id: string };
 
