@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './support/ports.js';
 
 /** The project root: the built processes run from there, as `npm start` runs them. */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -81,16 +81,6 @@ async function logLine(child: Child, match: (line: Record<string, unknown>) => b
   return within(found, ms, 'waiting for a log line');
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 async function killAll(): Promise<void> {
   for (const child of children.splice(0)) {

@@ -5,7 +5,8 @@ import { createBehavior } from './factories/behavior.factory.js';
 import { createCampaign } from './factories/campaign.factory.js';
 import { createCustomer } from './factories/customer.factory.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
-import { freePort, LocalRedisCluster, startRedisCluster } from './support/redis-cluster.js';
+import { LocalRedisCluster, startRedisCluster } from './support/redis-cluster.js';
+import { freePort } from './support/ports.js';
 import { killWorker, logLines, spawnApi, spawnWorker, waitFor, WorkerProcess } from './support/worker.js';
 
 jest.setTimeout(90_000);

@@ -1,9 +1,9 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster } from 'ioredis';
+import { freePort } from './ports.js';
 
 /** A throwaway Redis Cluster of three primaries on free local ports, for the specs that run the service against one. */
 export interface LocalRedisCluster {
@@ -13,16 +13,6 @@ export interface LocalRedisCluster {
   stop(): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 async function waitForPing(port: number): Promise<void> {
   for (let i = 0; i < 100; i += 1) {

@@ -1,8 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { Redis } from 'ioredis';
 import { waitFor } from '../../support/worker.js';
+import { freePort } from '../../support/ports.js';
 
 /**
  * A redis-server of a test's own, on a free port, without persistence: a spec stops and starts it at will (the shared
@@ -60,13 +60,3 @@ async function ping(url: string): Promise<boolean> {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
