@@ -10,5 +10,8 @@ import { createRedisClient, RedisTarget } from '../redis/connection.js';
  */
 export function queueConnection(target: RedisTarget, maxRetriesPerRequest: number | null = null): ConnectionOptions {
   if (!target.redisCluster) return { url: target.redisUrl, maxRetriesPerRequest };
-  return createRedisClient(target, { maxRetriesPerRequest });
+  // A cluster client keeps commands queued while it reconnects, whatever maxRetriesPerRequest says: one that must
+  // fail gives up reconnecting after a few tries instead, which fails what it holds.
+  const retryStrategy = maxRetriesPerRequest === null ? undefined : (times: number) => (times > 3 ? null : 200 * times);
+  return createRedisClient(target, { maxRetriesPerRequest, retryStrategy });
 }

@@ -8,7 +8,7 @@ import { QueueName } from './queue-names.js';
 const REPEAT_MS = 30_000;
 
 /**
- * Sends queue connection errors to the JSON log (BullMQ writes them to console.error when nobody listens), once per
+ * Sends queue and worker errors to the JSON log (BullMQ writes them to console.error when nobody listens), once per
  * distinct message every 30 seconds, so a Redis outage is visible without flooding the log. The same for the errors
  * of the workers' processors (worker process only), once they exist: a Redis outage, or a job whose keys Redis lost.
  */
@@ -39,8 +39,10 @@ export class QueueErrorLogger implements OnModuleInit, OnApplicationBootstrap {
     const key = `${queue}:${error.message}`;
     const now = Date.now();
     if ((this.lastLogged.get(key) ?? 0) > now - REPEAT_MS) return;
+    // Messages may name a job (BullMQ's lock errors do): forget the ones past their window, or the map grows per job.
+    for (const [seen, at] of this.lastLogged) if (at <= now - REPEAT_MS) this.lastLogged.delete(seen);
     this.lastLogged.set(key, now);
-    this.logger.warn({ queue, err: error.message }, 'queue connection error');
+    this.logger.warn({ queue, err: error.message }, 'queue error');
   }
 }
 

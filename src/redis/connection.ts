@@ -30,6 +30,9 @@ export function createRedisClient(target: RedisTarget, options: RedisClientOptio
     lazyConnect,
     enableOfflineQueue,
     clusterRetryStrategy: retryStrategy,
+    // Connect to the names the cluster gives, not to addresses resolved here: TLS checks the certificate against the
+    // name (managed clusters with TLS, such as ElastiCache, need this).
+    dnsLookup: (address, callback) => callback(null, address),
     redisOptions: {
       ...perNode,
       username: decodeURIComponent(url.username) || undefined,

@@ -87,7 +87,7 @@ describe('fault: Redis stopped and started again', () => {
     expect(await books(app, db, tenant, customers)).toEqual(expectedFor(customers, accepted));
     expect(await unbalancedEvents(db, tenant)).toEqual([]);
     // The worker told of the outage in its JSON log, and wrote nothing else (no stack traces on stderr).
-    expect(logLines(worker).filter((l) => l.msg === 'queue connection error').length).toBeGreaterThan(0);
+    expect(logLines(worker).filter((l) => l.msg === 'queue error').length).toBeGreaterThan(0);
     expect(worker.stderr).toBe('');
   });
 

@@ -392,7 +392,7 @@ describe('AppValidationPipe on member names that are not identifiers', () => {
   });
 });
 
-describe('AppValidationPipe checks the shape of every body first', () => {
+describe('AppValidationPipe checks the shape of every DTO body first', () => {
   it.each<[string, unknown, string]>([
     ['a reserved member name, which class-transformer would drop', JSON.parse('{"user":{"external_id":"c-1","constructor":"x"}}'), 'argument_error'],
     ['NUL in a string', { user: { external_id: 'a\u0000' } }, 'validation'],
@@ -403,10 +403,9 @@ describe('AppValidationPipe checks the shape of every body first', () => {
     expect(error.code).toBe(code);
   });
 
-  it('also for a body without a DTO class, whose text its route checks (V2 answers missing_data)', async () => {
+  it('leaves a body without a DTO class to its route (V2 answers missing_data naming the event)', async () => {
     const pipe = new AppValidationPipe();
-    const deep = { events: [{ name: 'a', context: JSON.parse('['.repeat(40) + ']'.repeat(40)) }] };
-    await expect(pipe.transform(deep, { type: 'body', metatype: Object })).rejects.toMatchObject({ code: 'validation' });
-    await expect(pipe.transform({ events: [{ name: 'a\u0000' }] }, { type: 'body', metatype: Object })).resolves.toEqual({ events: [{ name: 'a\u0000' }] });
+    const body = { events: [{ name: 'a\u0000', context: JSON.parse('['.repeat(40) + ']'.repeat(40)) }] };
+    await expect(pipe.transform(body, { type: 'body', metatype: Object })).resolves.toBe(body);
   });
 });

@@ -76,9 +76,10 @@ function becomesDto(metadata: ArgumentMetadata): boolean {
 
 /**
  * Bodies reject unknown members; query strings ignore unknown parameters (proxies and clients add their own, such as
- * cache busters), while the known ones are still validated. Every body, typed or not, is first checked for a shape no
- * route can handle (bodyShapeProblem: too deep, too many members or items); a body that becomes a DTO also for text
- * PostgreSQL cannot store and member names the transformation would drop (checkBody).
+ * cache busters), while the known ones are still validated. A body that becomes a DTO is first checked for a shape the
+ * transformation cannot handle (bodyShapeProblem: too deep, too many members or items), for text PostgreSQL cannot
+ * store and member names the transformation would drop (checkBody). A body left as sent (V2) is its route's to check,
+ * which answers as the contract says for it (missing_data naming the event).
  */
 @Injectable()
 export class AppValidationPipe implements PipeTransform {
@@ -94,10 +95,10 @@ export class AppValidationPipe implements PipeTransform {
     // "not found" (not_found, No_active_campaign_found) as for any other value that names nothing.
     if (metadata.type === 'param' && typeof value === 'string' && !isStorableText(value)) return '';
     if (metadata.type !== 'query') {
-      if (metadata.type === 'body') {
+      if (metadata.type === 'body' && becomesDto(metadata)) {
         const problem = bodyShapeProblem(value);
         if (problem) throw new AppError(problem.code, `${problem.field} ${problem.message}`, [{ field: problem.field, message: problem.message }]);
-        if (becomesDto(metadata)) checkBody(value);
+        checkBody(value);
       }
       return this.strict.transform(value, metadata);
     }

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../../../config/config.module.js';
 import type { AppConfig } from '../../../config/config.js';
 import { compileTargeting, type Criterion, type FlatValue } from '../../../engine/index.js';
@@ -15,6 +15,8 @@ import { csvLine } from './csv.js';
 export const AUDIENCE_PAGE = 1000;
 /** A running job whose heartbeat is older than this is taken to be dead (its worker crashed) and may be claimed again. */
 export const LEASE_SECONDS = 60;
+/** How often a run renews its lease while it reads the audience: well inside LEASE_SECONDS. */
+const HEARTBEAT_MS = 10_000;
 /** Ad types whose delivery is a file: their audience jobs write a CSV. */
 const FILE_AD_TYPES = new Set(['issue_audience_csv', 'issue_audience_csv_no_msg']);
 
@@ -59,8 +61,8 @@ class LostLease extends Error {}
  *    attempt + 1), and in the same transaction check that its creative is still active with that delivery date, else
  *    the row becomes `cancelled`. A second worker (or a duplicate job) finds nothing to claim.
  * 2. build the audience: customers of the campaign's division subtree, division by division, AUDIENCE_PAGE at a time
- *    by id, kept when the campaign's and the creative group's targeting hold (the engine's own predicate); each page
- *    renews the lease.
+ *    by id, all in one read-only snapshot, kept when the campaign's and the creative group's targeting hold (the
+ *    engine's own predicate); the lease is renewed every HEARTBEAT_MS meanwhile.
  * 3. write the CSV (file ad types) to a temporary file, rename it into place, and complete the row, fenced by attempt.
  */
 @Injectable()
@@ -71,8 +73,8 @@ export class BuildAudienceUseCase {
   ) {}
 
   /** The division and every division below it (deleted ones hold no customers: a delete needs the division unused). */
-  private async subtree(organizationId: number, divisionId: number): Promise<number[]> {
-    const rows: Array<{ id: number }> = await this.db.query(
+  private async subtree(em: EntityManager, organizationId: number, divisionId: number): Promise<number[]> {
+    const rows: Array<{ id: number }> = await em.query(
       `SELECT id FROM divisions WHERE organization_id = $1 AND $2 = ANY(ancestor_ids) ORDER BY id`,
       [organizationId, divisionId],
     );
@@ -80,8 +82,8 @@ export class BuildAudienceUseCase {
   }
 
   /** The next AUDIENCE_PAGE customers of one division after `after` by id: a range of the (division_id, id) index. */
-  private page(organizationId: number, divisionId: number, after: string | null): Promise<CustomerRow[]> {
-    return this.db.query(
+  private page(em: EntityManager, organizationId: number, divisionId: number, after: string | null): Promise<CustomerRow[]> {
+    return em.query(
       `SELECT c.id, c.external_id, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points, c.tier_id, c.time_zone,
               t.name AS tier_name
          FROM customers c
@@ -112,21 +114,30 @@ export class BuildAudienceUseCase {
         await write(csvLine(['external_id', 'user_id']));
         const campaignTargets = compileTargeting(audience.campaignTargeting);
         const groupTargets = compileTargeting(audience.groupTargeting);
-        for (const divisionId of await this.subtree(job.organization_id, audience.divisionId)) {
-          let after: string | null = null;
-          for (;;) {
-            const page = await this.page(job.organization_id, divisionId, after);
-            for (const row of page) {
-              const subject = { customer: snapshot(row), tierName: row.tier_name };
-              if (!campaignTargets(subject) || !groupTargets(subject)) continue;
-              count += 1;
-              await write(csvLine([row.external_id, row.id]));
+        // One snapshot for every page: a customer moved between divisions during the run is read in one of them,
+        // once. The lease is renewed on another connection, so the snapshot's transaction only reads.
+        await this.db.transaction('REPEATABLE READ', async (em) => {
+          await em.query('SET TRANSACTION READ ONLY');
+          let beat = Date.now();
+          for (const divisionId of await this.subtree(em, job.organization_id, audience.divisionId)) {
+            let after: string | null = null;
+            for (;;) {
+              const page = await this.page(em, job.organization_id, divisionId, after);
+              for (const row of page) {
+                const subject = { customer: snapshot(row), tierName: row.tier_name };
+                if (!campaignTargets(subject) || !groupTargets(subject)) continue;
+                count += 1;
+                await write(csvLine([row.external_id, row.id]));
+              }
+              if (Date.now() - beat >= HEARTBEAT_MS) {
+                await this.heartbeat(job);
+                beat = Date.now();
+              }
+              if (page.length < AUDIENCE_PAGE) break;
+              after = page[page.length - 1].id;
             }
-            if (page.length < AUDIENCE_PAGE) break;
-            after = page[page.length - 1].id;
-            await this.heartbeat(job);
           }
-        }
+        });
       } finally {
         if (out) {
           out.end();
