@@ -85,7 +85,10 @@ describe('/metrics', () => {
     await waitFor(
       async () => {
         after = await scrape();
-        return outcome(after, 'processed') >= outcome(before, 'processed') + 2 && lagCount(after) >= lagCount(before) + 2;
+        // Each process flushes its counters on its own timer: the API's (accepted, duplicates) may come after the
+        // worker's (processed, rejected, lag). Wait for all of them, then check they are exact.
+        const reached = (name: string, n: number) => outcome(after, name) >= outcome(before, name) + n;
+        return reached('accepted', 3) && reached('duplicates', 1) && reached('processed', 2) && reached('rejected', 1) && lagCount(after) >= lagCount(before) + 2;
       },
       SETTLE_MS,
       'the worker to process the events and the counters to be flushed',
