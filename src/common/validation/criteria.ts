@@ -3,6 +3,8 @@ import { CRITERION_OPS } from '../../engine/index.js';
 
 export type CriteriaKind = 'targeting' | 'goal';
 
+export const MAX_LIST_VALUES = 1_000;
+
 const TARGETING_FIELD = /^user\.(tags|tier|division_id|lifetime_points|available_points|attributes\.[^.\s]{1,100})$/;
 const GOAL_FIELD = /^(count|context\.[^.\s]{1,100}|[A-Za-z_][\w.]{0,199})$/;
 
@@ -22,6 +24,8 @@ export function criteriaProblem(value: unknown, kind: CriteriaKind): string | nu
     }
     if (typeof op !== 'string' || !(CRITERION_OPS as readonly string[]).includes(op)) return `[${i}].op must be one of ${CRITERION_OPS.join(', ')}`;
     if ((op === 'in' || op === 'nin') && !Array.isArray(expected)) return `[${i}].value must be an array for ${op}`;
+    // Every evaluation compares the event (or customer) with the whole list: bound what one criterion costs.
+    if (Array.isArray(expected) && expected.length > MAX_LIST_VALUES) return `[${i}].value may hold at most ${MAX_LIST_VALUES} values`;
     if (op === 'exists' && expected !== undefined && typeof expected !== 'boolean') return `[${i}].value must be a boolean for exists`;
     if (op !== 'exists' && expected === undefined) return `[${i}].value is required for ${op}`;
     if (typeof expected === 'object' && expected !== null && !Array.isArray(expected)) return `[${i}].value must not be an object`;
