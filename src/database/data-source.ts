@@ -12,7 +12,7 @@ export function dataSourceOptions(databaseUrl: string, poolSize = 20): DataSourc
     migrations,
     migrationsTableName: 'migrations',
     synchronize: false,
-    // Pipeline mode lets the hot path send several statements in one write (common/database/pipelined.ts).
+    // Pipeline mode lets the hot path send several statements in one write (common/database/unit-of-work.ts).
     extra: { max: poolSize, connectionTimeoutMillis: 5000, pipeline: true, onConnect: listenForErrors },
   };
 }

@@ -5,10 +5,9 @@ import type { AppConfig } from '../../config/config.js';
 import type { Job, Queue } from 'bullmq';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { QueueName } from '../../queues/queue-names.js';
-import { enqueueDeliveries } from '../webhooks/enqueue-deliveries.js';
 import { EventCounters } from '../metrics/event-counters.js';
 import { queueJobs } from './enqueue.js';
-import { ProcessStoredEventsUseCase } from './process-stored.use-case.js';
+import { StoredEventsEvaluation } from '../evaluation/stored-events.evaluation.js';
 
 export interface EvaluateJobData {
   eventIds: string[];
@@ -18,11 +17,10 @@ export interface EvaluateJobData {
 @Processor(QueueName.Events)
 export class EventsProcessor extends WorkerHost implements OnApplicationBootstrap {
   constructor(
-    private readonly useCase: ProcessStoredEventsUseCase,
+    private readonly evaluation: StoredEventsEvaluation,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly counters: EventCounters,
-    @InjectQueue(QueueName.Webhooks) private readonly webhooksQueue: Queue,
     @InjectQueue(QueueName.Events) private readonly eventsQueue: Queue,
   ) {
     super();
@@ -35,20 +33,15 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
   async process(job: Job<EvaluateJobData>): Promise<void> {
     const started = process.hrtime.bigint();
     try {
-      const { lagSeconds, deliveryIds, ...summary } = await this.useCase.execute(job.data.eventIds);
-      // Committed with the evaluation; a failure to queue them is left to the webhooks sweeper.
-      await enqueueDeliveries(this.webhooksQueue, deliveryIds).catch((error: Error) =>
-        this.logger.warn({ job_id: job.id, err: error.message, delivery_ids: deliveryIds }, 'webhook deliveries stored but not queued; the sweeper will queue them'),
-      );
+      const { lagSeconds, deliveries, ...summary } = await this.evaluation.execute(job.data.eventIds, { job_id: job.id });
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      this.counters.add({ processed: summary.processed, rejected: summary.rejected });
       this.counters.observe('events_processing_lag_seconds', lagSeconds);
       this.counters.observe('events_job_duration_seconds', [seconds]);
-      this.logger.info({ job_id: job.id, job: job.name, events: job.data.eventIds.length, ...summary, webhook_deliveries: deliveryIds.length, duration_ms: seconds * 1000 }, 'job');
+      this.logger.info({ job_id: job.id, job: job.name, events: job.data.eventIds.length, ...summary, webhook_deliveries: deliveries, duration_ms: seconds * 1000 }, 'job');
     } catch (error) {
       // A job of several customers evaluates them in one transaction: one customer's failure must not hold back (or,
       // out of attempts, fail) the others. Split it into one job per customer; each then retries, or fails, alone.
-      const customers = await this.useCase.pendingByCustomer(job.data.eventIds).catch(() => []);
+      const customers = await this.evaluation.pendingByCustomer(job.data.eventIds).catch(() => []);
       if (customers.length > 1) {
         await queueJobs(this.eventsQueue, customers, job.name, `split-${job.id}`);
         this.logger.warn({ job_id: job.id, job: job.name, customers: customers.length, err: (error as Error).message }, 'job failed; split into one job per customer');
@@ -58,7 +51,7 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
       const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       this.logger.warn({ job_id: job.id, job: job.name, attempt: job.attemptsMade + 1, last, err: (error as Error).message }, 'job failed');
       // Out of attempts: the events keep a failed state (the sweeper leaves them) until an operator replays them.
-      if (last) await this.useCase.markFailed(job.data.eventIds, (error as Error).message).catch(() => undefined);
+      if (last) await this.evaluation.markFailed(job.data.eventIds, (error as Error).message).catch(() => undefined);
       throw error;
     }
   }

@@ -8,7 +8,7 @@ import { CurrentTenant } from '../../common/http/current-tenant.decorator.js';
 import { IdPipe } from '../../common/http/id.pipe.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { RetrievalQuery, RetrievalResponse, V1EventBody, V1EventQuery, V1EventResponse } from './dto/v1-event.dto.js';
-import type { CustomerKey } from './events.repository.js';
+import type { CustomerKey } from '../evaluation/evaluation.repository.js';
 import { RetrievalUseCase } from './retrieval.use-case.js';
 import type { CampaignKey } from './scope.js';
 import { V1Answer, V1EventsUseCase } from './v1-events.use-case.js';

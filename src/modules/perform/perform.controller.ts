@@ -6,7 +6,7 @@ import { ApiErrors } from '../../common/http/api-errors.decorator.js';
 import { CurrentTenant } from '../../common/http/current-tenant.decorator.js';
 import { IdPipe } from '../../common/http/id.pipe.js';
 import type { Tenant } from '../../common/http/request-context.js';
-import type { CustomerKey } from '../events/events.repository.js';
+import type { CustomerKey } from '../evaluation/evaluation.repository.js';
 import type { CampaignKey } from '../events/scope.js';
 import { PerformBody, PerformQuery, PerformResponse } from './dto/perform.dto.js';
 import { PerformUseCase } from './perform.use-case.js';

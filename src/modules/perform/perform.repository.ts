@@ -13,7 +13,7 @@ export interface CampaignRow {
   ends_at: Date;
 }
 
-/** The reads of perform beside the evaluation's own (customer, progress) and write (events.repository.ts). */
+/** The reads of perform beside the evaluation's own (customer, progress) and write (evaluation/evaluation.repository.ts). */
 @Injectable()
 export class PerformRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}

@@ -1,12 +1,7 @@
-import { InjectQueue } from '@nestjs/bullmq';
-import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { Queue } from 'bullmq';
-import type { DataSource } from 'typeorm';
+import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
-import { pipelined } from '../../common/database/pipelined.js';
-import { withPoolClient } from '../../common/database/pool-client.js';
+import { UUID } from '../../common/validation/uuid.js';
 import {
   behaviorEligibility,
   behaviorView,
@@ -19,15 +14,12 @@ import {
   type PerformResult,
   type ProgressMap,
 } from '../../engine/index.js';
-import { LOGGER, type Logger } from '../../common/logging/logger.js';
-import { QueueName } from '../../queues/queue-names.js';
-import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
-import { CustomerKey, CustomerRow, EventRow, EventsRepository, LockedCustomer, WriteRow } from '../events/events.repository.js';
-import { enqueueDeliveries } from '../webhooks/enqueue-deliveries.js';
 import { webhookOccurrences } from '../webhooks/occurrences.js';
-import { WebhookSubscriptions } from '../webhooks/subscriptions.js';
 import type { CampaignKey } from '../events/scope.js';
-import { eventResult } from '../events/v1-response.js';
+import { EvaluationPipeline } from '../evaluation/evaluation.pipeline.js';
+import type { CustomerKey, LoadedCustomer } from '../evaluation/evaluation.repository.js';
+import { eventResult } from '../evaluation/event-outcome.js';
+import { newEventRows, planWrite, type NewEvent } from '../evaluation/write-plan.js';
 import {
   PERFORM_FILTERS,
   PERFORM_PLACEMENTS,
@@ -49,6 +41,14 @@ export interface PerformRequest {
   body: PerformBody;
   query: PerformQuery;
   requestId: string;
+}
+
+/** What a completed perform answers from. */
+interface Done {
+  rules: CompiledRules;
+  result: PerformResult;
+  progress: ProgressMap;
+  now: number;
 }
 
 interface Options {
@@ -84,13 +84,8 @@ function options(query: PerformQuery): Options {
 @Injectable()
 export class PerformUseCase {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
-    private readonly events: EventsRepository,
+    private readonly pipeline: EvaluationPipeline,
     private readonly repository: PerformRepository,
-    private readonly rulesCache: RulesCacheService,
-    private readonly subscriptions: WebhookSubscriptions,
-    @InjectQueue(QueueName.Webhooks) private readonly webhooksQueue: Queue,
-    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async execute(req: PerformRequest): Promise<PerformResponse> {
@@ -103,43 +98,31 @@ export class PerformUseCase {
     }
     const opts = options(req.query);
     const org = req.tenant.organizationId;
-    const lockQuery = this.events.customerQuery(org, req.customer, true);
-    if (!lockQuery) throw AppError.notFound('user');
+    if ('userId' in req.customer && !UUID.test(req.customer.userId)) throw AppError.notFound('user');
     const campaign = await this.repository.campaign(org, req.campaign);
     if (!campaign) throw AppError.notFound('campaign');
-
-    const done = await withPoolClient(this.db, async (client) => {
-      let open = true;
-      try {
-        const [, locked] = await pipelined(client, [{ text: 'BEGIN' }, lockQuery]);
-        const customer = this.events.parseCustomer(locked.rows as CustomerRow[], []);
-        if (!customer) throw AppError.notFound('user');
-        const rules = await this.rulesCache.get(org, customer.rulesVersion);
-        const involved = performBehaviorsInvolved(rules, campaign.id);
-        const progress = involved.length ? this.events.parseProgress((await client.query(this.events.progressQuery(customer.snapshot.id, involved))).rows) : {};
-        const now = Date.now();
+    const done = await this.pipeline.forCustomer<Done>({
+      organizationId: org,
+      customer: req.customer,
+      write: true,
+      requestId: req.requestId,
+      involved: (rules) => performBehaviorsInvolved(rules, campaign.id),
+      decide: ({ rules, customer, progress, subscribed, now }) => {
         const result = perform({ rules, customer: customer.snapshot, progress, campaignId: campaign.id, now, multiOrgEnabled: req.tenant.multiOrgEnabled });
         if (result.failure) throw new AppError('failed_to_perform', `cannot complete the campaign: ${result.failure.detail}`);
-        const row = this.row(req, customer, campaign.id, now, result);
-        const subscribed = await this.subscriptions.typesFor(org, customer.rulesVersion);
-        const webhooks = webhookOccurrences(rules, customer.snapshot, result, customer.externalId, subscribed);
-        const [written] = await pipelined(client, [this.events.writeQuery([row], customer.snapshot, result, webhooks), { text: 'COMMIT' }]);
-        open = false;
-        const { deliveryIds } = this.events.parseWrite(written.rows as WriteRow[]);
-        // Committed with the perform; a failure to queue them is left to the webhooks sweeper.
-        await enqueueDeliveries(this.webhooksQueue, deliveryIds).catch((error: Error) =>
-          this.logger.warn({ err: error.message, delivery_ids: deliveryIds }, 'webhook deliveries stored but not queued; the sweeper will queue them'),
-        );
-        return { rules, result, progress: { ...progress, ...result.progress } as ProgressMap, now };
-      } finally {
-        if (open) await client.query('ROLLBACK').catch(() => undefined);
-      }
+        const event = this.event(req, customer, campaign.id, now, result);
+        const webhooks = webhookOccurrences(rules, customer.snapshot, result, customer.externalId, subscribed, now);
+        return {
+          plan: planWrite({ insert: newEventRows([event]) }, [{ organizationId: org, before: customer.snapshot, result, firstIndex: 0, webhooks }]),
+          answer: () => ({ rules, result, progress: { ...progress, ...result.progress }, now }),
+        };
+      },
     });
     return { status: 'ok', campaign: await this.answer(req, campaign, opts, done) };
   }
 
   /** The one event row perform writes: processed, source 'perform'; its ledger rows, offers and notifications hang on it. */
-  private row(req: PerformRequest, customer: LockedCustomer, campaignId: number, now: number, result: PerformResult): EventRow {
+  private event(req: PerformRequest, customer: LoadedCustomer, campaignId: number, now: number, result: PerformResult): NewEvent {
     const multiOrg = req.tenant.multiOrgEnabled;
     const instance: EventInstance = {
       name: 'complete_campaign',
@@ -165,6 +148,7 @@ export class PerformUseCase {
       result: summary,
       pointsEarned: points,
       requestId: req.requestId,
+      qualify: false,
     };
   }
 
@@ -172,7 +156,7 @@ export class PerformUseCase {
     req: PerformRequest,
     campaign: CampaignRow,
     opts: Options,
-    done: { rules: CompiledRules; result: PerformResult; progress: ProgressMap; now: number },
+    done: Done,
   ): Promise<PerformCampaign> {
     const { rules, result, progress, now } = done;
     const customer = result.customer;

@@ -18,9 +18,14 @@ export interface CreativeRow {
   group_targeting: Criterion[];
 }
 
+/** A live campaign's columns the rules need. */
+export type CampaignRow = Pick<Campaign, 'id' | 'name' | 'permalink' | 'status' | 'startsAt' | 'endsAt' | 'divisionId' | 'optInRequired' | 'prerequisiteCampaignIds' | 'targeting'>;
+/** A behavior's columns the rules need. */
+export type BehaviorRow = Pick<Behavior, 'id' | 'campaignId' | 'name' | 'tags' | 'points' | 'data' | 'goalGroups' | 'outcomeConfig'>;
+
 export interface StoredRules {
-  campaigns: Campaign[];
-  behaviors: Behavior[];
+  campaigns: CampaignRow[];
+  behaviors: BehaviorRow[];
   offers: OfferRule[];
   tiers: TierRule[];
   creatives: CreativeRow[];
@@ -68,7 +73,7 @@ function outcomeRule(outcome: StoredOutcome): OutcomeRule | null {
   return null;
 }
 
-export function behaviorRule(b: Behavior): BehaviorRule {
+export function behaviorRule(b: BehaviorRow): BehaviorRule {
   const data = b.data ?? {};
   return {
     id: b.id,
@@ -87,7 +92,7 @@ export function behaviorRule(b: Behavior): BehaviorRule {
   };
 }
 
-function campaignRule(c: Campaign, behaviors: Behavior[]): CampaignRule {
+function campaignRule(c: CampaignRow, behaviors: BehaviorRow[]): CampaignRule {
   return {
     id: c.id,
     name: c.name,

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { RulesCacheService } from './rules-cache.service.js';
+import { RulesRepository } from './rules.repository.js';
 
 /** Compiled campaign rules per organization, for whoever evaluates events (API and workers). */
-@Module({ providers: [RulesCacheService], exports: [RulesCacheService] })
+@Module({ providers: [RulesRepository, RulesCacheService], exports: [RulesCacheService] })
 export class RulesModule {}

@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import type { Queryable } from '../../../common/database/unit-of-work.js';
+import type { CampaignRow, BehaviorRow, CreativeRow, StoredRules } from './rule-set.mapper.js';
+
+/**
+ * The stored configuration the rules of an organization are compiled from: live campaigns, their behaviors, offers,
+ * tiers, creatives and divisions. Read on whatever connection the caller holds (`db`): an evaluation compiles new
+ * rules on its own transaction's connection, so it never waits for a second one from the pool. The five statements
+ * go out together (one round trip on a pipelined unit of work).
+ */
+@Injectable()
+export class RulesRepository {
+  /** The organization's current rules version (every configuration write bumps it). */
+  async version(db: Queryable, organizationId: number): Promise<number> {
+    const rows = (await db.query(`SELECT rules_version FROM organizations WHERE id = $1`, [organizationId])) as Array<{ rules_version: string }>;
+    return Number(rows[0]?.rules_version ?? 0);
+  }
+
+  async load(db: Queryable, organizationId: number): Promise<StoredRules> {
+    const [campaigns, behaviors, offers, tiers, creatives, divisions] = (await Promise.all([
+      db.query(
+        `SELECT id, name, permalink, status, starts_at AS "startsAt", ends_at AS "endsAt", division_id AS "divisionId",
+                opt_in_required AS "optInRequired", prerequisite_campaign_ids AS "prerequisiteCampaignIds", targeting
+           FROM campaigns WHERE organization_id = $1 AND status = 'live' AND deleted_at IS NULL ORDER BY id`,
+        [organizationId],
+      ),
+      db.query(
+        `SELECT b.id, b.campaign_id AS "campaignId", b.name, b.tags, b.points, b.data, b.goal_groups AS "goalGroups", b.outcome_config AS "outcomeConfig"
+           FROM behaviors b JOIN campaigns c ON c.id = b.campaign_id
+          WHERE c.organization_id = $1 AND c.status = 'live' AND c.deleted_at IS NULL AND b.deleted_at IS NULL
+          ORDER BY b.id`,
+        [organizationId],
+      ),
+      db.query(`SELECT id, name, points FROM offers WHERE organization_id = $1 AND deleted_at IS NULL`, [organizationId]),
+      db.query(`SELECT id, name, min_points AS "minPoints" FROM tiers WHERE organization_id = $1 AND deleted_at IS NULL`, [organizationId]),
+      db.query(
+        `SELECT cr.id, l.campaign_id, cr.behavior_id, cr.ad_type, cr.message, cr.url, cr.payload,
+                cr.issue_audience_csv->>'delivery_method' AS delivery_method,
+                cr.status AS creative_status, g.status AS group_status, l.status AS line_item_status, g.targeting AS group_targeting
+           FROM creatives cr
+           JOIN creative_groups g ON g.id = cr.creative_group_id AND g.deleted_at IS NULL
+           JOIN line_items l ON l.id = g.line_item_id AND l.deleted_at IS NULL
+           JOIN campaigns c ON c.id = l.campaign_id
+          WHERE c.organization_id = $1 AND c.status = 'live' AND c.deleted_at IS NULL AND cr.deleted_at IS NULL`,
+        [organizationId],
+      ),
+      db.query(`SELECT id, ancestor_ids FROM divisions WHERE organization_id = $1 AND deleted_at IS NULL`, [organizationId]),
+    ])) as [CampaignRow[], BehaviorRow[], StoredRules['offers'], StoredRules['tiers'], CreativeRow[], StoredRules['divisions']];
+    return { campaigns, behaviors, offers, tiers, creatives, divisions };
+  }
+}

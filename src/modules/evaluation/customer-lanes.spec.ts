@@ -1,0 +1,75 @@
+import { describe, expect, it } from '@jest/globals';
+import { AppError } from '../../common/errors/app-error.js';
+import { CustomerLanes } from './customer-lanes.js';
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe('CustomerLanes', () => {
+  it('runs work for one customer one at a time, in arrival order', async () => {
+    const lanes = new CustomerLanes(1000);
+    const order: string[] = [];
+    const gates = [deferred(), deferred(), deferred()];
+    const runs = gates.map((gate, i) =>
+      lanes.run('c1', async () => {
+        order.push(`start ${i}`);
+        await gate.promise;
+        order.push(`end ${i}`);
+      }),
+    );
+    await tick();
+    expect(order).toEqual(['start 0']);
+    gates[2].resolve();
+    gates[1].resolve();
+    await tick();
+    expect(order).toEqual(['start 0']);
+    gates[0].resolve();
+    await Promise.all(runs);
+    expect(order).toEqual(['start 0', 'end 0', 'start 1', 'end 1', 'start 2', 'end 2']);
+    expect(lanes.busy).toBe(0);
+  });
+
+  it('lets other customers run while one customer is busy', async () => {
+    const lanes = new CustomerLanes(1000);
+    const hot = deferred();
+    const hotRun = lanes.run('hot', () => hot.promise);
+    await expect(lanes.run('other', async () => 'done')).resolves.toBe('done');
+    expect(lanes.busy).toBe(1);
+    hot.resolve();
+    await hotRun;
+  });
+
+  it('goes on with the next when work fails', async () => {
+    const lanes = new CustomerLanes(1000);
+    const failed = lanes.run('c1', async () => {
+      throw new Error('boom');
+    });
+    await expect(failed).rejects.toThrow('boom');
+    await expect(lanes.run('c1', async () => 2)).resolves.toBe(2);
+  });
+
+  it('refuses a turn waited for too long with service_unavailable, and keeps the order for the rest', async () => {
+    const lanes = new CustomerLanes(20);
+    const stuck = deferred();
+    const first = lanes.run('c1', () => stuck.promise);
+    const second = lanes.run('c1', async () => 'second ran');
+    const error = await second.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe('service_unavailable');
+    expect((error as AppError).message).toMatch(/too many events for this customer/);
+    let thirdStarted = false;
+    const third = lanes.run('c1', async () => {
+      thirdStarted = true;
+    });
+    await tick();
+    expect(thirdStarted).toBe(false);
+    stuck.resolve();
+    await first;
+    await third.catch(() => undefined);
+  });
+});

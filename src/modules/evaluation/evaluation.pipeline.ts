@@ -1,0 +1,101 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import type { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { AppError } from '../../common/errors/app-error.js';
+import type { CompiledRules, ProgressMap } from '../../engine/index.js';
+import type { EventCounter } from '../metrics/event-counters.js';
+import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
+import type { WebhookEventType } from '../webhooks/occurrences.js';
+import { WebhookSubscriptions } from '../webhooks/subscriptions.js';
+import { AfterCommit } from './after-commit.js';
+import { CustomerTransactions, type CustomerTransaction } from './customer-transactions.js';
+import { EvaluationRepository, type CustomerKey, type LoadedCustomer, type Written } from './evaluation.repository.js';
+import type { WritePlan } from './write-plan.js';
+
+/** What the pipeline loaded for one customer: the engine's whole input but the events. */
+export interface Loaded {
+  rules: CompiledRules;
+  customer: LoadedCustomer;
+  /** Progress in the behaviors the evaluation involves (rows that do not exist are absent). */
+  progress: ProgressMap;
+  /** The webhook event types the organization subscribes to (none when the evaluation writes nothing). */
+  subscribed: ReadonlySet<WebhookEventType>;
+  now: number;
+  /** The transaction's unit of work, for a way in's own reads (read_only's transaction_id check). */
+  uow: UnitOfWork;
+}
+
+/** What a way in decided, from the engine's result: the plan to write (null: write nothing) and its answer. */
+export interface Decision<T> {
+  plan: WritePlan | null;
+  /** Counted in the event metrics once committed. */
+  counts?: Partial<Record<EventCounter, number>>;
+  answer(written: Written | null): T;
+}
+
+/** One customer's evaluation as a way in (V1, read_only, the qualify check, perform) describes it. */
+export interface CustomerEvaluation<T> {
+  organizationId: number;
+  customer: CustomerKey;
+  /** false: the customer is read without a lock or a transaction, and nothing is written (read_only, the qualify check, retrieval). */
+  write: boolean;
+  /** The behaviors whose progress the evaluation reads, by the rules. */
+  involved(rules: CompiledRules): number[];
+  /** Runs the engine on what was loaded. Throwing here rolls everything back. */
+  decide(loaded: Loaded): Decision<T> | Promise<Decision<T>>;
+  /** For log lines of what happens after commit. */
+  requestId?: string;
+}
+
+const NONE: ReadonlySet<WebhookEventType> = new Set();
+
+/**
+ * The event path: load (customer locked, progress of the involved behaviors, compiled rules) → engine (the way in's
+ * `decide`) → write plan → persist (one transaction, CustomerTransactions) → after commit (deliveries, metrics).
+ * Every evaluation goes through here: V1 sync and read_only, the qualify check, perform, and the events worker
+ * (StoredEventsEvaluation). Rules and webhook subscriptions are loaded on the transaction's own connection.
+ */
+@Injectable()
+export class EvaluationPipeline {
+  constructor(
+    private readonly transactions: CustomerTransactions,
+    private readonly repository: EvaluationRepository,
+    private readonly rules: RulesCacheService,
+    private readonly subscriptions: WebhookSubscriptions,
+    private readonly afterCommit: AfterCommit,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async forCustomer<T>(evaluation: CustomerEvaluation<T>): Promise<T> {
+    const { organizationId: org, customer: key, write } = evaluation;
+    // The progress the last compiled rules say the events involve is read with the customer, in its round trip;
+    // only what the current rules add is read after.
+    const hint = await this.rules.peek(org)?.catch(() => null);
+    const guess = hint ? evaluation.involved(hint) : [];
+    const lane = `${org}:${'userId' in key ? `id:${key.userId}` : `external:${key.externalId}`}`;
+    const work = async (tx: CustomerTransaction) => {
+      const [customer, guessed] = await Promise.all([this.repository.customer(tx.uow, org, key, write), this.repository.progressByKey(tx.uow, org, key, guess)]);
+      if (!customer) throw AppError.notFound('user');
+      const rules = await this.rules.get(org, customer.rulesVersion, tx.uow);
+      const missing = evaluation.involved(rules).filter((id) => !guess.includes(id));
+      const progress = missing.length ? { ...guessed, ...(await this.repository.progress(tx.uow, [customer.snapshot.id], missing)).get(customer.snapshot.id) } : guessed;
+      const subscribed = write ? await this.subscriptions.typesFor(org, customer.rulesVersion, tx.uow) : NONE;
+      const decision = await evaluation.decide({ rules, customer, progress, subscribed, now: this.clock.now(), uow: tx.uow });
+      const written = decision.plan ? await tx.commitWith(this.repository.write(tx.uow, decision.plan)) : null;
+      return { decision, written };
+    };
+    const { decision, written } = write ? await this.transactions.run(lane, work) : await this.transactions.read(work);
+    void this.afterCommit.run(written?.deliveryIds ?? [], decision.counts ?? {}, { req_id: evaluation.requestId });
+    return decision.answer(written);
+  }
+
+  /** Work of a way in that needs the path's transaction without the engine (V1 async=true stores events pending). */
+  inTransaction<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+    return this.transactions.run(null, (tx) => work(tx.uow));
+  }
+
+  /** The rules of an organization at a version, read on `uow`'s connection. */
+  rulesAt(organizationId: number, version: number, uow: UnitOfWork): Promise<CompiledRules> {
+    return this.rules.get(organizationId, version, uow);
+  }
+}

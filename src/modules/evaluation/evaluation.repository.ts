@@ -1,0 +1,262 @@
+import { Injectable } from '@nestjs/common';
+import type { Queryable, UnitOfWork } from '../../common/database/unit-of-work.js';
+import { AppError } from '../../common/errors/app-error.js';
+import { UUID } from '../../common/validation/uuid.js';
+import type { CustomerSnapshot, EventInstance, ProgressMap } from '../../engine/index.js';
+import type { NewEventRow, WritePlan } from './write-plan.js';
+import { storePendingStatement, writeStatement, type WrittenRow } from './write-statement.js';
+
+/** How a request names a customer. */
+export type CustomerKey = { userId: string } | { externalId: string };
+
+/** A customer as the event path reads it (locked or not), with its organization's rules version. */
+export interface LoadedCustomer {
+  snapshot: CustomerSnapshot;
+  externalId: string;
+  rulesVersion: number;
+}
+
+/** A stored event still pending, as the events worker reads it. */
+export interface PendingEvent {
+  id: string;
+  organizationId: number;
+  customerId: string;
+  campaignId: number | null;
+  instance: EventInstance;
+  qualify: boolean;
+  multiOrgEnabled: boolean;
+  storedAt: Date;
+}
+
+/** Ids the write produced, each in order. */
+export interface Written {
+  eventIds: string[];
+  notificationIds: number[];
+  /** Webhook deliveries written to the outbox, to queue once committed. */
+  deliveryIds: string[];
+}
+
+/** A V1 `transaction_id` already used under the api key (contract §2, 409). */
+export class DuplicateTransaction extends AppError {
+  constructor(transactionId: string) {
+    super('duplicate_transaction', `transaction_id ${transactionId} has already been processed`);
+  }
+}
+
+interface CustomerRow {
+  id: string;
+  external_id: string;
+  time_zone: string;
+  division_id: number;
+  tags: string[];
+  attributes: CustomerSnapshot['attributes'];
+  available_points: string;
+  lifetime_points: string;
+  tier_id: number | null;
+  qualified_campaign_ids: number[];
+  completed_campaign_ids: number[];
+  rules_version: string;
+}
+
+const CUSTOMER_COLUMNS = `c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
+              c.tier_id, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version`;
+
+/**
+ * Every statement of the event path: customers read and locked, progress read, pending events read, the write of an
+ * evaluation. Each method runs its statements on the unit of work it is given and answers typed rows; statements
+ * asked for together (Promise.all) share one round trip. Locks are FOR NO KEY UPDATE: evaluations of one customer
+ * exclude each other, while inserts of rows that reference the customer go on. docs/queries/event-path.sql prints them.
+ */
+@Injectable()
+export class EvaluationRepository {
+  /** The customer the key names (null when none); `lock` holds its row until the transaction ends. */
+  async customer(uow: UnitOfWork, organizationId: number, key: CustomerKey, lock: boolean): Promise<LoadedCustomer | null> {
+    if ('userId' in key && !UUID.test(key.userId)) return null;
+    const rows = await uow.run<CustomerRow>({
+      name: `customer-by-${'userId' in key ? 'id' : 'external-id'}${lock ? '-locked' : ''}`,
+      text: `SELECT ${CUSTOMER_COLUMNS}
+         FROM customers c JOIN organizations o ON o.id = c.organization_id
+        WHERE c.organization_id = $1 AND ${'userId' in key ? 'c.id' : 'c.external_id'} = $2${lock ? '\n          FOR NO KEY UPDATE OF c' : ''}`,
+      values: [organizationId, keyValue(key)],
+    });
+    return rows[0] ? loadedCustomer(rows[0]) : null;
+  }
+
+  /**
+   * Progress in these behaviors of the customer the key names. Asked for together with the locking read of
+   * customer(), it runs once the lock is held (a later statement), so it sees what the previous holder committed.
+   */
+  async progressByKey(uow: UnitOfWork, organizationId: number, key: CustomerKey, behaviorIds: number[]): Promise<ProgressMap> {
+    if (behaviorIds.length === 0 || ('userId' in key && !UUID.test(key.userId))) return {};
+    const rows = await uow.run<ProgressRow>({
+      name: `progress-by-${'userId' in key ? 'id' : 'external-id'}`,
+      text: `SELECT p.customer_id, p.behavior_id, p.state FROM customer_progress p JOIN customers c ON c.id = p.customer_id
+        WHERE c.organization_id = $1 AND ${'userId' in key ? 'c.id' : 'c.external_id'} = $2 AND p.behavior_id = ANY($3)`,
+      values: [organizationId, keyValue(key), behaviorIds],
+    });
+    return progressMap(rows);
+  }
+
+  /** Progress rows of several customers in these behaviors, by customer (pairs without a row are absent). */
+  async progress(uow: UnitOfWork, customerIds: string[], behaviorIds: number[]): Promise<Map<string, ProgressMap>> {
+    const byCustomer = new Map<string, ProgressMap>();
+    if (customerIds.length === 0 || behaviorIds.length === 0) return byCustomer;
+    const rows = await uow.run<ProgressRow>({
+      name: 'progress',
+      text: `SELECT customer_id, behavior_id, state FROM customer_progress WHERE customer_id = ANY($1::uuid[]) AND behavior_id = ANY($2::int[])`,
+      values: [customerIds, behaviorIds],
+    });
+    for (const row of rows) byCustomer.set(row.customer_id, { ...byCustomer.get(row.customer_id), [row.behavior_id]: row.state });
+    return byCustomer;
+  }
+
+  /** Locks the customers of these events that still have pending events, in id order (so workers never deadlock). */
+  async lockCustomersOfEvents(uow: UnitOfWork, eventIds: string[]): Promise<LoadedCustomer[]> {
+    const rows = await uow.run<CustomerRow>({
+      name: 'customers-of-pending-events-locked',
+      text: `SELECT ${CUSTOMER_COLUMNS}
+         FROM customers c JOIN organizations o ON o.id = c.organization_id
+        WHERE c.id IN (SELECT customer_id FROM events WHERE id = ANY($1) AND status = 'pending')
+        ORDER BY c.id
+          FOR NO KEY UPDATE OF c`,
+      values: [eventIds],
+    });
+    return rows.map(loadedCustomer);
+  }
+
+  /** The events still pending among these (asked for after the locks: it sees what earlier holders committed). */
+  async pendingEvents(uow: UnitOfWork, eventIds: string[]): Promise<PendingEvent[]> {
+    const rows = await uow.run<PendingRow>({
+      name: 'pending-events',
+      text: `SELECT e.id, e.organization_id, e.customer_id, e.campaign_id, e.name, e.count, e.attributes, e.context, e.occurred_at, e.qualify,
+              e.created_at, o.multi_org_enabled
+         FROM events e JOIN organizations o ON o.id = e.organization_id
+        WHERE e.id = ANY($1) AND e.status = 'pending' AND e.customer_id IS NOT NULL
+        ORDER BY e.customer_id, e.occurred_at, e.id`,
+      values: [eventIds],
+    });
+    return rows.map((r) => ({
+      id: String(r.id),
+      organizationId: r.organization_id,
+      customerId: r.customer_id,
+      campaignId: r.campaign_id,
+      qualify: r.qualify,
+      multiOrgEnabled: r.multi_org_enabled,
+      storedAt: r.created_at,
+      instance: {
+        name: r.name,
+        count: Number(r.count),
+        attributes: r.attributes,
+        context: r.context,
+        occurredAt: r.occurred_at.getTime(),
+        day: typeof r.attributes.occurred_on === 'string' ? r.attributes.occurred_on : null,
+      },
+    }));
+  }
+
+  /** True when the api key has already used the transaction id (read_only's check; writes rely on the unique index). */
+  async transactionUsed(uow: UnitOfWork, apiKeyId: number, transactionId: string): Promise<boolean> {
+    const rows = await uow.run({ name: 'transaction-used', text: `SELECT 1 FROM events WHERE api_key_id = $1 AND transaction_id = $2`, values: [apiKeyId, transactionId] });
+    return rows.length > 0;
+  }
+
+  /** Writes the plan in one statement (see write-statement.ts); a repeated transaction id raises DuplicateTransaction. */
+  async write(uow: UnitOfWork, plan: WritePlan): Promise<Written> {
+    const [row] = await uow.run<WrittenRow>(writeStatement(plan)).catch(duplicateOf(plan.events));
+    return { eventIds: row.event_ids.map(String), notificationIds: (row.notification_ids ?? []).map(Number), deliveryIds: (row.delivery_ids ?? []).map(String) };
+  }
+
+  /** Stores events pending (V1 async=true); answers their ids in order. */
+  async storePending(uow: UnitOfWork, rows: NewEventRow[]): Promise<string[]> {
+    const [row] = await uow.run<{ event_ids: string[] }>(storePendingStatement(rows)).catch(duplicateOf({ insert: rows }));
+    return row.event_ids.map(String);
+  }
+
+  /** Pending events whose customer does not exist: rejected (customer_not_found), never retried; answers how many. */
+  async rejectWithoutCustomer(db: Queryable, eventIds: string[]): Promise<number> {
+    // A SELECT around the UPDATE: TypeORM answers an UPDATE's rows with its count ([rows, count]).
+    const rows = (await db.query(
+      `WITH rejected AS (
+         UPDATE events SET status = 'rejected', reason = 'customer_not_found', processed_at = now(), attempts = attempts + 1
+          WHERE id = ANY($1) AND status = 'pending' AND customer_id IS NULL RETURNING id
+       ) SELECT id FROM rejected`,
+      [eventIds],
+    )) as unknown[];
+    return rows.length;
+  }
+
+  /** Events whose job ran out of attempts: `failed` with the error, until replayed. */
+  async markFailed(db: Queryable, eventIds: string[], reason: string): Promise<void> {
+    await db.query(`UPDATE events SET status = 'failed', reason = $2 WHERE id = ANY($1) AND status = 'pending'`, [eventIds, reason.slice(0, 500)]);
+  }
+
+  /** The events still pending, one list per customer (in occurred_at order). */
+  async pendingByCustomer(db: Queryable, eventIds: string[]): Promise<string[][]> {
+    const rows = (await db.query(
+      `SELECT array_agg(id ORDER BY occurred_at, id) AS ids FROM events
+        WHERE id = ANY($1) AND status = 'pending' AND customer_id IS NOT NULL GROUP BY customer_id ORDER BY min(id)`,
+      [eventIds],
+    )) as Array<{ ids: string[] }>;
+    return rows.map((r) => r.ids.map(String));
+  }
+}
+
+interface ProgressRow {
+  customer_id: string;
+  behavior_id: number;
+  state: ProgressMap[number];
+}
+
+interface PendingRow {
+  id: string;
+  organization_id: number;
+  customer_id: string;
+  campaign_id: number | null;
+  name: string;
+  count: string;
+  attributes: Record<string, unknown>;
+  context: EventInstance['context'];
+  occurred_at: Date;
+  qualify: boolean;
+  multi_org_enabled: boolean;
+  created_at: Date;
+}
+
+function keyValue(key: CustomerKey): string {
+  return 'userId' in key ? key.userId : key.externalId;
+}
+
+function progressMap(rows: ProgressRow[]): ProgressMap {
+  return Object.fromEntries(rows.map((r) => [r.behavior_id, r.state]));
+}
+
+function loadedCustomer(row: CustomerRow): LoadedCustomer {
+  return {
+    externalId: row.external_id,
+    rulesVersion: Number(row.rules_version),
+    snapshot: {
+      id: row.id,
+      timeZone: row.time_zone,
+      divisionId: row.division_id,
+      tags: row.tags,
+      attributes: row.attributes,
+      availablePoints: Number(row.available_points),
+      lifetimePoints: Number(row.lifetime_points),
+      tierId: row.tier_id,
+      qualifiedCampaignIds: row.qualified_campaign_ids,
+      completedCampaignIds: row.completed_campaign_ids,
+    },
+  };
+}
+
+/** A unique violation of (api key, transaction id) as DuplicateTransaction naming the request's transaction id. */
+function duplicateOf(events: WritePlan['events']) {
+  return (error: unknown): never => {
+    const driver = error as { code?: string; constraint?: string } | null;
+    if (driver?.code === '23505' && driver.constraint === 'events_transaction' && 'insert' in events) {
+      const used = events.insert.find((e) => e.transaction_id !== null)?.transaction_id;
+      if (used) throw new DuplicateTransaction(used);
+    }
+    throw error;
+  };
+}

@@ -1,0 +1,36 @@
+import type { EvaluationResult } from '../../engine/index.js';
+import type { EventOutcome } from './write-plan.js';
+
+/**
+ * What an event row keeps of the evaluation of its instance: state, points and completions; and the explanation when
+ * the request asked for it (explain=true). Storing every explanation costs about 10% of V1 throughput (docs/performance.md).
+ */
+export function eventResult(result: EvaluationResult, index: number, explain: boolean): { points: number; result: object } {
+  const points = result.credits.filter((c) => c.eventIndex === index).reduce((sum, c) => sum + c.amount, 0);
+  return {
+    points,
+    result: {
+      state: result.state,
+      points,
+      completions: result.completions.filter((c) => c.eventIndex === index).map((c) => ({ campaign_id: c.campaignId, behavior_id: c.behaviorId, achieved: c.achieved })),
+      ...(explain ? { explanation: result.explanation.filter((e) => e.event_index === index) } : {}),
+    },
+  };
+}
+
+/**
+ * What an evaluated event row records: `stored` when an opt-in campaign listened and the customer had not qualified
+ * (saved, not processed: contract §7), else `processed`, with the request's state as the reason when it did not
+ * qualify, or `no_listening_campaign` when no live campaign listened.
+ */
+export function eventOutcome(result: EvaluationResult, index: number, explain: boolean): EventOutcome {
+  const states = Object.values(result.campaignStates);
+  const stored = states.includes('events_not_qualified') && !states.includes('qualified');
+  const { points, result: summary } = eventResult(result, index, explain);
+  return {
+    status: stored ? 'stored' : 'processed',
+    reason: states.length === 0 ? 'no_listening_campaign' : result.state === 'qualified' ? null : result.state,
+    result: summary,
+    pointsEarned: points,
+  };
+}

@@ -1,0 +1,166 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import { evaluate, type CompiledRules, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
+import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
+import { webhookOccurrences, type WebhookEventType, type WebhookOccurrence } from '../webhooks/occurrences.js';
+import { WebhookSubscriptions } from '../webhooks/subscriptions.js';
+import { AfterCommit } from './after-commit.js';
+import { CustomerTransactions } from './customer-transactions.js';
+import { EvaluationRepository, type LoadedCustomer, type PendingEvent } from './evaluation.repository.js';
+import { eventOutcome } from './event-outcome.js';
+import { involvedBehaviors } from './involved-behaviors.js';
+import { planWrite, type CustomerResult, type EventOutcome, type MarkedEventRow } from './write-plan.js';
+
+export interface ProcessedSummary {
+  processed: number;
+  rejected: number;
+  skipped: number;
+  /** For each event processed: seconds from stored to its evaluation committed. */
+  lagSeconds: number[];
+  /** Webhook deliveries written, queued once committed. */
+  deliveries: number;
+}
+
+/** One customer's pending events of a job. */
+interface CustomerEvents {
+  customer: LoadedCustomer;
+  organizationId: number;
+  events: PendingEvent[];
+}
+
+/**
+ * The events worker's way into the pipeline: stored events (V2, and V1 async=true) of many customers, evaluated in
+ * one transaction of three round trips whatever their number: the customers locked in id order with their pending
+ * events, their progress in the behaviors involved, then every result written with COMMIT. Idempotent: only events
+ * still `pending` once the locks are held are evaluated, so a job delivered twice, or a sweep re-queueing events a
+ * worker is already on, changes nothing the second time. Events whose customer does not exist are rejected
+ * (customer_not_found) and never retried.
+ */
+@Injectable()
+export class StoredEventsEvaluation {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly transactions: CustomerTransactions,
+    private readonly repository: EvaluationRepository,
+    private readonly rules: RulesCacheService,
+    private readonly subscriptions: WebhookSubscriptions,
+    private readonly afterCommit: AfterCommit,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(eventIds: string[], log: Record<string, unknown> = {}): Promise<ProcessedSummary> {
+    const rejected = await this.repository.rejectWithoutCustomer(this.db, eventIds);
+    const { storedAt, deliveryIds } = await this.transactions.run(null, async (tx) => {
+      const [customers, pending] = await Promise.all([this.repository.lockCustomersOfEvents(tx.uow, eventIds), this.repository.pendingEvents(tx.uow, eventIds)]);
+      const groups = byCustomer(customers, pending);
+      if (groups.length === 0) return { storedAt: [], deliveryIds: [] };
+      const rules = new Map<number, { rules: CompiledRules; subscribed: ReadonlySet<WebhookEventType> }>();
+      for (const { organizationId: org, customer } of groups) {
+        if (rules.has(org)) continue;
+        rules.set(org, {
+          rules: await this.rules.get(org, customer.rulesVersion, tx.uow),
+          subscribed: await this.subscriptions.typesFor(org, customer.rulesVersion, tx.uow),
+        });
+      }
+      const behaviorIds = new Set(groups.flatMap((g) => g.events.flatMap((e) => involvedBehaviors(rules.get(g.organizationId)!.rules, [e.instance], e.campaignId))));
+      const progress = await this.repository.progress(tx.uow, groups.map((g) => g.customer.snapshot.id), [...behaviorIds]);
+      const now = this.clock.now();
+      const marked: MarkedEventRow[] = [];
+      const results: CustomerResult[] = [];
+      for (const group of groups) {
+        const { rules: compiled, subscribed } = rules.get(group.organizationId)!;
+        const evaluated = evaluateEvents(group, compiled, progress.get(group.customer.snapshot.id) ?? {}, subscribed, now);
+        results.push({ organizationId: group.organizationId, before: group.customer.snapshot, result: evaluated.result, firstIndex: marked.length, webhooks: evaluated.webhooks });
+        group.events.forEach((e, i) => marked.push({ id: e.id, ...rowOutcome(evaluated.outcomes[i]) }));
+      }
+      const written = await tx.commitWith(this.repository.write(tx.uow, planWrite({ mark: marked }, results)));
+      return { storedAt: groups.flatMap((g) => g.events.map((e) => e.storedAt)), deliveryIds: written.deliveryIds };
+    });
+    await this.afterCommit.run(deliveryIds, { processed: storedAt.length, rejected }, log);
+    const now = this.clock.now();
+    return {
+      processed: storedAt.length,
+      rejected,
+      skipped: eventIds.length - storedAt.length - rejected,
+      lagSeconds: storedAt.map((at) => (now - at.getTime()) / 1000),
+      deliveries: deliveryIds.length,
+    };
+  }
+
+  /** Events whose job ran out of attempts: `failed` with the error, until `npm run cli -- events:replay --failed`. */
+  markFailed(eventIds: string[], reason: string): Promise<void> {
+    return this.repository.markFailed(this.db, eventIds, reason);
+  }
+
+  /** The events still pending, one list per customer (in occurred_at order). */
+  pendingByCustomer(eventIds: string[]): Promise<string[][]> {
+    return this.repository.pendingByCustomer(this.db, eventIds);
+  }
+}
+
+function rowOutcome(o: EventOutcome): Omit<MarkedEventRow, 'id'> {
+  return { status: o.status, reason: o.reason, result: o.result, points: o.pointsEarned };
+}
+
+/** Pending events grouped by customer, for the customers this transaction locked (in the events' order). */
+function byCustomer(locked: LoadedCustomer[], pending: PendingEvent[]): CustomerEvents[] {
+  const customers = new Map(locked.map((c) => [c.snapshot.id, c]));
+  const groups = new Map<string, CustomerEvents>();
+  for (const event of pending) {
+    const customer = customers.get(event.customerId);
+    // Pending now but not when the locks were taken (replayed in between): left for the job that replays it.
+    if (!customer) continue;
+    let group = groups.get(event.customerId);
+    if (!group) groups.set(event.customerId, (group = { customer, organizationId: event.organizationId, events: [] }));
+    group.events.push(event);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * One customer's events, one evaluation per event (a V1 async event may name a campaign), state carried from one
+ * to the next; answers each event's outcome and the combined result (event indexes relative to the customer's list).
+ */
+function evaluateEvents(group: CustomerEvents, rules: CompiledRules, progress: ProgressMap, subscribed: ReadonlySet<WebhookEventType>, now: number) {
+  let snapshot = group.customer.snapshot;
+  let state = progress;
+  const outcomes: EventOutcome[] = [];
+  const webhooks: WebhookOccurrence[] = [];
+  const combined: Pick<EvaluationResult, 'progress' | 'credits' | 'offersIssued' | 'notifications'> = { progress: {}, credits: [], offersIssued: [], notifications: [] };
+  group.events.forEach((event, i) => {
+    // A V1 async event scoped to a campaign that is no longer live evaluates nothing (as V1 sync answers 404).
+    if (event.campaignId !== null && !rules.campaigns.has(event.campaignId)) {
+      outcomes.push({ status: 'processed', reason: 'No_active_campaign_found', result: null, pointsEarned: 0 });
+      return;
+    }
+    const result = evaluate({
+      rules,
+      customer: snapshot,
+      progress: state,
+      events: [event.instance],
+      now,
+      multiOrgEnabled: event.multiOrgEnabled,
+      campaignId: event.campaignId,
+      qualify: event.qualify,
+    });
+    outcomes.push(eventOutcome(result, 0, false));
+    // Each event's webhook events, built from its own evaluation: its notifications follow those of earlier events.
+    const notificationsBefore = combined.notifications.length;
+    webhooks.push(
+      ...webhookOccurrences(rules, snapshot, result, group.customer.externalId, subscribed, now).map((w) => ({
+        ...w,
+        eventIndex: i,
+        notificationIndex: w.notificationIndex === null ? null : notificationsBefore + w.notificationIndex,
+      })),
+    );
+    combined.credits.push(...result.credits.map((c) => ({ ...c, eventIndex: i })));
+    combined.offersIssued.push(...result.offersIssued.map((o) => ({ ...o, eventIndex: i })));
+    combined.notifications.push(...result.notifications.map((n) => ({ ...n, eventIndex: i })));
+    Object.assign(combined.progress, result.progress);
+    snapshot = result.customer;
+    state = { ...state, ...result.progress };
+  });
+  return { outcomes, result: { ...combined, customer: snapshot }, webhooks };
+}

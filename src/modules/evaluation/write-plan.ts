@@ -1,0 +1,187 @@
+import type { CustomerSnapshot, EvaluationResult, EventInstance } from '../../engine/index.js';
+import type { EventSource, EventStatus } from '../../database/entities/event.entity.js';
+import type { WebhookOccurrence } from '../webhooks/occurrences.js';
+
+/** What an evaluation made of one event: its status, the reason, its result summary and the points it earned. */
+export interface EventOutcome {
+  status: EventStatus;
+  reason: string | null;
+  result: object | null;
+  pointsEarned: number;
+}
+
+/** An event row to insert (V1, perform, and V1 async=true stored pending). */
+export interface NewEvent extends EventOutcome {
+  organizationId: number;
+  apiKeyId: number;
+  customerId: string;
+  userRef: string;
+  source: EventSource;
+  transactionId: string | null;
+  instance: EventInstance;
+  divisionId: number | null;
+  campaignId: number | null;
+  requestId: string | null;
+  /** Body `qualify: true`, kept for the worker when the event is stored to be processed later. */
+  qualify: boolean;
+}
+
+/** The part of an engine result that is written: perform's result and evaluate's both have it. */
+export type Outcomes = Pick<EvaluationResult, 'customer' | 'progress' | 'credits' | 'offersIssued' | 'notifications'>;
+
+/** One customer's evaluation: its state before, what the engine decided, and its webhook events. */
+export interface CustomerResult {
+  organizationId: number;
+  before: CustomerSnapshot;
+  result: Outcomes;
+  /** Index, in the plan's event list, of the event the result's eventIndex 0 names. */
+  firstIndex: number;
+  webhooks: WebhookOccurrence[];
+}
+
+/**
+ * Everything one evaluation writes, as plain rows (the data form of "what to do next"; a replay can drop it). `idx`
+ * names an event by its index in `events`; `notification_n` a notification by its ordinal (from 1) in `notifications`.
+ */
+export interface WritePlan {
+  /** New event rows, or stored events (by id) marked with their outcomes. */
+  events: { insert: NewEventRow[] } | { mark: MarkedEventRow[] };
+  progress: Array<{ customer_id: string; behavior_id: number; state: unknown; achieved: number }>;
+  customers: Array<{
+    id: string;
+    available_points: number;
+    lifetime_points: number;
+    tier_id: number | null;
+    tags: string[];
+    qualified_campaign_ids: number[];
+    completed_campaign_ids: number[];
+  }>;
+  credits: Array<{ idx: number; organization_id: number; customer_id: string; amount: number; reason: string; source: object }>;
+  offers: Array<{ idx: number; organization_id: number; customer_id: string; offer_id: number; campaign_id: number; behavior_id: number; issued_at: string }>;
+  notifications: Array<{ idx: number; organization_id: number; customer_id: string; creative_id: number; campaign_id: number; behavior_id: number; type: string; data: unknown }>;
+  deliveries: Array<{ idx: number; organization_id: number; id: string; type: string; created_at: string; notification_n: number | null; data: unknown }>;
+}
+
+export interface NewEventRow {
+  organization_id: number;
+  api_key_id: number;
+  customer_id: string;
+  user_ref: string;
+  source: EventSource;
+  transaction_id: string | null;
+  name: string;
+  count: number;
+  attributes: unknown;
+  context: unknown;
+  division_id: number | null;
+  campaign_id: number | null;
+  occurred_at: string;
+  status: EventStatus;
+  reason: string | null;
+  result: object | null;
+  points: number;
+  request_id: string | null;
+  qualify: boolean;
+}
+
+export interface MarkedEventRow {
+  id: string;
+  status: EventStatus;
+  reason: string | null;
+  result: object | null;
+  points: number;
+}
+
+export function newEventRows(events: NewEvent[]): NewEventRow[] {
+  return events.map((e) => ({
+    organization_id: e.organizationId,
+    api_key_id: e.apiKeyId,
+    customer_id: e.customerId,
+    user_ref: e.userRef,
+    source: e.source,
+    transaction_id: e.transactionId,
+    name: e.instance.name,
+    count: e.instance.count,
+    attributes: e.instance.attributes,
+    context: e.instance.context,
+    division_id: e.divisionId,
+    campaign_id: e.campaignId,
+    occurred_at: new Date(e.instance.occurredAt).toISOString(),
+    status: e.status,
+    reason: e.reason,
+    result: e.result,
+    points: e.pointsEarned,
+    request_id: e.requestId,
+    qualify: e.qualify,
+  }));
+}
+
+/**
+ * The write plan of evaluated customers: their events (new rows, or stored ids marked with `outcomes`), progress rows
+ * that changed, customer rows whose balances, tier, tags or campaign lists changed, points credits, offers issued,
+ * notifications and webhook deliveries.
+ */
+export function planWrite(events: WritePlan['events'], customers: CustomerResult[]): WritePlan {
+  const plan: WritePlan = { events, progress: [], customers: [], credits: [], offers: [], notifications: [], deliveries: [] };
+  for (const c of customers) {
+    const who = { organization_id: c.organizationId, customer_id: c.result.customer.id };
+    const idx = (eventIndex: number) => c.firstIndex + eventIndex;
+    // Webhooks' notification_n counts every notification of the plan, in the order they are inserted.
+    const notificationsBefore = plan.notifications.length;
+    for (const [id, state] of Object.entries(c.result.progress)) {
+      plan.progress.push({ customer_id: who.customer_id, behavior_id: Number(id), state, achieved: state.achieved });
+    }
+    if (!sameCustomer(c.before, c.result.customer)) plan.customers.push(customerRow(c.result.customer));
+    for (const credit of c.result.credits) {
+      plan.credits.push({
+        idx: idx(credit.eventIndex),
+        ...who,
+        amount: credit.amount,
+        reason: credit.reason,
+        source: { campaign_id: credit.campaignId, behavior_id: credit.behaviorId, goal_id: credit.goalId ?? null, offer_id: credit.offerId ?? null },
+      });
+    }
+    for (const o of c.result.offersIssued) {
+      plan.offers.push({ idx: idx(o.eventIndex), ...who, offer_id: o.offerId, campaign_id: o.campaignId, behavior_id: o.behaviorId, issued_at: new Date(o.at).toISOString() });
+    }
+    for (const n of c.result.notifications) {
+      plan.notifications.push({ idx: idx(n.eventIndex), ...who, creative_id: n.creativeId, campaign_id: n.campaignId, behavior_id: n.behaviorId, type: n.type, data: n.data });
+    }
+    for (const w of c.webhooks) {
+      plan.deliveries.push({
+        idx: idx(w.eventIndex),
+        organization_id: c.organizationId,
+        id: w.id,
+        type: w.type,
+        created_at: w.created_at,
+        notification_n: w.notificationIndex === null ? null : notificationsBefore + w.notificationIndex + 1,
+        data: w.data,
+      });
+    }
+  }
+  return plan;
+}
+
+function customerRow(a: CustomerSnapshot): WritePlan['customers'][number] {
+  return {
+    id: a.id,
+    available_points: a.availablePoints,
+    lifetime_points: a.lifetimePoints,
+    tier_id: a.tierId,
+    tags: a.tags,
+    qualified_campaign_ids: a.qualifiedCampaignIds,
+    completed_campaign_ids: a.completedCampaignIds,
+  };
+}
+
+function sameCustomer(a: CustomerSnapshot, b: CustomerSnapshot): boolean {
+  const same = (x: unknown[], y: unknown[]) => x.length === y.length && x.every((v, i) => v === y[i]);
+  return (
+    a.availablePoints === b.availablePoints &&
+    a.lifetimePoints === b.lifetimePoints &&
+    a.tierId === b.tierId &&
+    same(a.tags, b.tags) &&
+    same(a.qualifiedCampaignIds, b.qualifiedCampaignIds) &&
+    same(a.completedCampaignIds, b.completedCampaignIds)
+  );
+}

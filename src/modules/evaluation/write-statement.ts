@@ -1,0 +1,148 @@
+import type { Statement } from '../../common/database/unit-of-work.js';
+import type { WritePlan } from './write-plan.js';
+
+/**
+ * The write of an evaluation as one statement (one round trip, sent with COMMIT): named steps, each a
+ * data-modifying CTE that reads one JSON parameter of the plan's rows (one JSON.stringify instead of escaping every
+ * element of many array parameters). Data-modifying CTEs run to completion whether or not the final SELECT reads
+ * them. Steps refer to the events by `idx` through `event_ids`, since the events' ids exist only once inserted.
+ * docs/queries/event-path.sql prints every variant (src/modules/evaluation/queries.spec.ts keeps it current).
+ */
+interface Step {
+  name: string;
+  /** The step's SQL; `param(value)` answers the placeholder of a parameter. */
+  sql(param: (value: unknown) => string): string;
+}
+
+const json = (rows: unknown[]) => JSON.stringify(rows);
+
+const steps = {
+  insertEvents: (rows: unknown[]): Step => ({
+    name: 'inserted_events',
+    sql: (p) => `INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, attributes, context,
+                             division_id, campaign_id, occurred_at, status, reason, result, points_earned, processed_at, request_id, qualify)
+         SELECT t.organization_id, t.api_key_id, t.customer_id, t.user_ref, t.source, t.transaction_id, t.name, t.count, t.attributes, t.context,
+                t.division_id, t.campaign_id, t.occurred_at, t.status, t.reason, t.result, t.points,
+                CASE WHEN t.status <> 'pending' THEN now() END, t.request_id, t.qualify
+           FROM ROWS FROM (json_to_recordset(${p(json(rows))}::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
+                  source text, transaction_id text, name text, count numeric, attributes jsonb, context jsonb, division_id int, campaign_id int,
+                  occurred_at timestamptz, status text, reason text, result jsonb, points int, request_id text, qualify boolean))
+                WITH ORDINALITY AS t
+          ORDER BY t.ordinality
+         RETURNING id`,
+  }),
+  /** The inserted events' ids by their index in the plan (ids grow in insertion order). */
+  numberInserted: (): Step => ({ name: 'event_ids', sql: () => `SELECT id, (row_number() OVER (ORDER BY id) - 1)::int AS idx FROM inserted_events` }),
+  markEvents: (rows: unknown[]): Step => ({
+    name: 'event_ids',
+    sql: (p) => `UPDATE events e SET status = t.status, reason = t.reason, result = t.result, points_earned = t.points, processed_at = now(),
+                attempts = e.attempts + 1
+           FROM ROWS FROM (json_to_recordset(${p(json(rows))}::json) AS (id bigint, status text, reason text, result jsonb, points int))
+                WITH ORDINALITY AS t
+          WHERE e.id = t.id
+         RETURNING e.id, (t.ordinality - 1)::int AS idx`,
+  }),
+  upsertProgress: (rows: unknown[]): Step => ({
+    name: 'progress',
+    sql: (p) => `INSERT INTO customer_progress (customer_id, behavior_id, state, achieved, updated_at)
+         SELECT t.customer_id, t.behavior_id, t.state, t.achieved, now()
+           FROM json_to_recordset(${p(json(rows))}::json) AS t(customer_id uuid, behavior_id int, state jsonb, achieved int)
+         ON CONFLICT (customer_id, behavior_id) DO UPDATE SET state = EXCLUDED.state, achieved = EXCLUDED.achieved, updated_at = now()
+         RETURNING 1`,
+  }),
+  updateCustomers: (rows: WritePlan['customers']): Step => ({
+    name: 'customers_changed',
+    // The id list makes the plan an index lookup, not a scan of customers.
+    sql: (p) => `UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tags = t.tags,
+                qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
+           FROM json_to_recordset(${p(json(rows))}::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
+                qualified_campaign_ids int[], completed_campaign_ids int[])
+          WHERE c.id = ANY(${p(rows.map((r) => r.id))}::uuid[]) AND c.id = t.id
+         RETURNING 1`,
+  }),
+  creditPoints: (rows: unknown[]): Step => ({
+    name: 'credits',
+    sql: (p) => `INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source)
+         SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source
+           FROM json_to_recordset(${p(json(rows))}::json) AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb)
+           JOIN event_ids e ON e.idx = t.idx
+         RETURNING 1`,
+  }),
+  issueOffers: (rows: unknown[]): Step => ({
+    name: 'offers_issued',
+    sql: (p) => `INSERT INTO customer_offers (organization_id, customer_id, offer_id, campaign_id, behavior_id, event_id, issued_at)
+         SELECT t.organization_id, t.customer_id, t.offer_id, t.campaign_id, t.behavior_id, e.id, t.issued_at
+           FROM json_to_recordset(${p(json(rows))}::json)
+                AS t(idx int, organization_id int, customer_id uuid, offer_id int, campaign_id int, behavior_id int, issued_at timestamptz)
+           JOIN event_ids e ON e.idx = t.idx
+         RETURNING 1`,
+  }),
+  insertNotifications: (rows: unknown[]): Step => ({
+    name: 'notifications',
+    sql: (p) => `INSERT INTO notifications (organization_id, customer_id, event_id, creative_id, campaign_id, behavior_id, type, data)
+         SELECT t.organization_id, t.customer_id, e.id, t.creative_id, t.campaign_id, t.behavior_id, t.type, t.data
+           FROM ROWS FROM (json_to_recordset(${p(json(rows))}::json)
+                AS (idx int, organization_id int, customer_id uuid, creative_id int, campaign_id int, behavior_id int, type text, data jsonb))
+                WITH ORDINALITY AS t
+           JOIN event_ids e ON e.idx = t.idx
+          ORDER BY t.ordinality
+         RETURNING id`,
+  }),
+  /** The inserted notifications' ordinals (from 1), as deliveries name them. */
+  numberNotifications: (): Step => ({ name: 'notification_ns', sql: () => `SELECT id, row_number() OVER (ORDER BY id)::int AS n FROM notifications` }),
+  /** One delivery per webhook event and subscribed webhook of the organization (the outbox fan-out). */
+  queueDeliveries: (rows: unknown[]): Step => ({
+    name: 'deliveries',
+    sql: (p) => `INSERT INTO webhook_deliveries (organization_id, webhook_id, event_id, type, payload)
+         SELECT w.organization_id, w.id, e.id, t.type,
+                jsonb_build_object('id', t.id, 'type', t.type, 'created_at', t.created_at,
+                  'data', CASE WHEN t.notification_n IS NULL THEN t.data ELSE jsonb_build_object('id', n.id) || t.data END)
+           FROM json_to_recordset(${p(json(rows))}::json) AS t(idx int, organization_id int, id text, type text, created_at text, notification_n int, data jsonb)
+           JOIN event_ids e ON e.idx = t.idx
+           LEFT JOIN notification_ns n ON n.n = t.notification_n
+           JOIN webhooks w ON w.organization_id = t.organization_id AND w.deleted_at IS NULL AND t.type = ANY(w.event_types)
+          ORDER BY t.idx, w.id
+         RETURNING id`,
+  }),
+};
+
+/** The answer of the write: ids of the events, notifications and webhook deliveries written, each in order. */
+export interface WrittenRow {
+  event_ids: string[];
+  notification_ids: string[] | null;
+  delivery_ids: string[] | null;
+}
+
+/**
+ * The statement of a write plan. Its text depends only on whether events are inserted or marked and whether there
+ * are deliveries, so each of the four variants is one prepared statement per connection.
+ */
+export function writeStatement(plan: WritePlan): Statement {
+  const inserting = 'insert' in plan.events;
+  const withDeliveries = plan.deliveries.length > 0;
+  const list: Step[] = [
+    ...('insert' in plan.events ? [steps.insertEvents(plan.events.insert), steps.numberInserted()] : [steps.markEvents(plan.events.mark)]),
+    steps.upsertProgress(plan.progress),
+    steps.updateCustomers(plan.customers),
+    steps.creditPoints(plan.credits),
+    steps.issueOffers(plan.offers),
+    steps.insertNotifications(plan.notifications),
+    ...(withDeliveries ? [steps.numberNotifications(), steps.queueDeliveries(plan.deliveries)] : []),
+  ];
+  const values: unknown[] = [];
+  const param = (value: unknown) => `$${values.push(value)}`;
+  const ctes = list.map((step) => `${step.name} AS (\n         ${step.sql(param)}\n       )`).join(',\n       ');
+  const text = `WITH ${ctes}
+       SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
+              (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
+              ${withDeliveries ? '(SELECT array_agg(id ORDER BY id) FROM deliveries)' : 'NULL::bigint[]'} AS delivery_ids`;
+  return { name: `write-${inserting ? 'new' : 'stored'}-events${withDeliveries ? '-webhooks' : ''}`, text, values };
+}
+
+/** V1 async=true: events stored pending, to be evaluated by a worker; answers their ids in order. */
+export function storePendingStatement(rows: unknown[]): Statement {
+  const values: unknown[] = [];
+  const param = (value: unknown) => `$${values.push(value)}`;
+  const insert = steps.insertEvents(rows);
+  return { name: 'store-pending-events', text: `WITH ${insert.name} AS (\n         ${insert.sql(param)}\n       )\n       SELECT array_agg(id ORDER BY id) AS event_ids FROM inserted_events`, values };
+}
