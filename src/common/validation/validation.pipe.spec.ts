@@ -153,6 +153,14 @@ describe('AppValidationPipe on bodies', () => {
       expect(fields(error)).toEqual(['user']);
     });
 
+    it('a missing wrapper wins over unknown members beside it, reserved names included', async () => {
+      for (const value of [{ external_id: 'c-1' }, { external_id: 'c-1', foo: 1 }, { user: null, foo: 1 }, JSON.parse('{"constructor":{"a":1}}')]) {
+        const error = await rejection(value);
+        expect(error.code).toBe('missing_data');
+        expect(fields(error)).toEqual(['user']);
+      }
+    });
+
     it('a missing nested field, with the dotted path', async () => {
       const error = await rejection({ user: { division_id: 3 } });
       expect(error.code).toBe('missing_data');

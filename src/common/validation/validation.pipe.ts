@@ -2,6 +2,7 @@ import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, Validatio
 import { AppError, ErrorDetail } from '../errors/app-error.js';
 import { bodyShapeProblem } from './body-shape.js';
 import { checkBody, dropReservedQueryMembers, isStorableText } from './request-input.js';
+import { checkWrappers, DtoClass } from './wrappers.js';
 
 const WORD = /\w/;
 
@@ -77,8 +78,9 @@ function becomesDto(metadata: ArgumentMetadata): boolean {
 /**
  * Bodies reject unknown members; query strings ignore unknown parameters (proxies and clients add their own, such as
  * cache busters), while the known ones are still validated. A body that becomes a DTO is first checked for a shape the
- * transformation cannot handle (bodyShapeProblem: too deep, too many members or items), for text PostgreSQL cannot
- * store and member names the transformation would drop (checkBody). A body left as sent (V2) is its route's to check,
+ * transformation cannot handle (bodyShapeProblem: too deep, too many members or items), then for a missing wrapper
+ * (checkWrappers: missing_data wins over anything sent beside it), then for text PostgreSQL cannot store and member
+ * names the transformation would drop (checkBody). A body left as sent (V2) is its route's to check,
  * which answers as the contract says for it (missing_data naming the event).
  */
 @Injectable()
@@ -98,6 +100,7 @@ export class AppValidationPipe implements PipeTransform {
       if (metadata.type === 'body' && becomesDto(metadata)) {
         const problem = bodyShapeProblem(value);
         if (problem) throw new AppError(problem.code, `${problem.field} ${problem.message}`, [{ field: problem.field, message: problem.message }]);
+        checkWrappers(metadata.metatype as DtoClass, value);
         checkBody(value);
       }
       return this.strict.transform(value, metadata);
