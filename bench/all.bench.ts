@@ -1,13 +1,16 @@
 /**
- * Every benchmark of bench/ in one run: the rules engine, V1 sync events and retrieval, V2 acceptance, processing and
- * lag, each next to the ceiling measured in the same run (the raw `pg` transaction, the bare addBulk route, the no-op
- * BullMQ worker, the engine's index lookup). V1 and V2 each get a freshly created database and API process, dropped
- * and stopped at the end (even on failure). Prints each benchmark's own tables as it ends, then one summary table:
+ * Every benchmark of bench/ in one run: the rules engine, V1 sync events and retrieval, issue #13's hot customer and
+ * cold-cache bursts, V2 acceptance, processing and lag, each next to the ceiling measured in the same run (the raw
+ * `pg` transaction P, a Nest route that does nothing, the same traffic without the hot customer, the acceptance
+ * ceiling of one INSERT + addBulk on node:http, the no-op BullMQ worker, the engine's index lookup). V1, the pipeline
+ * phase and V2 each get a freshly created database and API process, dropped and stopped at the end (even on failure). Prints each benchmark's own tables as it ends, then one summary table:
  * figure, value, ceiling, ratio and the issue's target, and the total time.
- * Run: npm run bench (BENCH_SECONDS per phase of V1 and V2, default 8: under 5 minutes on a 2-core machine).
+ * Run: npm run bench (BENCH_SECONDS per phase of V1, the pipeline phase and V2, default 8: under 5 minutes on a
+ * 2-core machine).
  */
 import { performance } from 'node:perf_hooks';
 import { engineFigures, engineTable, measureEngine } from './support/engine-phase.js';
+import { runPipeline } from './support/pipeline-phase.js';
 import { figuresTable, type Figure } from './support/summary.js';
 import { runV1 } from './support/v1-phase.js';
 import { runV2 } from './support/v2-phase.js';
@@ -39,12 +42,13 @@ await section('Rules engine (bench:engine)', async () => {
   return { output: engineTable(rows), figures: engineFigures(rows) };
 });
 await section('Events V1 and retrieval (bench:v1)', () => runV1({ seconds: SECONDS }));
+await section('One evaluation pipeline: hot customer, cold-cache bursts (bench:pipeline)', () => runPipeline({ seconds: SECONDS }));
 await section('Events V2 and the workers (bench:v2)', () => runV2({ seconds: SECONDS }));
 
 const total = (performance.now() - began) / 1000;
 process.stdout.write(
   `\n## Summary\n\n${figuresTable(figures)}` +
-    `ratio: % of the ceiling for rates, × the ceiling for times and costs; engine on one core, V1 and V2 ${SECONDS}s per phase, ` +
+    `ratio: % of the ceiling for rates, × the ceiling for times and costs; engine on one core, V1, pipeline and V2 ${SECONDS}s per phase, ` +
     `each on a fresh database; node ${process.version}\n` +
     `total ${Math.floor(total / 60)} min ${Math.round(total % 60)} s (${durations.join(', ')})\n`,
 );

@@ -1,8 +1,8 @@
 /**
  * V1 events benchmark: a realistic campaign (10 live behaviors, 5 listening to the event sent), 10,000 customers,
- * 10 concurrent connections. Prints, side by side in one run: V1 sync events, the retrieval route, and a raw `pg`
- * script doing the same transaction shape (lock customer, upsert progress, insert event, update points) as the
- * ceiling, interleaved in rounds so that the machine's slow spells hit them alike; then the same V1 load on a single
+ * 10 concurrent connections. Prints, side by side in one run: V1 sync events, the retrieval route, GET /health/live
+ * (a Nest route that does nothing: the framework floor) and a raw `pg` script doing the same transaction shape (lock
+ * customer, upsert progress, insert event, update points) as the ceiling P, interleaved in rounds so that the machine's slow spells hit them alike; then the same V1 load on a single
  * customer (lock contention) with its totals checked. Each row adds the CPU a request cost the API, PostgreSQL and
  * this process (the load generator, and the raw script itself in the raw row).
  * Run: npm run bench:v1 (BENCH_SECONDS per workload, default 10; BENCH_ONLY=v1 for V1 and the ceiling alone).

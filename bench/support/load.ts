@@ -10,6 +10,8 @@ export interface LoadResult {
   latenciesMs: number[];
   /** CPU microseconds per request of the API, of PostgreSQL and of the benchmark process (see measured()). */
   cpuPerRequest?: { api: number; postgres: number; bench: number };
+  /** The slices an interleaved() result merges, one per round. */
+  rounds?: LoadResult[];
 }
 
 /** Runs a load and adds what it cost each process per request. */
@@ -62,6 +64,31 @@ export async function interleaved(loads: Array<(seconds: number) => Promise<Load
   return slices.map(merge);
 }
 
+/**
+ * interleaved() over named loads: answers each load's merged result under its name. Adding a workload to a phase is
+ * one more entry (and its row and figures where the phase prints them).
+ */
+export async function interleavedNamed<K extends string>(
+  loads: Record<K, (seconds: number) => Promise<LoadResult>>,
+  seconds: number,
+  rounds = 5,
+): Promise<Record<K, LoadResult>> {
+  const names = Object.keys(loads) as K[];
+  const results = await interleaved(
+    names.map((name) => loads[name]),
+    seconds,
+    rounds,
+  );
+  return Object.fromEntries(names.map((name, i) => [name, results[i]])) as Record<K, LoadResult>;
+}
+
+/** Requests answered 5xx or not answered at all (a connection error or a timeout: no status). */
+export function failures5xx(r: LoadResult): number {
+  const answered = Object.values(r.statuses).reduce((n, c) => n + c, 0);
+  const fivexx = Object.entries(r.statuses).reduce((n, [status, count]) => n + (Number(status) >= 500 ? count : 0), 0);
+  return fivexx + (r.requests - answered);
+}
+
 function merge(results: LoadResult[]): LoadResult {
   const requests = results.reduce((n, r) => n + r.requests, 0);
   const statuses: Record<number, number> = {};
@@ -73,6 +100,7 @@ function merge(results: LoadResult[]): LoadResult {
     statuses,
     seconds: results.reduce((n, r) => n + r.seconds, 0),
     latenciesMs: results.flatMap((r) => r.latenciesMs),
+    rounds: results,
     ...(results.every((r) => r.cpuPerRequest) ? { cpuPerRequest: { api: cpu('api'), postgres: cpu('postgres'), bench: cpu('bench') } } : {}),
   };
 }
@@ -113,13 +141,17 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
  * A lean HTTP client for load (node:http with keep-alive): fetch costs the load generator several times more CPU per
  * request, and on a small machine that CPU is taken from the server being measured.
  */
-export function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<number> {
+export function send(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; agent?: http.Agent; timeoutMs?: number } = {},
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, agent }, (res) => {
+    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, agent: options.agent ?? agent }, (res) => {
       res.on('data', () => undefined);
       res.on('end', () => resolve(res.statusCode ?? 0));
       res.on('error', reject);
     });
+    if (options.timeoutMs !== undefined) req.setTimeout(options.timeoutMs, () => req.destroy(new Error('timeout')));
     req.on('error', reject);
     req.end(options.body);
   });

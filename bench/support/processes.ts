@@ -1,4 +1,4 @@
-/** Node child processes of a benchmark (workers, the bare route), each stopped for sure, even when a phase fails. */
+/** Node child processes of a benchmark (workers, the acceptance ceiling), each stopped for sure, even when a phase fails. */
 import { spawn, ChildProcess } from 'node:child_process';
 import { onInterrupt } from './cleanup.js';
 
