@@ -237,6 +237,16 @@ describe('ErrorFilter', () => {
       },
     );
 
+    it.each([
+      ['a row lock not granted within lock_timeout (55P03)', Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }), /locked by another transaction/],
+      ['no pooled connection free in time', new Error('timeout exceeded when trying to connect'), /no database connection became free/],
+    ])('%s → 503 service_unavailable naming the cause', (_label, error, cause) => {
+      const { status, errors } = answer(error);
+      expect(status).toBe(503);
+      expect(errors.code).toBe('service_unavailable');
+      expect(errors.message).toMatch(cause);
+    });
+
     it('a socket error of another realm (raised by Node itself, seen from a VM context) → 503 service_unavailable', () => {
       const foreign = Object.assign(runInNewContext('new Error("write ECONNRESET")') as object, { code: 'ECONNRESET' });
       expect(foreign instanceof Error).toBe(false);

@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@n
 import type { Request, Response } from 'express';
 import { AppError } from './app-error.js';
 import { LOGGER, type Logger } from '../logging/logger.js';
-import { isConnectionError } from './connection-errors.js';
+import { busyCause, isConnectionError } from './connection-errors.js';
 
 interface BodyParserError {
   type?: string;
@@ -37,6 +37,8 @@ export class ErrorFilter implements ExceptionFilter {
     if (parserError?.type === 'entity.too.large') return new AppError('payload_too_large', 'request body is too large');
     if (exception instanceof HttpException) return fromHttpException(exception, req);
     if (isUnstorableText(exception)) return new AppError('validation', 'a value holds a character that cannot be stored (NUL)');
+    const busy = busyCause(exception);
+    if (busy) return new AppError('service_unavailable', busy);
     if (isConnectionError(exception)) {
       return new AppError('service_unavailable', 'a backing service is unreachable; retry later');
     }

@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bullmq';
 import { DataSource, EntityManager } from 'typeorm';
+import { CLOCK, type Clock } from '../../common/clock.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { PeriodicSweep } from '../../common/scheduling/periodic-sweep.js';
 import { APP_CONFIG } from '../../config/config.module.js';
@@ -22,6 +23,7 @@ export class EventsSweeper extends PeriodicSweep {
     @InjectQueue(QueueName.Events) private readonly queue: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) logger: Logger,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {
     super(db, logger, 7_700_001, 'events');
   }
@@ -34,7 +36,7 @@ export class EventsSweeper extends PeriodicSweep {
     );
     if (rows.length === 0) return 0;
     // One sweep job per event per SWEEP_AFTER_SECONDS window: a backlog is not queued again every 5 seconds.
-    const window = Math.floor(Date.now() / (this.config.sweepAfterSeconds * 1000));
+    const window = Math.floor(this.clock.now() / (this.config.sweepAfterSeconds * 1000));
     await enqueueEvents(this.queue, rows, EventsJob.Evaluate, `sweep-${window}`);
     this.logger.info({ events: rows.length }, 'sweeper queued pending events');
     return rows.length;

@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
+import { CLOCK, type Clock } from '../../common/clock.js';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
@@ -23,10 +24,11 @@ export class V2EventsUseCase {
     @InjectQueue(QueueName.Events) private readonly queue: Queue,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly counters: EventCounters,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute(tenant: Tenant, body: unknown, requestId: string): Promise<{ status: 'ok' }> {
-    const events = parseV2Body(body, Date.now());
+    const events = parseV2Body(body, this.clock.now());
     const divisions = await this.divisions(tenant, events);
     const stored: Array<{ id: string; customer_id: string | null }> = await this.db.query(
       `INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, context, division_id,

@@ -3,6 +3,7 @@ import https from 'node:https';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { CLOCK, type Clock } from '../../common/clock.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { signWebhook } from './signature.js';
@@ -43,6 +44,7 @@ export class DeliverWebhookUseCase {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** Answers null when there is nothing to send (delivered already, cancelled, or the webhook deleted). */
@@ -63,9 +65,9 @@ export class DeliverWebhookUseCase {
       ]);
       return null;
     }
-    const startedAt = new Date();
+    const startedAt = new Date(this.clock.now());
     const { responseCode, error } = await this.post(deliveryId, claimed);
-    const finishedAt = new Date();
+    const finishedAt = new Date(this.clock.now());
     const ok = error === null;
     const status = ok ? 'delivered' : last ? 'failed' : 'retrying';
     const durationMs = finishedAt.getTime() - startedAt.getTime();
@@ -86,7 +88,7 @@ export class DeliverWebhookUseCase {
     // An address literal is not looked up: checked here. A name is checked by the lookup the connection itself uses.
     if (guard && isPrivateAddress(url.hostname)) return { responseCode: null, error: 'the URL points at a private address' };
     const body = JSON.stringify(delivery.payload);
-    const timestamp = Math.floor(Date.now() / 1000);
+    const timestamp = Math.floor(this.clock.now() / 1000);
     const headers = {
       'content-type': 'application/json',
       'content-length': String(Buffer.byteLength(body)),

@@ -34,7 +34,7 @@ export function webhookOccurrences(
   result: EvaluationResult,
   externalId: string,
   subscribed: ReadonlySet<WebhookEventType>,
-  now = Date.now(),
+  now: number,
 ): WebhookOccurrence[] {
   if (subscribed.size === 0) return [];
   const who = { user_id: result.customer.id, external_id: externalId };
