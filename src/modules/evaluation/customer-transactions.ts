@@ -10,6 +10,9 @@ export const LANE_WAIT_MS = 10_000;
 /** How long a statement of the event path waits for a row lock (another process's transaction) before it gives up. */
 export const LOCK_WAIT_MS = 5_000;
 
+/** How every transaction of the path begins: its lock waits bounded (then 55P03, answered 503). */
+export const BEGIN_STATEMENT = `BEGIN; SET LOCAL lock_timeout = ${LOCK_WAIT_MS}`;
+
 /** A transaction of the event path; `commitWith` ends it in the same round trip as its last write. */
 export interface CustomerTransaction {
   uow: UnitOfWork;
@@ -63,7 +66,7 @@ export class CustomerTransactions {
         commitWith: async (last) => (await Promise.all([last, commit()]))[0],
       };
       // Not awaited: it goes out in one write with the work's first statements, and a failure shows in theirs.
-      uow.run({ text: `BEGIN; SET LOCAL lock_timeout = ${LOCK_WAIT_MS}` }).catch(() => undefined);
+      uow.run({ text: BEGIN_STATEMENT }).catch(() => undefined);
       try {
         const result = await work(tx);
         if (!ended) await commit();
