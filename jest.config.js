@@ -19,6 +19,14 @@ export default {
       globalSetup: '<rootDir>/test/support/global-setup.js',
       globalTeardown: '<rootDir>/test/support/global-teardown.js',
     },
+    // Medium: the evaluation pipeline and its repositories on the run's real database, without HTTP (test/medium).
+    {
+      ...common,
+      displayName: 'medium',
+      testMatch: ['<rootDir>/test/medium/**/*.medium-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.js',
+      globalTeardown: '<rootDir>/test/support/global-teardown.js',
+    },
     // Faults: Redis stopped, PostgreSQL connections killed, workers killed. Part of `npm test`; `npm run test:faults`
     // runs them alone. They stop only a Redis server of their own and kill only this run's database connections.
     {
