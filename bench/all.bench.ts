@@ -1,7 +1,7 @@
 /**
  * Every benchmark of bench/ in one run: the rules engine, V1 sync events and retrieval, issue #13's hot customer and
  * cold-cache bursts, V2 acceptance, processing and lag, each next to the ceiling measured in the same run (the raw
- * `pg` transaction P, a Nest route that does nothing, the same traffic without the hot customer, the acceptance
+ * `pg` transaction P, the service's own statements on node:http S, a Nest route that does nothing, the same traffic without the hot customer, the acceptance
  * ceiling of one INSERT + addBulk on node:http, the no-op BullMQ worker, the engine's index lookup). V1, the pipeline
  * phase and V2 each get a freshly created database and API process, dropped and stopped at the end (even on failure). Prints each benchmark's own tables as it ends, then one summary table:
  * figure, value, ceiling, ratio and the issue's target, and the total time.

@@ -1,11 +1,13 @@
 /**
  * V1 events benchmark: a realistic campaign (10 live behaviors, 5 listening to the event sent), 10,000 customers,
  * 10 concurrent connections. Prints, side by side in one run: V1 sync events, the retrieval route, GET /health/live
- * (a Nest route that does nothing: the framework floor) and a raw `pg` script doing the same transaction shape (lock
- * customer, upsert progress, insert event, update points) as the ceiling P, interleaved in rounds so that the machine's slow spells hit them alike; then the same V1 load on a single
+ * (a Nest route that does nothing: the framework floor), the ceiling S (a plain node:http server running the service's
+ * own statements and engine over raw `pg`, no framework, no auth: support/plain-server.ts) and a raw `pg` script doing
+ * the same transaction shape (lock customer, upsert progress, insert event, update points) as the ceiling P,
+ * interleaved in rounds so that the machine's slow spells hit them alike; then the same V1 load on a single
  * customer (lock contention) with its totals checked. Each row adds the CPU a request cost the API, PostgreSQL and
- * this process (the load generator, and the raw script itself in the raw row).
- * Run: npm run bench:v1 (BENCH_SECONDS per workload, default 10; BENCH_ONLY=v1 for V1 and the ceiling alone).
+ * this process (the load generator, and the raw script itself in the raw row; S's own process is its API column).
+ * Run: npm run bench:v1 (BENCH_SECONDS per workload, default 10; BENCH_ONLY=v1 for V1, S and P alone).
  */
 import { runV1 } from './support/v1-phase.js';
 

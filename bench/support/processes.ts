@@ -20,8 +20,11 @@ export function startNode(script: string, env: NodeJS.ProcessEnv, stdout: 'ignor
   return child;
 }
 
-/** Resolves when the child writes `line` on its stdout (started with `pipe`); rejects if it exits first or after `ms`. */
-export function waitForLine(child: ChildProcess, line: string, ms = 30_000): Promise<void> {
+/**
+ * Resolves when the child writes `line` on its stdout (started with `pipe`), with what it wrote up to then; rejects if
+ * it exits first or after `ms`.
+ */
+export function waitForLine(child: ChildProcess, line: string, ms = 30_000): Promise<string> {
   return new Promise((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => reject(new Error(`no "${line}" from pid ${child.pid} in ${ms} ms`)), ms);
@@ -29,7 +32,7 @@ export function waitForLine(child: ChildProcess, line: string, ms = 30_000): Pro
       seen += chunk.toString();
       if (seen.includes(line)) {
         clearTimeout(timer);
-        resolve();
+        resolve(seen);
       }
     });
     child.once('exit', (code) => {

@@ -1,11 +1,15 @@
 /**
  * The V1 benchmark's measurements (see v1.bench.ts), on a fresh database and API process of their own: V1 sync
- * events, the retrieval route, the framework floor (a Nest route that does nothing) and the raw `pg` ceiling P
- * interleaved in rounds, then V1 on a single customer.
+ * events, the retrieval route, the framework floor (a Nest route that does nothing), the ceiling S (the service's own
+ * statements and engine on a plain node:http server, plain-server.ts) and the raw `pg` ceiling P interleaved in
+ * rounds, then V1 on a single customer.
  */
+import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { createLiveCampaign } from './campaign.js';
+import { cpuSnapshot } from './cpu.js';
 import { CPU_COLUMNS, interleavedNamed, load, LoadResult, measured, percentile, send, summary, table } from './load.js';
+import { startNode, stopChild, waitForLine } from './processes.js';
 import { rawTransaction } from './raw-pg.js';
 import { bootstrap, startServer } from './server.js';
 import type { Figure } from './summary.js';
@@ -25,6 +29,7 @@ export interface V1Options {
 export async function runV1({ seconds, only, port = 3900 }: V1Options): Promise<{ output: string; figures: Figure[] }> {
   const server = await startServer(port);
   const db = new pg.Pool({ connectionString: server.databaseUrl, max: CONCURRENCY });
+  let plain: ChildProcess | undefined;
   try {
     const tenant = await bootstrap(server.url);
     const headers = { authorization: tenant.auth, 'content-type': 'application/json' };
@@ -40,13 +45,28 @@ export async function runV1({ seconds, only, port = 3900 }: V1Options): Promise<
           [tenant.organizationId, prefix, CUSTOMERS],
         )
       ).rows.map((r) => r.id);
-    // The raw phase writes progress the engine never wrote: its customers are its own.
-    const [ids, rawIds] = [await customers('bench-'), await customers('raw-')];
+    // The raw phase writes progress the engine never wrote: its customers are its own. S's are its own too, so that
+    // each customer's history (progress states, events) grows as much under S as under V1.
+    const [ids, rawIds, plainIds] = [await customers('bench-'), await customers('raw-'), await customers('plain-')];
+    // Ceiling S: a process of its own (its CPU measured as the API's is), on a free port, the same database and tenant,
+    // started once the campaign exists (it compiles the rules at start).
+    plain = startNode('dist/bench/support/plain-server.js', { ...server.env, PORT: '0', API_KEY: tenant.key }, 'pipe');
+    const plainPort = Number(/port (\d+)\n/.exec(await waitForLine(plain, 'ready\n'))?.[1]);
+    const plainBase = `http://127.0.0.1:${plainPort}/priv/v1/apps/${tenant.key}`;
+    const plainPid = plain.pid!;
+    const database = new URL(server.databaseUrl).pathname.slice(1);
     const pick = (list: string[], i: number) => list[(i * 7919) % list.length];
     const event = (i: number) => JSON.stringify({ events: { visit: { store_id: `s${i % 13}` } } });
     const post = (id: string, i: number) => send(`${base}/users/${id}/events`, { method: 'POST', headers, body: event(i) });
     const cpu = () => server.cpu();
     const v1Load = (s: number) => measured(cpu, () => load((i) => post(pick(ids, i), i), CONCURRENCY, s));
+    // No authorization header: S does no auth (the API checks the key and secret against its in-process cache).
+    const plainHeaders = { 'content-type': 'application/json' };
+    const plainLoad = (s: number) =>
+      measured(
+        () => cpuSnapshot([plainPid], database),
+        () => load((i) => send(`${plainBase}/users/${pick(plainIds, i)}/events`, { method: 'POST', headers: plainHeaders, body: event(i) }), CONCURRENCY, s),
+      );
     const rawLoad = (s: number) => measured(cpu, () => load((i) => rawTransaction(db, tenant.organizationId, tenant.key, pick(rawIds, i)), CONCURRENCY, s));
     const retrievalLoad = (s: number) => measured(cpu, () => load((i) => send(`${base}/users/${pick(ids, i)}/events`, { headers }), CONCURRENCY, s));
     // The framework floor: GET /health/live answers {"status":"ok"} from memory (no PostgreSQL, no Redis), through
@@ -54,15 +74,24 @@ export async function runV1({ seconds, only, port = 3900 }: V1Options): Promise<
     const floorLoad = (s: number) => measured(cpu, () => load(() => send(`${server.url}/health/live`), CONCURRENCY, s));
     const header = ['workload', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling', ...CPU_COLUMNS];
 
-    await interleavedNamed({ v1: v1Load, raw: rawLoad }, 2, 1); // warm-up: compiled rules, connection pools, JIT
+    const sameAnswer = await compareAnswers(`${base}/users/${ids[0]}/events`, headers, `${plainBase}/users/${plainIds[0]}/events`, plainHeaders, event(0));
+    await interleavedNamed({ v1: v1Load, s: plainLoad, raw: rawLoad }, 3, 1);
+    // S's events stored during the measured rounds, against its answers 200.
+    const plainEvents = async () =>
+      Number((await db.query(`SELECT count(*) AS n FROM events e JOIN customers c ON c.id = e.customer_id WHERE c.organization_id = $1 AND c.external_id LIKE 'plain-%'`, [tenant.organizationId])).rows[0].n);
+    const plainBefore = await plainEvents();
+    const plainStored = async (r: LoadResult) => `S stored ${(await plainEvents()) - plainBefore} events for its ${r.statuses[200] ?? 0} answers 200\n`; // warm-up: compiled rules, connection pools, JIT
     if (only === 'v1') {
-      const { v1, raw } = await interleavedNamed({ v1: v1Load, raw: rawLoad }, seconds);
-      return { output: table(header, [summary('V1 sync event', v1, raw), summary('raw pg transaction P (ceiling)', raw, raw)]), figures: v1Figures(v1, raw) };
+      const { v1, s, raw } = await interleavedNamed({ v1: v1Load, s: plainLoad, raw: rawLoad }, seconds);
+      return {
+        output: table(header, [summary('V1 sync event', v1, raw), summary(S_ROW, s, raw), summary('raw pg transaction P (ceiling)', raw, raw)]) + plainNote(v1, s, sameAnswer) + (await plainStored(s)),
+        figures: [...v1Figures(v1, raw), ...plainFigures(v1, s, raw)],
+      };
     }
     // Every workload of the comparison, interleaved in rounds (one more is one more entry here, its row and its
-    // figures below). Slot for ceiling S, added by the event path's refactor: a node:http server running the
-    // service's exact SQL over raw pg, started next to the API; its workload goes in this record as `s`.
-    const { v1, retrieval, floor, raw } = await interleavedNamed({ v1: v1Load, retrieval: retrievalLoad, floor: floorLoad, raw: rawLoad }, seconds);
+    // figures below).
+    const { v1, retrieval, floor, s, raw } = await interleavedNamed({ v1: v1Load, retrieval: retrievalLoad, floor: floorLoad, s: plainLoad, raw: rawLoad }, seconds);
+    const plainCheck = await plainStored(s);
     // A customer of its own, so the contention totals are this phase's alone.
     const one = (await db.query(`INSERT INTO customers (organization_id, external_id, time_zone, division_id) SELECT $1, 'contended', 'America/New_York', id FROM divisions WHERE organization_id = $1 RETURNING id`, [tenant.organizationId])).rows[0].id as string;
     const before = (await db.query(`SELECT count(*)::int AS n FROM events WHERE customer_id = $1`, [one])).rows[0].n as number;
@@ -81,6 +110,7 @@ export async function runV1({ seconds, only, port = 3900 }: V1Options): Promise<
       summary('V1 sync event (10 behaviors, 5 listening)', v1, raw),
       summary('retrieval GET users/:id/events', retrieval, raw),
       summary('GET /health/live, a Nest route doing nothing (floor)', floor, raw),
+      summary(S_ROW, s, raw),
       summary('raw pg transaction P (ceiling)', raw, raw),
       summary('V1 sync, every request one customer', contended, raw),
     ];
@@ -93,10 +123,13 @@ export async function runV1({ seconds, only, port = 3900 }: V1Options): Promise<
       `contention: statuses ${statuses(contended)}; events stored ${stored} of ${contended.requests} sent; ` +
       `ledger sum ${check.ledger} = lifetime ${check.lifetime_points} = available ${check.available_points}: ${exact ? 'exact' : 'MISMATCH'}\n` +
       `floor: GET /health/live answers from memory (no PostgreSQL, no Redis) through the app's global middleware; its API CPU per request is what any Nest route costs\n` +
+      plainNote(v1, s, sameAnswer) +
+      plainCheck +
       `${CUSTOMERS} customers, ${CONCURRENCY} connections, ${seconds}s per phase, node ${process.version}\n`;
     const errors5xx = Object.entries(contended.statuses).reduce((n, [status, count]) => n + (Number(status) >= 500 ? count : 0), 0);
     const figures: Figure[] = [
       ...v1Figures(v1, raw),
+      ...plainFigures(v1, s, raw),
       ...floorFigures(v1, floor, raw),
       { figure: 'retrieval GET users/:id/events', value: rps(retrieval), unit: 'req/s', ceiling: 'raw pg transaction P', ceilingValue: rps(raw) },
       { figure: 'V1 sync, every request one customer', value: rps(contended), unit: 'req/s', ceiling: 'raw pg transaction P', ceilingValue: rps(raw) },
@@ -110,9 +143,66 @@ export async function runV1({ seconds, only, port = 3900 }: V1Options): Promise<
     ];
     return { output, figures };
   } finally {
+    if (plain) await stopChild(plain);
     await db.end();
     await server.stop();
   }
+}
+
+const S_ROW = 'ceiling S: service SQL + engine on node:http, no auth';
+
+/** What the S row is, and V1 against it (the table's "vs ceiling" column is against P). */
+function plainNote(v1: LoadResult, s: LoadResult, sameAnswer: string): string {
+  const cpu = (r: LoadResult, k: 'api' | 'postgres') => r.cpuPerRequest?.[k].toFixed(0) ?? '-';
+  return (
+    `ceiling S: a node:http server (no Nest, no Express) running the service's own compiled event path (UnitOfWork, EvaluationRepository, the engine, ` +
+    `planWrite, v1Response) over raw pg in pipeline mode: BEGIN + lock_timeout + the locked customer read + the progress read in one round trip, ` +
+    `the write statement + COMMIT in another; rules compiled once at start (a warm cache); no auth (the API checks the key and secret against its ` +
+    `in-process cache), no request id or log line, no validation, rate limit, metrics or per-customer lanes; its "API CPU" is its own process\n` +
+    `V1 sync vs S: ${ratioPct(rps(v1), rps(s))} of S's req/s (target ≥ 75%); API CPU per request ${cpu(v1, 'api')} µs against S's ${cpu(s, 'api')} µs, ` +
+    `PostgreSQL ${cpu(v1, 'postgres')} µs against ${cpu(s, 'postgres')} µs\n` +
+    `S's answer to a customer's first event against the API's: ${sameAnswer}\n`
+  );
+}
+
+/**
+ * The same first event to a fresh customer of the API and one of S: `identical` bodies, or the same JSON shape
+ * (keys and types; values such as times may differ), or not.
+ */
+async function compareAnswers(apiUrl: string, apiHeaders: Record<string, string>, plainUrl: string, plainHeaders: Record<string, string>, body: string): Promise<string> {
+  const post = async (url: string, headers: Record<string, string>) => {
+    const res = await fetch(url, { method: 'POST', headers, body });
+    return { status: res.status, text: await res.text() };
+  };
+  const [api, plain] = [await post(apiUrl, apiHeaders), await post(plainUrl, plainHeaders)];
+  if (api.status !== 200 || plain.status !== 200) return `NOT compared (API ${api.status}, S ${plain.status})`;
+  if (api.text === plain.text) return `identical (${api.text.length} bytes)`;
+  const shape = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(shape) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shape(x)])) : typeof v;
+  const same = JSON.stringify(shape(JSON.parse(api.text))) === JSON.stringify(shape(JSON.parse(plain.text)));
+  return same ? `same shape, values differ (${api.text.length} and ${plain.text.length} bytes)` : `DIFFERENT shape (${api.text.length} and ${plain.text.length} bytes)`;
+}
+
+const ratioPct = (value: number, ceiling: number) => `${((value / ceiling) * 100).toFixed(0)}%`;
+
+/**
+ * V1 against the ceiling S (the same statements and engine without the framework): throughput (target ≥ 75%), p99,
+ * and the CPU per request on each side; S against P.
+ */
+function plainFigures(v1: LoadResult, s: LoadResult, raw: LoadResult): Figure[] {
+  const CEILING = 'ceiling S (service SQL, node:http)';
+  const figures: Figure[] = [
+    { figure: 'V1 sync vs S', value: rps(v1), unit: 'req/s', ceiling: CEILING, ceilingValue: rps(s), target: '≥ 75% of ceiling', met: rps(v1) >= 0.75 * rps(s) },
+    { figure: 'V1 sync p99 vs S', value: percentile(v1.latenciesMs, 99), unit: 'ms', ceiling: `${CEILING} p99`, ceilingValue: percentile(s.latenciesMs, 99), ratioAs: '×' },
+    { figure: 'ceiling S vs P', value: rps(s), unit: 'req/s', ceiling: 'raw pg transaction P', ceilingValue: rps(raw) },
+  ];
+  if (v1.cpuPerRequest && s.cpuPerRequest) {
+    figures.push(
+      { figure: 'API CPU per V1 request vs S', value: v1.cpuPerRequest.api, unit: 'µs', ceiling: `${CEILING}, its process`, ceilingValue: s.cpuPerRequest.api, ratioAs: '×' },
+      { figure: 'PostgreSQL CPU per V1 request vs S', value: v1.cpuPerRequest.postgres, unit: 'µs', ceiling: CEILING, ceilingValue: s.cpuPerRequest.postgres, ratioAs: '×' },
+    );
+  }
+  return figures;
 }
 
 const rps = (r: LoadResult) => r.requests / r.seconds;
