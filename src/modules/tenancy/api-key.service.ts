@@ -96,6 +96,16 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     return tenant;
   }
 
+  /**
+   * The tenant when the key was verified recently with this very secret (the cache), without a lookup or a hash;
+   * null otherwise, also for a key not in the cache. For a source over its failed-attempt budget.
+   */
+  verifyCached(key: string, secret: string): Tenant | null {
+    const cached = this.cache.get(key);
+    if (!cached || cached.expiresAt <= Date.now()) return null;
+    return timingSafeEqual(cached.secretDigest, sha256(secret)) ? cached.tenant : null;
+  }
+
   /** Deactivates a key; false when no such key exists. */
   async deactivate(key: string): Promise<boolean> {
     if (!isApiKeyForm(key)) return false;

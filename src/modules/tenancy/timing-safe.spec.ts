@@ -83,7 +83,6 @@ describe('ApiKeyService.verify', () => {
       id: 1,
       key,
       secret_hash: await hashSecret('right-secret'),
-      active: true,
       organization_id: 2,
       application_id: 3,
       multi_org_enabled: false,
