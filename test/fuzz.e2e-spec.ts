@@ -48,7 +48,7 @@ describe('fuzzing every route', () => {
   const statuses = new Map<string, Map<number, number>>();
 
   beforeAll(async () => {
-    app = await createTestApp({ rateLimitPerMinute: 10_000_000 });
+    app = await createTestApp({ rateLimitPerMinute: 10_000_000, authFailuresPerMinute: 10_000_000 });
     await app.listen(0, '127.0.0.1');
     const own = await buildOrg(app, 'Fuzzed');
     const other = await buildOrg(app, 'Other');

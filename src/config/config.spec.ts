@@ -114,6 +114,20 @@ describe('loadConfig', () => {
       expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '1' }).rateLimitPerMinute).toBe(1);
     });
 
+    it('AUTH_FAILURES_PER_MINUTE as a positive integer (default 20), refusing 0 and words', () => {
+      expect(loadConfig({}).authFailuresPerMinute).toBe(20);
+      expect(loadConfig({ AUTH_FAILURES_PER_MINUTE: '5' }).authFailuresPerMinute).toBe(5);
+      expect(() => loadConfig({ AUTH_FAILURES_PER_MINUTE: '0' })).toThrow(ConfigError);
+      expect(() => loadConfig({ AUTH_FAILURES_PER_MINUTE: 'many' })).toThrow(ConfigError);
+    });
+
+    it('TRUST_PROXY as a hop count from 0 (default) to 16', () => {
+      expect(loadConfig({}).trustProxy).toBe(0);
+      expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+      expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(ConfigError);
+      expect(() => loadConfig({ TRUST_PROXY: '17' })).toThrow(ConfigError);
+    });
+
     it('BODY_LIMIT in b, kb or mb, case-insensitive, normalised to lower case', () => {
       expect(loadConfig({ BODY_LIMIT: '512kb' }).bodyLimit).toBe('512kb');
       expect(loadConfig({ BODY_LIMIT: '2MB' }).bodyLimit).toBe('2mb');

@@ -9,6 +9,10 @@ export interface AppConfig {
   adminToken: string | null;
   queuePrefix: string;
   rateLimitPerMinute: number;
+  /** Failed authentications per api key and source address per minute before that source gets 429 for the key. */
+  authFailuresPerMinute: number;
+  /** Express `trust proxy` hops: 0 takes the TCP peer as the source address; n the n-th address from the right of X-Forwarded-For. */
+  trustProxy: number;
   bodyLimit: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   webhookAllowPrivateNetworks: boolean;
@@ -101,6 +105,8 @@ export function loadConfig(env: Env): AppConfig {
     adminToken: adminToken(env),
     queuePrefix: queuePrefix(env, redisCluster),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1, 10_000_000),
+    authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 20, 1, 10_000_000),
+    trustProxy: integer(env, 'TRUST_PROXY', 0, 0, 16),
     bodyLimit: bodyLimit(env),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
     webhookAllowPrivateNetworks: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),

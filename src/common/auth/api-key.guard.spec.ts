@@ -6,6 +6,7 @@ import { ApiKeyGuard, basicCredentials } from './api-key.guard.js';
 import { AppError } from '../errors/app-error.js';
 import type { Tenant } from '../http/request-context.js';
 import type { ApiKeyService } from '../../modules/tenancy/api-key.service.js';
+import type { MinuteCount, RateLimiter } from './rate-limiter.js';
 
 const basic = (userPass: string, scheme = 'Basic') => `${scheme} ${Buffer.from(userPass, 'utf8').toString('base64')}`;
 
@@ -77,12 +78,42 @@ describe('ApiKeyGuard', () => {
     rootDivisionId: 4,
   };
 
-  function setup(params: Record<string, string>, authorization: string | undefined, verified: Tenant | null) {
+  const FAILURE_LIMIT = 3;
+
+  /** A failed-attempt budget in memory, as the RateLimiter keeps it (per key and address, FAILURE_LIMIT a minute). */
+  function fakeLimiter() {
+    const failures = new Map<string, number>();
+    const count = (id: string): MinuteCount => ({ used: failures.get(id) ?? 0, limit: FAILURE_LIMIT, resetSeconds: 42 });
+    return {
+      failures,
+      failuresOf: jest.fn((key: string, address: string) => count(`${key}|${address}`)),
+      recordFailure: jest.fn((key: string, address: string) => {
+        failures.set(`${key}|${address}`, (failures.get(`${key}|${address}`) ?? 0) + 1);
+        return count(`${key}|${address}`);
+      }),
+      hit: jest.fn(),
+    };
+  }
+
+  function setup(
+    params: Record<string, string>,
+    authorization: string | undefined,
+    verified: Tenant | null,
+    options: { limiter?: ReturnType<typeof fakeLimiter>; ip?: string; cached?: Tenant | null } = {},
+  ) {
     const verify = jest.fn(async (_key: string, _secret: string): Promise<Tenant | null> => verified);
-    const guard = new ApiKeyGuard({ verify } as unknown as ApiKeyService);
-    const req = { params, header: (name: string) => (name.toLowerCase() === 'authorization' ? authorization : undefined) } as unknown as Request;
-    const context = { switchToHttp: () => ({ getRequest: () => req }) } as unknown as ExecutionContext;
-    return { guard, verify, req, context };
+    const verifyCached = jest.fn((_key: string, _secret: string): Tenant | null => options.cached ?? null);
+    const limiter = options.limiter ?? fakeLimiter();
+    const guard = new ApiKeyGuard({ verify, verifyCached } as unknown as ApiKeyService, limiter as unknown as RateLimiter);
+    const headers: Record<string, unknown> = {};
+    const req = {
+      params,
+      ip: options.ip ?? '203.0.113.7',
+      header: (name: string) => (name.toLowerCase() === 'authorization' ? authorization : undefined),
+    } as unknown as Request;
+    const res = { setHeader: (name: string, value: unknown) => (headers[name] = value) };
+    const context = { switchToHttp: () => ({ getRequest: () => req, getResponse: () => res }) } as unknown as ExecutionContext;
+    return { guard, verify, verifyCached, limiter, req, context, headers };
   }
 
   async function refusal(promise: Promise<boolean>): Promise<AppError> {
@@ -126,5 +157,64 @@ describe('ApiKeyGuard', () => {
     expect(refusedError.code).toBe('unauthorized');
     expect(refusedError.message).toBe(missingError.message);
     expect(refused.req.tenant).toBeUndefined();
+  });
+
+  describe('failed attempts: a budget per key and source address, apart from the request budget', () => {
+    it('counts every refusal for the path key and the address, and never spends the request budget', async () => {
+      const limiter = fakeLimiter();
+      for (const [header, verified] of [
+        [basic('abc123:wrong'), null],
+        [undefined, tenant],
+        [basic('other:s3cret'), tenant],
+      ] as const) {
+        const { guard, context } = setup({ api_key: 'abc123' }, header, verified, { limiter });
+        expect((await refusal(guard.canActivate(context))).code).toBe('unauthorized');
+      }
+      expect([...limiter.failures]).toEqual([['malformed|203.0.113.7', 3]]);
+      expect(limiter.hit).not.toHaveBeenCalled();
+    });
+
+    it('counts a key of the api key form under its own name', async () => {
+      const key = '0123456789abcdef0123456789abcdef';
+      const { guard, context, limiter } = setup({ api_key: key }, basic(`${key}:wrong`), null);
+      await refusal(guard.canActivate(context));
+      expect([...limiter.failures]).toEqual([[`${key}|203.0.113.7`, 1]]);
+    });
+
+    it('does not count a success', async () => {
+      const { guard, context, limiter } = setup({ api_key: 'abc123' }, basic('abc123:s3cret'), tenant);
+      await expect(guard.canActivate(context)).resolves.toBe(true);
+      expect(limiter.recordFailure).not.toHaveBeenCalled();
+    });
+
+    it(`answers 429 rate_limited with retry-after to a source over the budget, without verifying the secret`, async () => {
+      const limiter = fakeLimiter();
+      limiter.failures.set('malformed|203.0.113.7', FAILURE_LIMIT);
+      const { guard, context, verify, headers, req } = setup({ api_key: 'abc123' }, basic('abc123:another-guess'), null, { limiter });
+      const error = await refusal(guard.canActivate(context));
+      expect({ code: error.code, status: error.status }).toEqual({ code: 'rate_limited', status: 429 });
+      expect(headers['retry-after']).toBe(42);
+      expect(verify).not.toHaveBeenCalled();
+      expect(req.tenant).toBeUndefined();
+      expect(limiter.failures.get('malformed|203.0.113.7')).toBe(FAILURE_LIMIT);
+    });
+
+    it('still verifies requests from another address for the same key', async () => {
+      const limiter = fakeLimiter();
+      limiter.failures.set('malformed|203.0.113.7', FAILURE_LIMIT);
+      const { guard, context, verify } = setup({ api_key: 'abc123' }, basic('abc123:s3cret'), tenant, { limiter, ip: '198.51.100.9' });
+      await expect(guard.canActivate(context)).resolves.toBe(true);
+      expect(verify).toHaveBeenCalledWith('abc123', 's3cret');
+    });
+
+    it('lets a source over the budget in with the right secret of a key verified recently (the cache, no hashing)', async () => {
+      const limiter = fakeLimiter();
+      limiter.failures.set('malformed|203.0.113.7', FAILURE_LIMIT);
+      const { guard, context, verify, verifyCached, req } = setup({ api_key: 'abc123' }, basic('abc123:s3cret'), null, { limiter, cached: tenant });
+      await expect(guard.canActivate(context)).resolves.toBe(true);
+      expect(verifyCached).toHaveBeenCalledWith('abc123', 's3cret');
+      expect(verify).not.toHaveBeenCalled();
+      expect(req.tenant).toEqual(tenant);
+    });
   });
 });

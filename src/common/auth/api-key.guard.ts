@@ -1,7 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { AppError } from '../errors/app-error.js';
 import { ApiKeyService } from '../../modules/tenancy/api-key.service.js';
+import { isApiKeyForm } from '../../modules/tenancy/secrets.js';
+import { RateLimiter } from './rate-limiter.js';
 
 /** Parses `Authorization: Basic base64(api_key:api_secret)`; null when absent or malformed. */
 export function basicCredentials(header: string | undefined): { key: string; secret: string } | null {
@@ -13,22 +15,56 @@ export function basicCredentials(header: string | undefined): { key: string; sec
   return { key: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
 }
 
+/** The source of a request for the failed-attempt budget: Express's req.ip (see TRUST_PROXY), else the socket's. */
+export function sourceAddress(req: Request): string {
+  return req.ip ?? req.socket?.remoteAddress ?? 'unknown';
+}
+
 /**
  * Every /priv route: the :api_key path segment and HTTP Basic `api_key:api_secret` must name the same active key
  * with its secret. Unknown key, inactive key, missing or wrong secret all answer the same 401.
+ *
+ * Failed attempts have a budget of their own, per path key and source address (AUTH_FAILURES_PER_MINUTE, see
+ * RateLimiter): they never spend the key's request budget. Once a source is over it for a key, its requests for that
+ * key answer 429 without a secret being hashed, until the minute turns; only the right secret of a key verified
+ * recently (answered from the cache, no hashing) still gets in, so a guesser behind the same address as a working
+ * client does not lock that client out. Other sources are not affected.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
-  constructor(private readonly apiKeys: ApiKeyService) {}
+  constructor(
+    private readonly apiKeys: ApiKeyService,
+    private readonly limiter: RateLimiter,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const req = context.switchToHttp().getRequest<Request>();
+    const http = context.switchToHttp();
+    const req = http.getRequest<Request>();
     const pathKey = req.params.api_key;
     const credentials = basicCredentials(req.header('authorization'));
     const denied = () => new AppError('unauthorized', 'unknown or inactive api key, or missing or wrong api secret');
-    if (typeof pathKey !== 'string' || !credentials || credentials.key !== pathKey || credentials.secret.length === 0) throw denied();
-    const tenant = await this.apiKeys.verify(pathKey, credentials.secret);
-    if (!tenant) throw denied();
+    if (typeof pathKey !== 'string') throw denied();
+    // A path that names no possible key shares one budget per address (no counter per made-up key).
+    const budgetKey = isApiKeyForm(pathKey) ? pathKey : 'malformed';
+    const address = sourceAddress(req);
+    const usable = credentials !== null && credentials.key === pathKey && credentials.secret.length > 0;
+
+    const failures = this.limiter.failuresOf(budgetKey, address);
+    if (failures.used >= failures.limit) {
+      const tenant = usable ? this.apiKeys.verifyCached(pathKey, credentials.secret) : null;
+      if (!tenant) {
+        http.getResponse<Response>().setHeader('retry-after', failures.resetSeconds);
+        throw new AppError('rate_limited', `more than ${failures.limit} failed authentications in one minute for this api key from this address`);
+      }
+      req.tenant = tenant;
+      return true;
+    }
+
+    const tenant = usable ? await this.apiKeys.verify(pathKey, credentials.secret) : null;
+    if (!tenant) {
+      this.limiter.recordFailure(budgetKey, address);
+      throw denied();
+    }
     req.tenant = tenant;
     return true;
   }

@@ -4,8 +4,9 @@ import { AppError } from '../errors/app-error.js';
 import { RateLimiter } from './rate-limiter.js';
 
 /**
- * RATE_LIMIT_PER_MINUTE requests per api key (see RateLimiter), counted by the path's api key before its secret is
- * checked, so wrong secrets are limited too (each costs a scrypt hash). Answers carry the x-ratelimit headers.
+ * RATE_LIMIT_PER_MINUTE requests per api key (see RateLimiter). Runs after ApiKeyGuard, so only authenticated
+ * requests count: wrong secrets have their own budget per key and source (ApiKeyGuard) and cannot spend this one.
+ * Authenticated answers carry the x-ratelimit headers (a 401 does not: the key's usage is none of a stranger's business).
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
@@ -14,8 +15,8 @@ export class RateLimitGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
-    const apiKey = req.params.api_key;
-    if (typeof apiKey !== 'string') return true;
+    const apiKey = req.tenant?.apiKey;
+    if (apiKey === undefined) return true;
     const res = http.getResponse<Response>();
     const { used, limit, resetSeconds } = this.limiter.hit(apiKey);
     res.setHeader('x-ratelimit-limit', limit);

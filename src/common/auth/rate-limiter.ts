@@ -8,55 +8,69 @@ const FLUSH_MS = 200;
 
 interface Window {
   minute: number;
-  /** Requests every process has reported for this minute, as Redis last answered. */
+  /** Counts every process has reported for this minute, as Redis last answered. */
   shared: number;
-  /** Requests this process counted and has not reported yet. */
+  /** Counts this process made and has not reported yet. */
   unreported: number;
 }
 
+export interface MinuteCount {
+  /** This minute's count, this hit included. */
+  used: number;
+  limit: number;
+  /** Seconds until the minute turns. */
+  resetSeconds: number;
+}
+
 /**
- * Requests per api key per clock minute, shared by every API process through Redis without a Redis round trip per
- * request: each process counts locally and reports its counts every 200 ms (INCRBY), learning the others' totals in
- * the answer. A burst spread over several processes can overshoot the limit by what they admit within 200 ms. When
- * Redis cannot answer, each process still limits what it counted itself.
+ * Counts per id per clock minute, shared by every API process through Redis without a Redis round trip per count:
+ * each process counts locally and reports its counts every 200 ms (INCRBY under `<QUEUE_PREFIX>:<name>:<id>:<minute>`),
+ * learning the others' totals in the answer. A burst spread over several processes can overshoot a limit by what
+ * they admit within 200 ms. When Redis cannot answer, each process still limits what it counted itself.
  */
-@Injectable()
-export class RateLimiter implements OnModuleDestroy {
+class MinuteCounter {
   private readonly windows = new Map<string, Window>();
-  private readonly timer: NodeJS.Timeout;
 
   constructor(
-    @Inject(REDIS) private readonly redis: RedisClient,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    this.timer = setInterval(() => void this.report(), FLUSH_MS);
-    this.timer.unref();
-  }
+    private readonly name: string,
+    private readonly limit: () => number,
+  ) {}
 
-  onModuleDestroy(): void {
-    clearInterval(this.timer);
-  }
-
-  /** Counts one request; answers how many the key has made this minute, this one included. */
-  hit(apiKey: string, now = Date.now()): { used: number; limit: number; resetSeconds: number } {
-    const minute = Math.floor(now / 60_000);
-    let window = this.windows.get(apiKey);
-    if (!window || window.minute !== minute) {
-      window = { minute, shared: 0, unreported: 0 };
-      this.windows.set(apiKey, window);
-    }
+  /** Counts one; answers the minute's count, this one included. */
+  hit(id: string, now: number): MinuteCount {
+    const window = this.window(id, now, true)!;
     window.unreported += 1;
-    return { used: window.shared + window.unreported, limit: this.config.rateLimitPerMinute, resetSeconds: 60 - Math.floor((now / 1000) % 60) };
+    return this.count(window, now);
   }
 
-  private async report(): Promise<void> {
+  /** The minute's count so far, without counting. */
+  peek(id: string, now: number): MinuteCount {
+    const window = this.window(id, now, false);
+    return window ? this.count(window, now) : { used: 0, limit: this.limit(), resetSeconds: resetSeconds(now) };
+  }
+
+  private window(id: string, now: number, create: boolean): Window | undefined {
+    const minute = Math.floor(now / 60_000);
+    let window = this.windows.get(id);
+    if (window && window.minute === minute) return window;
+    if (!create) return undefined;
+    window = { minute, shared: 0, unreported: 0 };
+    this.windows.set(id, window);
+    return window;
+  }
+
+  private count(window: Window, now: number): MinuteCount {
+    return { used: window.shared + window.unreported, limit: this.limit(), resetSeconds: resetSeconds(now) };
+  }
+
+  async report(redis: RedisClient, prefix: string): Promise<void> {
     const pending = [...this.windows].filter(([, w]) => w.unreported > 0);
     const current = Math.floor(Date.now() / 60_000);
     for (const [id, w] of this.windows) if (w.minute < current && w.unreported === 0) this.windows.delete(id);
     if (pending.length === 0) return;
-    const pipeline = this.redis.pipeline();
+    const pipeline = redis.pipeline();
     const sent = pending.map(([id, w]) => {
-      const key = `${this.config.queuePrefix}:rate:${id}:${w.minute}`;
+      const key = `${prefix}:${this.name}:${id}:${w.minute}`;
       pipeline.incrby(key, w.unreported).expire(key, 120);
       return { window: w, count: w.unreported };
     });
@@ -71,4 +85,58 @@ export class RateLimiter implements OnModuleDestroy {
       for (const s of sent) s.window.shared += s.count; // Redis away: keep what this process counted
     }
   }
+}
+
+function resetSeconds(now: number): number {
+  return 60 - Math.floor((now / 1000) % 60);
+}
+
+/**
+ * Two budgets per clock minute, shared by every API process (see MinuteCounter):
+ * - requests: RATE_LIMIT_PER_MINUTE authenticated requests per api key;
+ * - failures: AUTH_FAILURES_PER_MINUTE failed authentications per api key and source address, kept apart so that
+ *   wrong secrets never spend the key's own request budget, and one source that guesses is stopped alone.
+ */
+@Injectable()
+export class RateLimiter implements OnModuleDestroy {
+  private readonly requests: MinuteCounter;
+  private readonly failures: MinuteCounter;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    @Inject(REDIS) private readonly redis: RedisClient,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.requests = new MinuteCounter('rate', () => config.rateLimitPerMinute);
+    this.failures = new MinuteCounter('auth-fail', () => config.authFailuresPerMinute);
+    this.timer = setInterval(() => void this.report(), FLUSH_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Counts one authenticated request of the key; answers how many it has made this minute, this one included. */
+  hit(apiKey: string, now = Date.now()): MinuteCount {
+    return this.requests.hit(apiKey, now);
+  }
+
+  /** Failed authentications for the key from the address this minute. */
+  failuresOf(apiKey: string, address: string, now = Date.now()): MinuteCount {
+    return this.failures.peek(failureId(apiKey, address), now);
+  }
+
+  /** Counts one failed authentication for the key from the address. */
+  recordFailure(apiKey: string, address: string, now = Date.now()): MinuteCount {
+    return this.failures.hit(failureId(apiKey, address), now);
+  }
+
+  private async report(): Promise<void> {
+    await Promise.all([this.requests.report(this.redis, this.config.queuePrefix), this.failures.report(this.redis, this.config.queuePrefix)]);
+  }
+}
+
+function failureId(apiKey: string, address: string): string {
+  return `${apiKey}:${address}`;
 }

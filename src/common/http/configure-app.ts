@@ -16,6 +16,8 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.disable('x-powered-by');
   app.set('etag', false); // API answers change with every event; hashing each body costs CPU for no cache hit
   app.set('query parser', 'extended');
+  // The source address of the failed-authentication budget: behind n proxies, the client as the n-th proxy saw it.
+  if (config.trustProxy > 0) app.set('trust proxy', config.trustProxy);
   app.enableShutdownHooks(undefined, { useProcessExit: true });
 
   const document = SwaggerModule.createDocument(

@@ -12,11 +12,12 @@ import { PerformBody, PerformQuery, PerformResponse } from './dto/perform.dto.js
 import { PerformUseCase } from './perform.use-case.js';
 
 const CAMPAIGN_ID = new IdPipe('campaign');
-const ERRORS = ['missing_data', 'argument_error', 'validation', 'not_available', 'not_found', 'failed_to_perform'] as const;
+const ERRORS = ['missing_data', 'argument_error', 'validation', 'not_available', 'not_found', 'failed_to_perform', 'duplicate_transaction'] as const;
 const DESCRIPTION =
   'domain complete_campaign completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, ' +
   'tier and notifications awarded) in one transaction (contract §12, docs/perform.md). 422 failed_to_perform when the campaign is not ' +
-  'live, not started, over, already completed by the customer, or has nothing left to complete.';
+  'live, not started, over, already completed by the customer, or has nothing left to complete. An optional transaction_id makes it ' +
+  'idempotent as on V1: a repeat under the same api key answers 409 duplicate_transaction and stores nothing.';
 
 @ApiTags('perform')
 @ApiKeyAuth()

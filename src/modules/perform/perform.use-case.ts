@@ -17,7 +17,7 @@ import {
 import { webhookOccurrences } from '../webhooks/occurrences.js';
 import type { CampaignKey } from '../events/scope.js';
 import { EvaluationPipeline } from '../evaluation/evaluation.pipeline.js';
-import type { CustomerKey, LoadedCustomer } from '../evaluation/evaluation.repository.js';
+import { DuplicateTransaction, EvaluationRepository, type CustomerKey, type LoadedCustomer } from '../evaluation/evaluation.repository.js';
 import { eventResult } from '../evaluation/event-outcome.js';
 import { newEventRows, planWrite, type NewEvent } from '../evaluation/write-plan.js';
 import {
@@ -86,6 +86,7 @@ export class PerformUseCase {
   constructor(
     private readonly pipeline: EvaluationPipeline,
     private readonly repository: PerformRepository,
+    private readonly events: EvaluationRepository,
   ) {}
 
   async execute(req: PerformRequest): Promise<PerformResponse> {
@@ -107,7 +108,13 @@ export class PerformUseCase {
       write: true,
       requestId: req.requestId,
       involved: (rules) => performBehaviorsInvolved(rules, campaign.id),
-      decide: ({ rules, customer, progress, subscribed, now }) => {
+      decide: async ({ rules, customer, progress, subscribed, now, uow }) => {
+        // A repeat answers 409 even when the first perform completed the campaign (which would otherwise be a 422);
+        // a repeat racing the first one for another customer is stopped by the unique index when it writes.
+        const transactionId = req.body.transaction_id;
+        if (transactionId !== undefined && (await this.events.transactionUsed(uow, req.tenant.apiKeyId, transactionId))) {
+          throw new DuplicateTransaction(transactionId);
+        }
         const result = perform({ rules, customer: customer.snapshot, progress, campaignId: campaign.id, now, multiOrgEnabled: req.tenant.multiOrgEnabled });
         if (result.failure) throw new AppError('failed_to_perform', `cannot complete the campaign: ${result.failure.detail}`);
         const event = this.event(req, customer, campaign.id, now, result);
@@ -139,7 +146,7 @@ export class PerformUseCase {
       customerId: customer.snapshot.id,
       userRef: customer.externalId,
       source: 'perform',
-      transactionId: null,
+      transactionId: req.body.transaction_id ?? null,
       instance,
       divisionId: multiOrg ? customer.snapshot.divisionId : null,
       campaignId,

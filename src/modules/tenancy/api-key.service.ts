@@ -7,7 +7,7 @@ import type { AppConfig } from '../../config/config.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import type { RedisClient } from '../../redis/connection.js';
 import { createRedis, REDIS } from '../../redis/redis.module.js';
-import { isApiKeyForm, sha256, verifySecret } from './secrets.js';
+import { hashSecret, isApiKeyForm, newSecret, sha256, verifySecret } from './secrets.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 
 interface CachedKey {
@@ -31,12 +31,19 @@ interface KeyRow {
 /**
  * Verifies an api key and its secret. A verified pair is kept in memory for API_KEY_CACHE_SECONDS so the hot path
  * hashes once, not per request; deactivating a key drops it here and, through Redis pub/sub, in every process.
+ *
+ * Every refusal of a key of the api key form does the same work, so the time of a 401 does not tell which keys exist:
+ * one lookup of the key and one scrypt verification, against the key's stored hash when the key exists (active or
+ * not) and against a dummy hash of the same cost when it does not. A wrong secret for a cached key is checked the
+ * same way (the cache only answers a matching secret), so a key others use often is not told apart either.
  */
 @Injectable()
 export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
   private readonly cache = new Map<string, CachedKey>();
   private subscriber: RedisClient | null = null;
   private readonly channel: string;
+  /** A hash of a random secret, same scheme and cost as stored ones: what an unknown key's secret is verified against. */
+  private readonly dummyHash: Promise<string>;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -45,6 +52,7 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.channel = `${config.queuePrefix}:api-key-invalidated`;
+    this.dummyHash = hashSecret(newSecret());
   }
 
   onModuleInit(): void {
@@ -68,11 +76,11 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     if (!isApiKeyForm(key)) return null; // no such key can exist: no query (a NUL in it would even fail one)
     const digest = sha256(secret);
     const cached = this.cache.get(key);
-    if (cached && cached.expiresAt > Date.now()) {
-      return timingSafeEqual(cached.secretDigest, digest) ? cached.tenant : null;
-    }
+    // The cache answers a matching secret only; a wrong one goes the uncached way, the same work as an unknown key.
+    if (cached && cached.expiresAt > Date.now() && timingSafeEqual(cached.secretDigest, digest)) return cached.tenant;
     const row = await this.findKey(key);
-    if (!row || !row.active || !(await verifySecret(secret, row.secret_hash))) return null;
+    const matches = await verifySecret(secret, row ? row.secret_hash : await this.dummyHash);
+    if (!row || !row.active || !matches) return null;
     const tenant: Tenant = {
       organizationId: row.organization_id,
       applicationId: row.application_id,
@@ -86,6 +94,16 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
       this.cache.set(key, { tenant, secretDigest: digest, expiresAt: Date.now() + this.config.apiKeyCacheSeconds * 1000 });
     }
     return tenant;
+  }
+
+  /**
+   * The tenant when the key was verified recently with this very secret (the cache), without a lookup or a hash;
+   * null otherwise, also for a key not in the cache. For a source over its failed-attempt budget.
+   */
+  verifyCached(key: string, secret: string): Tenant | null {
+    const cached = this.cache.get(key);
+    if (!cached || cached.expiresAt <= Date.now()) return null;
+    return timingSafeEqual(cached.secretDigest, sha256(secret)) ? cached.tenant : null;
   }
 
   /** Deactivates a key; false when no such key exists. */

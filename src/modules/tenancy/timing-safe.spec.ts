@@ -10,7 +10,9 @@ import type { Logger } from '../../common/logging/logger.js';
 // Checked by what is called, never by measuring time.
 const crypto = await import('node:crypto');
 const timingSafeEqual = jest.fn(crypto.timingSafeEqual);
-jest.unstable_mockModule('node:crypto', () => ({ ...crypto, timingSafeEqual }));
+// Watched the same way: which secrets go through scrypt (the work that costs the time of a refusal).
+const scrypt = jest.fn(crypto.scrypt);
+jest.unstable_mockModule('node:crypto', () => ({ ...crypto, timingSafeEqual, scrypt }));
 
 const { hashSecret, safeEqual, verifySecret } = await import('./secrets.js');
 const { AdminGuard } = await import('./admin.guard.js');
@@ -76,24 +78,24 @@ describe('AdminGuard', () => {
 describe('ApiKeyService.verify', () => {
   const key = '0123456789abcdef0123456789abcdef';
 
-  async function service() {
+  async function service(options: { active?: boolean; known?: boolean } = {}) {
     const row = {
       id: 1,
       key,
       secret_hash: await hashSecret('right-secret'),
-      active: true,
       organization_id: 2,
       application_id: 3,
       multi_org_enabled: false,
       time_zone: 'UTC',
       root_division_id: 4,
+      active: options.active ?? true,
     };
-    const query = jest.fn(async () => [row]);
+    const query = jest.fn(async () => (options.known === false ? [] : [row]));
     const config = { queuePrefix: 'timing-safe-spec', apiKeyCacheSeconds: 30 } as AppConfig;
     return { keys: new ApiKeyService({ query } as unknown as DataSource, {} as Redis, config, {} as Logger), query };
   }
 
-  it('compares a cached secret through timingSafeEqual of two SHA-256 digests, right or wrong', async () => {
+  it('compares a cached secret through timingSafeEqual of two SHA-256 digests, right or wrong (a wrong one then through scrypt)', async () => {
     const { keys } = await service();
     await expect(keys.verify(key, 'right-secret')).resolves.toEqual(expect.objectContaining({ organizationId: 2, apiKey: key }));
     timingSafeEqual.mockClear();
@@ -101,9 +103,11 @@ describe('ApiKeyService.verify', () => {
     await expect(keys.verify(key, 'right-secret')).resolves.toEqual(expect.objectContaining({ organizationId: 2 }));
     await expect(keys.verify(key, '')).resolves.toBeNull();
     expect(comparedLengths()).toEqual([
-      [32, 32],
-      [32, 32],
-      [32, 32],
+      [32, 32], // wrong-secret: the cached digest
+      [32, 32], // wrong-secret: the scrypt hash
+      [32, 32], // right-secret: the cached digest only
+      [32, 32], // '': the cached digest
+      [32, 32], // '': the scrypt hash
     ]);
   });
 
@@ -118,5 +122,49 @@ describe('ApiKeyService.verify', () => {
     for (const other of ["' OR 1=1 --", 'a\u0000b', key.toUpperCase(), `${key}0`]) await expect(keys.verify(other, 'right-secret')).resolves.toBeNull();
     expect(query).not.toHaveBeenCalled();
     expect(timingSafeEqual).not.toHaveBeenCalled();
+  });
+
+  describe('the same work for every refusal, so its time does not tell which keys exist (counted, never timed)', () => {
+    /** Database lookups and scrypt runs of `secret` that one verify did. */
+    async function work(keys: InstanceType<typeof ApiKeyService>, query: jest.Mock, secret: string) {
+      query.mockClear();
+      scrypt.mockClear();
+      const tenant = await keys.verify(key, secret);
+      return { tenant, lookups: query.mock.calls.length, scrypts: scrypt.mock.calls.filter(([password]) => password === secret).length };
+    }
+
+    const REFUSED = { tenant: null, lookups: 1, scrypts: 1 };
+
+    it('an unknown key: one lookup and one scrypt verification, against a dummy hash of the same cost', async () => {
+      const { keys, query } = await service({ known: false });
+      expect(await work(keys, query, 'any-secret')).toEqual(REFUSED);
+      const [, salt, keyLength, params] = scrypt.mock.calls.find(([password]) => password === 'any-secret')!;
+      expect({ saltBytes: (salt as Buffer).length, keyLength, params }).toEqual({ saltBytes: 16, keyLength: 32, params: { N: 16384, r: 8, p: 1 } });
+    });
+
+    it('a known key with a wrong secret: the same one lookup and one scrypt verification', async () => {
+      const { keys, query } = await service();
+      expect(await work(keys, query, 'wrong-secret')).toEqual(REFUSED);
+    });
+
+    it('an inactive key, with its right secret or a wrong one: the same work', async () => {
+      const { keys, query } = await service({ active: false });
+      expect(await work(keys, query, 'right-secret')).toEqual(REFUSED);
+      expect(await work(keys, query, 'wrong-secret')).toEqual(REFUSED);
+    });
+
+    it('a wrong secret for a cached key: the same work; the right secret still answers from the cache without either', async () => {
+      const { keys, query } = await service();
+      expect(await work(keys, query, 'right-secret')).toEqual({ tenant: expect.objectContaining({ organizationId: 2 }), lookups: 1, scrypts: 1 });
+      expect(await work(keys, query, 'wrong-secret')).toEqual(REFUSED);
+      expect(await work(keys, query, 'right-secret')).toEqual({ tenant: expect.objectContaining({ organizationId: 2 }), lookups: 0, scrypts: 0 });
+    });
+
+    it('without the cache (API_KEY_CACHE_SECONDS=0) the right secret costs the same lookup and scrypt every time', async () => {
+      const row = { id: 1, key, secret_hash: await hashSecret('right-secret'), active: true, organization_id: 2, application_id: 3, multi_org_enabled: false, time_zone: 'UTC', root_division_id: 4 };
+      const query = jest.fn(async () => [row]);
+      const keys = new ApiKeyService({ query } as unknown as DataSource, {} as Redis, { queuePrefix: 'timing-safe-spec', apiKeyCacheSeconds: 0 } as AppConfig, {} as Logger);
+      for (let i = 0; i < 2; i++) expect(await work(keys, query, 'right-secret')).toEqual({ tenant: expect.objectContaining({ organizationId: 2 }), lookups: 1, scrypts: 1 });
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { csvField, csvLine } from './csv.js';
+import { csvField, csvLine, neutralizeFormula } from './csv.js';
 
 describe('audience CSV escaping', () => {
   it('leaves plain values alone', () => {
@@ -10,5 +10,32 @@ describe('audience CSV escaping', () => {
     expect(csvField('say "hi"')).toBe('"say ""hi"""');
     expect(csvField('two\nlines')).toBe('"two\nlines"');
     expect(csvField(' padded')).toBe('" padded"');
+  });
+});
+
+describe('audience CSV formula neutralisation (OWASP CSV injection)', () => {
+  it.each([
+    ['=', '=1+1', "'=1+1"],
+    ['+', '+33123456789', "'+33123456789"],
+    ['-', '-2+3+cmd', "'-2+3+cmd"],
+    ['@', '@SUM(A1:A2)', "'@SUM(A1:A2)"],
+    ['a quote (so dropping one leading quote always gives the value back)', "'=x", "''=x"],
+  ])('prefixes a value starting with %s with one quote', (_label, value, expected) => {
+    expect(neutralizeFormula(value)).toBe(expected);
+    expect(csvField(value)).toBe(expected);
+  });
+
+  it('prefixes a leading tab or carriage return, and still quotes what needs quoting', () => {
+    expect(csvField('\tcmd')).toBe("'\tcmd");
+    expect(csvField('\r=cmd')).toBe(`"'\r=cmd"`);
+    expect(csvField('=HYPERLINK("http://x","a,b")')).toBe(`"'=HYPERLINK(""http://x"",""a,b"")"`);
+  });
+
+  it('neutralises the dangerous cell of a line and only that one', () => {
+    expect(csvLine(['=cmd|\' /C calc\'!A0', '0b6b2a3e-6f0e-4c57-9b59-0f2a3c1d2e4f'])).toBe("'=cmd|' /C calc'!A0,0b6b2a3e-6f0e-4c57-9b59-0f2a3c1d2e4f\n");
+  });
+
+  it.each(['c-1', 'a=b', 'x+y', 'user@example.com', '1-2', ''])('leaves %j alone (a formula character not in first place)', (value) => {
+    expect(neutralizeFormula(value)).toBe(value);
   });
 });

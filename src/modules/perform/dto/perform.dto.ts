@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString } from 'class-validator';
-import { Required } from '../../../common/validation/validators.js';
+import { IsOptional, IsString, Length } from 'class-validator';
+import { Optional, Required } from '../../../common/validation/validators.js';
 
 export const PERFORM_SECTIONS = ['progress', 'behaviors', 'offers', 'redemptions'] as const;
 export const PERFORM_FILTERS = ['eligible', 'ineligible', 'all'] as const;
@@ -14,6 +14,20 @@ export class PerformBody {
   @Required()
   @IsString()
   domain: string;
+
+  @ApiPropertyOptional({
+    example: '0b6d1f3c-8e55-4a57-a2a5-5d1f0a9c1e77',
+    minLength: 1,
+    maxLength: 255,
+    description:
+      'Idempotency key, unique per api key and shared with V1 events: a repeat under the same api key answers 409 ' +
+      'duplicate_transaction ("transaction_id <id> has already been processed") and stores nothing. A perform that ' +
+      'failed stored nothing, so its transaction_id can be used again.',
+  })
+  @Optional()
+  @IsString()
+  @Length(1, 255)
+  transaction_id?: string;
 }
 
 /** Query strings: `sections[]=progress&sections[]=offers` (or `sections=progress,offers`); unknown values are 400 validation. */

@@ -1,0 +1,40 @@
+import { RateLimiter } from './rate-limiter.js';
+import type { AppConfig } from '../../config/config.js';
+import type { RedisClient } from '../../redis/connection.js';
+
+describe('RateLimiter: the request budget and the failed-attempt budget', () => {
+  const KEY = '0123456789abcdef0123456789abcdef';
+  const NOW = Date.UTC(2026, 0, 5, 10, 0, 15);
+  let limiter: RateLimiter;
+
+  beforeEach(() => {
+    // Reports to Redis are not what is checked here: a pipeline that answers nothing.
+    const pipeline = { incrby: () => pipeline, expire: () => pipeline, exec: async () => [] };
+    const redis = { pipeline: () => pipeline } as unknown as RedisClient;
+    limiter = new RateLimiter(redis, { rateLimitPerMinute: 5, authFailuresPerMinute: 3, queuePrefix: 'rate-limiter-spec' } as AppConfig);
+  });
+  afterEach(() => limiter.onModuleDestroy());
+
+  it('counts failures per key and address, apart from the requests of the key', () => {
+    expect(limiter.failuresOf(KEY, '203.0.113.7', NOW)).toEqual({ used: 0, limit: 3, resetSeconds: 45 });
+    expect(limiter.recordFailure(KEY, '203.0.113.7', NOW).used).toBe(1);
+    expect(limiter.recordFailure(KEY, '203.0.113.7', NOW).used).toBe(2);
+    expect(limiter.failuresOf(KEY, '203.0.113.7', NOW).used).toBe(2);
+    expect(limiter.failuresOf(KEY, '198.51.100.9', NOW).used).toBe(0);
+    expect(limiter.failuresOf('fedcba9876543210fedcba9876543210', '203.0.113.7', NOW).used).toBe(0);
+    // The key's request budget is untouched by its failures.
+    expect(limiter.hit(KEY, NOW)).toEqual({ used: 1, limit: 5, resetSeconds: 45 });
+  });
+
+  it('does not count failures as requests, nor requests as failures', () => {
+    for (let i = 0; i < 4; i++) limiter.hit(KEY, NOW);
+    expect(limiter.failuresOf(KEY, '203.0.113.7', NOW).used).toBe(0);
+  });
+
+  it('starts both budgets again when the minute turns', () => {
+    limiter.recordFailure(KEY, '203.0.113.7', NOW);
+    limiter.hit(KEY, NOW);
+    expect(limiter.failuresOf(KEY, '203.0.113.7', NOW + 60_000).used).toBe(0);
+    expect(limiter.hit(KEY, NOW + 60_000).used).toBe(1);
+  });
+});
