@@ -45,6 +45,7 @@ const EXPECTED_ROUTES = [
   `PUT ${PRIV}/management/divisions/{division_id}`,
   `DELETE ${PRIV}/management/divisions/{division_id}`,
   `GET ${PRIV}/management/audit_log`,
+  `GET ${PRIV}/events/rejected`,
   `POST ${PRIV}/users`,
   `GET ${PRIV}/users/{user_id}`,
   `PUT ${PRIV}/users/{user_id}`,
