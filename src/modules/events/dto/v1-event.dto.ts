@@ -26,7 +26,14 @@ export class V1EventBody {
   @IsBoolean()
   read_only?: boolean;
 
-  @ApiPropertyOptional({ example: false, description: 'Qualify the customer for opt-in campaigns, then process' })
+  @ApiPropertyOptional({
+    example: false,
+    description:
+      'Opt in: true qualifies the customer for the opt-in campaigns (opt_in_required) the events reach, then processes the events ' +
+      'as usual; without it an opt-in campaign the customer has not joined answers state events_not_qualified and takes no progress. ' +
+      'Not the query parameter qualify=true, which only checks eligibility and writes nothing (with both, the check counts the ' +
+      'customer as opted in, and still writes nothing).',
+  })
   @Optional()
   @IsBoolean()
   qualify?: boolean;
@@ -39,17 +46,36 @@ export class V1EventBody {
 }
 
 export class V1EventQuery {
-  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'true: only check eligibility; store and process nothing' })
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description:
+      'true: a dry eligibility check, not an opt-in. Answers {"status","qualified","state","notifications"}: the campaign state the ' +
+      'events would meet, and when not qualified one qualification notification per campaign checked. Stores, processes and opts in ' +
+      'nothing; goals are not evaluated. Wins over async, read_only and explain. Not the body member qualify, which opts the ' +
+      'customer in and processes the events.',
+  })
   @IsOptional()
   @IsIn(['true', 'false'])
   qualify?: string;
 
-  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'true: store, queue for a worker, answer {"status":"ok"} at once' })
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description:
+      'true: validate, store the events, queue them for a worker and answer {"status":"ok"} at once (no progress in the answer; ' +
+      'read it later with GET .../events). explain=true is then ignored: nothing is evaluated in the request, so there is nothing ' +
+      'to explain. read_only: true in the body wins (evaluated in the request, nothing stored).',
+  })
   @IsOptional()
   @IsIn(['true', 'false'])
   async?: string;
 
-  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'true: add the explanation of every decision' })
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description:
+      'true: the answer adds explanation, why each campaign, behavior and goal did or did not progress (also stored with the event). ' +
+      'Only for an evaluation in the request: ignored with async=true (answered {"status":"ok"} before any evaluation) and with ' +
+      'qualify=true (a check, not an evaluation).',
+  })
   @IsOptional()
   @IsIn(['true', 'false'])
   explain?: string;
