@@ -23,7 +23,7 @@ const SEND_DESCRIPTION =
   'the query qualify=true is a dry eligibility check that answers {"status","qualified","state","notifications"} and writes ' +
   'nothing. async=true stores and queues the events for a worker and answers {"status":"ok"} (explain=true is then ignored); ' +
   'explain=true adds why each campaign, behavior and goal did or did not progress; read_only: true (body) evaluates and ' +
-  'stores nothing.';
+  'stores nothing. A completion shows in deltas as achieved 1 and reset true: the goals restart at 0 for the next cycle.';
 
 @ApiTags('events v1')
 @ApiKeyAuth()

@@ -107,11 +107,23 @@ export class V1EventResponse {
   @ApiProperty({ type: [NotificationView] }) notifications: NotificationView[];
   @ApiPropertyOptional({ type: UserSummary }) user?: UserSummary;
   @ApiPropertyOptional({
-    description: 'Behavior name → composite behavior with goals, groups and the deltas of this request',
-    example: { 'Visit three stores': { type: 'composite', achieved: 0, current_count: 0, total_count: 1, deltas: { current_count: 0, achieved: 0 } } },
+    description:
+      'Behavior name → composite behavior with goals, groups and the deltas of this request (as in deltas, plus data and pivot_count ' +
+      'listing new unique pivots); after a completion its goals show the next cycle (completed false, current_count 0) and its ' +
+      'deltas achieved 1 and reset true',
+    example: { 'Visit three stores': { type: 'composite', achieved: 1, current_count: 0, total_count: 1, deltas: { current_count: 0, achieved: 1, reset: true } } },
   })
   behaviors?: Record<string, BehaviorView & { deltas: Record<string, unknown> }>;
-  @ApiPropertyOptional({ example: { 'Visit three stores': { current_count: 0, achieved: 0 } } }) deltas?: Record<string, unknown>;
+  @ApiPropertyOptional({
+    example: { 'Visit three stores': { current_count: 0, achieved: 1, reset: true }, 'Daily check-in': { current_count: 1, achieved: 0 } },
+    description:
+      'Behavior name → what this request changed, for the behaviors of qualified campaigns it evaluated: current_count (change of ' +
+      'the goals completed in the cycle), achieved (completions in this request) and reset: true when the goal progress started ' +
+      'again from 0 in this request (after a completion, the next cycle begins; or with use_same_period, progress of an earlier ' +
+      'period dropped). So after a completion the goals answer completed false and current_count 0 with achieved 1 and reset true ' +
+      'here: that is the next cycle, not lost progress. reset is absent when nothing was reset.',
+  })
+  deltas?: Record<string, unknown>;
   @ApiProperty({ example: true }) qualified: boolean;
   @ApiProperty({ example: 'qualified' }) state: string;
   @ApiPropertyOptional({ description: 'With explain=true: why each campaign, behavior and goal did or did not progress', type: [Object] })
