@@ -7,6 +7,7 @@ import { EventSourcePerform1764300000000 } from './1764300000000-event-source-pe
 import { Webhooks1764400000000 } from './1764400000000-webhooks.js';
 import { AudienceJobs1764500000000 } from './1764500000000-audience-jobs.js';
 import { CustomerIndexes1764600000000 } from './1764600000000-customer-indexes.js';
+import { RejectedEventsIndex1764700000000 } from './1764700000000-rejected-events-index.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -19,4 +20,5 @@ export const migrations = [
   Webhooks1764400000000,
   AudienceJobs1764500000000,
   CustomerIndexes1764600000000,
+  RejectedEventsIndex1764700000000,
 ];

@@ -15,12 +15,15 @@ import { runProcess } from './process.js';
 import { queueConnection } from './queues/queue-connection.js';
 import { EventsJob, QueueName } from './queues/queue-names.js';
 import { enqueueEvents } from './modules/events/enqueue.js';
+import { listRejectedEvents } from './modules/events/rejected-events.js';
 
 const USAGE = `usage:
   npm run cli -- migrate
   npm run cli -- bootstrap --org NAME --app NAME [--multi-org] [--time-zone ZONE]
   npm run cli -- events:failed             list the events whose job failed every attempt
-  npm run cli -- events:replay --failed    set them pending again and queue them`;
+  npm run cli -- events:replay --failed    set them pending again and queue them
+  npm run cli -- events:rejected [--org ID] [--limit N] [--page N]
+                                           list the events the workers rejected (customer_not_found), newest first`;
 
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -77,6 +80,34 @@ async function failedEvents(replay: boolean): Promise<void> {
   }
 }
 
+/**
+ * Events the workers rejected (status `rejected`, e.g. customer_not_found), newest first: of one organization with
+ * --org, else of every organization; 100 a page unless --limit says otherwise (at most 1,000).
+ */
+async function rejectedEvents(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { org: { type: 'string' }, limit: { type: 'string' }, page: { type: 'string' } } });
+  const number = (name: string, value: string | undefined, fallback: number, max: number): number => {
+    if (value === undefined) return fallback;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1 || n > max) {
+      throw new AppError('validation', `--${name} must be an integer from 1 to ${max}`, [{ field: name, message: `must be an integer from 1 to ${max}` }]);
+    }
+    return n;
+  };
+  const org = values.org === undefined ? null : number('org', values.org, 0, 2_147_483_647);
+  const limit = number('limit', values.limit, 100, 1000);
+  const page = number('page', values.page, 1, 1_000_000);
+  const config = configFromEnv();
+  const dataSource = createDataSource(config.databaseUrl);
+  await dataSource.initialize();
+  try {
+    const { events, total } = await listRejectedEvents(dataSource, org, limit, (page - 1) * limit);
+    print({ status: 'ok', organization_id: org, rejected: events, page, limit, total });
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
 const [command, ...rest] = process.argv.slice(2);
 await runProcess('cli', async () => {
   try {
@@ -84,6 +115,7 @@ await runProcess('cli', async () => {
     if (command === 'bootstrap') return await bootstrap(rest);
     if (command === 'events:failed') return await failedEvents(false);
     if (command === 'events:replay' && rest.includes('--failed')) return await failedEvents(true);
+    if (command === 'events:rejected') return await rejectedEvents(rest);
     process.stderr.write(`${USAGE}\n`);
     process.exitCode = 2;
   } catch (error) {

@@ -27,6 +27,7 @@ await runProcess('api', async () => {
     });
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.on(signal, () => {
+        if (!stopping) logger.info({ signal, processes: config.apiProcesses }, 'api stopping: passing the signal to the api processes');
         stopping = true;
         for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
       });
@@ -37,6 +38,10 @@ await runProcess('api', async () => {
   if (!config.adminToken && cluster.isPrimary) logger.warn('ADMIN_TOKEN is not set: the admin API answers 401 until it is');
   const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, logger: new NestPinoLogger(logger) });
   configureApp(app, config);
+  // Nest's shutdown hooks (configureApp) close the app and exit on these signals; this says so first, once.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => logger.info({ signal, pid: process.pid }, 'api stopping: closing the HTTP server and connections'));
+  }
   await app.listen(config.port);
   logger.info({ port: config.port, docs: `http://localhost:${config.port}/docs` }, 'api listening');
 });

@@ -517,6 +517,60 @@ describe('behaviors', () => {
       ]);
     });
 
+    it('is partial: {"behavior":{"points":3}} changes the points only; name, tags, data, goals (ids) and outcomes (ids) keep their values', async () => {
+      const offerId = await createOffer(tenant);
+      const created = await createOne(
+        minimal({
+          tags: 'explorer',
+          points: 50,
+          data: { period: 604800, max_times_achievable_per_period: 1, note: 'kept' },
+          goal_groups: [{ goal_count: 1, goals: [{ achievement: { name: 'visit', event_count: 3, type: 'unique', unique_attribute: 'store_id', criteria: [{ field: 'context.app', op: 'eq', value: 'm' }] } }, { achievement: { name: 'buy', points: 2, required: true } }] }],
+          outcome_config: [{ deal: { id: offerId } }, { points: 10 }],
+        }),
+      );
+      const res = await api(app, tenant).put(`/management/behaviors/${created.id}`).send({ behavior: { points: 3 } });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { status: 'ok', behavior: { ...created, points: 3, updated_at: expect.any(String) } } });
+      const got = await api(app, tenant).get(`/management/behaviors/${created.id}`).expect(200);
+      expect(got.body.behavior).toEqual(res.body.behavior);
+      const rows = await db.query(`SELECT action, before, after FROM audit_log WHERE object_type = 'behavior' AND object_id = $1 ORDER BY id`, [String(created.id)]);
+      expect(rows).toEqual([expect.objectContaining({ action: 'create' }), { action: 'update', before: created, after: res.body.behavior }]);
+    });
+
+    it('is partial member by member: a member sent replaces the stored one whole, tags null clears the tags, {} changes nothing', async () => {
+      const created = await createOne(minimal({ tags: 'a|b', data: { period: 86400, max_times_achievable: 2 }, goal_groups: oneGoal() }));
+      const goalId = created.goal_groups[0].goals[0].achievement.id;
+      const data = await api(app, tenant).put(`/management/behaviors/${created.id}`).send({ behavior: { data: { max_times_achievable: 5 } } }).expect(200);
+      expect(data.body.behavior.data).toEqual({ max_times_achievable: 5, goals_csv_data: expect.any(String) });
+      expect(data.body.behavior.tags).toBe('a|b');
+      expect(data.body.behavior.goal_groups[0].goals[0].achievement.id).toBe(goalId);
+      const untagged = await api(app, tenant).put(`/management/behaviors/${created.id}`).send({ behavior: { tags: null } }).expect(200);
+      expect(untagged.body.behavior).toEqual({ ...data.body.behavior, tags: null, updated_at: expect.any(String) });
+      const same = await api(app, tenant).put(`/management/behaviors/${created.id}`).send({ behavior: {} }).expect(200);
+      expect(same.body.behavior).toEqual({ ...untagged.body.behavior, updated_at: expect.any(String) });
+    });
+
+    it('checks a partial body with the stored members as one behavior: invalid members answer validation with the submitted ones, changing nothing', async () => {
+      const created = await createOne(minimal({ points: 4 }));
+      const nameless = await api(app, tenant).put(`/management/behaviors/${created.id}`).send({ behavior: { name: null } });
+      expect(expectError(nameless, 400, 'validation')).toEqual(['behavior.name']);
+      expect(nameless.body.behavior).toEqual({ name: null, errors: { name: 'is required' } });
+      const negative = await api(app, tenant).put(`/management/behaviors/${created.id}`).send({ behavior: { points: -1, goal_groups: oneGoal({ type: 'unique' }) } });
+      expect(expectError(negative, 400, 'validation').sort()).toEqual(['behavior.goal_groups.0.goals.0.achievement.unique_attribute', 'behavior.points']);
+      expectError(await api(app, tenant).put(`/management/behaviors/${created.id}`).send({ behavior: { id: 9 } }), 400, 'validation');
+      const got = await api(app, tenant).get(`/management/behaviors/${created.id}`).expect(200);
+      expect(got.body.behavior).toEqual(created);
+    });
+
+    it('does not check again the outcomes it keeps (an offer deleted since), but checks outcome_config when it is sent', async () => {
+      const offerId = await createOffer(tenant);
+      const created = await createOne(minimal({ outcome_config: [{ deal: { id: offerId } }] }));
+      await api(app, tenant).delete(`/management/offers/${offerId}`).expect(200);
+      const res = await api(app, tenant).put(`/management/behaviors/${created.id}`).send({ behavior: { points: 9 } }).expect(200);
+      expect(res.body.behavior.outcome_config).toEqual(created.outcome_config);
+      const resent = await api(app, tenant).put(`/management/behaviors/${created.id}`).send({ behavior: { outcome_config: [{ deal: { id: offerId } }] } });
+      expect(expectError(resent, 400, 'validation')).toEqual(['behavior.outcome_config.0.deal.id']);
+    });
+
     it('answers validation with the behavior and its errors, and changes nothing', async () => {
       const created = await createOne(minimal());
       const submitted = { name: created.name, data: {}, goal_groups: oneGoal({ type: 'unique' }), outcome_config: [{ points: 0 }] };

@@ -117,7 +117,7 @@ describe('events under concurrency', () => {
     expect(answers.filter((a) => a.status >= 500)).toEqual([]);
     expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
     for (const a of answers) {
-      expect(a.body).toMatchObject({ status: 'ok', qualified: true, state: 'qualified', deltas: { [behavior]: { current_count: 0, achieved: 1 } } });
+      expect(a.body).toMatchObject({ status: 'ok', qualified: true, state: 'qualified', deltas: { [behavior]: { current_count: 0, achieved: 1, reset: true } } });
     }
     // Serialized per customer: each request saw every earlier one's points, so the answers are 10, 20, ..., 500.
     expect(ascending(answers.map((a) => a.body.available_points as number))).toEqual(multiplesOf(BEHAVIOR_POINTS, 50));
@@ -193,7 +193,7 @@ describe('events under concurrency', () => {
         state: 'qualified',
         available_points: 2 * BEHAVIOR_POINTS,
         user: { available_points: 2 * BEHAVIOR_POINTS },
-        deltas: { [behavior]: { current_count: 0, achieved: 1 } },
+        deltas: { [behavior]: { current_count: 0, achieved: 1, reset: true } },
       });
     }
 

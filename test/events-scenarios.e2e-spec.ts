@@ -169,7 +169,7 @@ describe('event scenarios', () => {
 
       const fourth = await visit('s3', '2026-03-04T10:00:00Z');
       expect(fourth.body).toMatchObject({ status: 'ok', qualified: true, state: 'qualified', available_points: 50, user: { available_points: 50 } });
-      expect(fourth.body.deltas[behavior]).toEqual({ current_count: 0, achieved: 1 });
+      expect(fourth.body.deltas[behavior]).toEqual({ current_count: 0, achieved: 1, reset: true });
       expect(explanationOf(fourth, behavior).verdict).toBe('completed');
       expect(behaviorOf(fourth, behavior).achieved).toBe(1);
       expect(behaviorOf(fourth, behavior).goals.store_visit.progress.current_count).toBe(0);
@@ -192,7 +192,7 @@ describe('event scenarios', () => {
       expect(w2b.body.available_points).toBe(50);
       const w2c = await visit('s2', '2026-03-11T09:00:00Z');
       expect(w2c.body).toMatchObject({ state: 'qualified', available_points: 100 });
-      expect(w2c.body.deltas[behavior]).toEqual({ current_count: 0, achieved: 1 });
+      expect(w2c.body.deltas[behavior]).toEqual({ current_count: 0, achieved: 1, reset: true });
       expect(behaviorOf(w2c, behavior).achieved).toBe(2);
 
       expect(await getUser(tenant, user.id)).toEqual({ available_points: 100, lifetime_points: 100 });
@@ -254,7 +254,7 @@ describe('event scenarios', () => {
 
       const fifth = await open('2026-02-09T20:00:00-05:00'); // local Monday, 2026-02-10T01:00Z
       expect(fifth.body).toMatchObject({ state: 'qualified', available_points: 100 });
-      expect(fifth.body.deltas[behavior]).toEqual({ current_count: 0, achieved: 1 });
+      expect(fifth.body.deltas[behavior]).toEqual({ current_count: 0, achieved: 1, reset: true });
       expect(explanationOf(fifth, behavior).verdict).toBe('completed');
       expect(behaviorOf(fifth, behavior).achieved).toBe(1);
 
@@ -284,7 +284,7 @@ describe('event scenarios', () => {
 
       const sat = await open('2026-02-07T07:00:00+09:00');
       expect(sat.body).toMatchObject({ state: 'qualified', available_points: 100 });
-      expect(sat.body.deltas[behavior]).toEqual({ current_count: 0, achieved: 1 });
+      expect(sat.body.deltas[behavior]).toEqual({ current_count: 0, achieved: 1, reset: true });
       expect(await getUser(tenant, user.id)).toEqual({ available_points: 100, lifetime_points: 100 });
     });
   });
@@ -314,7 +314,7 @@ describe('event scenarios', () => {
       for (const minute of ['05', '20', '40']) {
         const res = await checkIn(`2026-03-02T10:${minute}:00Z`);
         expect(res.body).toMatchObject({ qualified: true, state: 'qualified' });
-        expect(res.body.deltas[behavior]).toEqual({ current_count: 0, achieved: 1 });
+        expect(res.body.deltas[behavior]).toEqual({ current_count: 0, achieved: 1, reset: true });
         earned.push(res.body.available_points);
       }
       expect(earned).toEqual([10, 20, 30]);
@@ -329,7 +329,7 @@ describe('event scenarios', () => {
 
       const nextHour = await checkIn('2026-03-02T11:00:00Z');
       expect(nextHour.body).toMatchObject({ qualified: true, state: 'qualified', available_points: 40 });
-      expect(nextHour.body.deltas[behavior]).toEqual({ current_count: 0, achieved: 1 });
+      expect(nextHour.body.deltas[behavior]).toEqual({ current_count: 0, achieved: 1, reset: true });
 
       expect(await getUser(tenant, user.id)).toEqual({ available_points: 40, lifetime_points: 40 });
       expect((await retrieval(tenant, user.id)).behaviors[behavior]).toMatchObject({ achieved: 4, max_times_repeatable_per_period: 3 });
@@ -391,7 +391,7 @@ describe('event scenarios', () => {
       expect(goalVerdict(t120, oncePerMinute)).toBe('counted');
       expect(explanationOf(t120, oncePerMinute).verdict).toBe('completed');
       expect(t120.body).toMatchObject({ available_points: 10 });
-      expect(t120.body.deltas[oncePerMinute]).toEqual({ current_count: 0, achieved: 1 });
+      expect(t120.body.deltas[oncePerMinute]).toEqual({ current_count: 0, achieved: 1, reset: true });
       expect(await getUser(tenant, user.id)).toEqual({ available_points: 10, lifetime_points: 10 });
     });
 
@@ -437,10 +437,10 @@ describe('event scenarios', () => {
 
       const first = await redeem('2026-03-02T10:00:00Z');
       expect(first.body).toMatchObject({ qualified: true, state: 'qualified', available_points: 30, user: { available_points: 30 } });
-      expect(first.body.deltas[behavior]).toEqual({ current_count: 0, achieved: 1 });
+      expect(first.body.deltas[behavior]).toEqual({ current_count: 0, achieved: 1, reset: true });
       const second = await redeem('2026-03-03T10:00:00Z');
       expect(second.body).toMatchObject({ qualified: true, state: 'qualified', available_points: 60 });
-      expect(second.body.deltas[behavior]).toEqual({ current_count: 0, achieved: 1 });
+      expect(second.body.deltas[behavior]).toEqual({ current_count: 0, achieved: 1, reset: true });
 
       for (const date of ['2026-03-04T10:00:00Z', '2026-03-05T10:00:00Z']) {
         const capped = await redeem(date);
@@ -500,7 +500,7 @@ describe('event scenarios', () => {
       const res = await send(tenant, user.id, { purchase: { sku: 'coffee' } }, '2026-03-02T10:00:00Z');
 
       expect(res.body).toMatchObject({ status: 'ok', qualified: true, state: 'qualified', available_points: 15, user: { available_points: 15 } });
-      expect(res.body.deltas).toEqual({ [buyer]: { current_count: 0, achieved: 1 }, [bonusHunter]: { current_count: 0, achieved: 1 } });
+      expect(res.body.deltas).toEqual({ [buyer]: { current_count: 0, achieved: 1, reset: true }, [bonusHunter]: { current_count: 0, achieved: 1, reset: true } });
       expect(behaviorOf(res, buyer).achieved).toBe(1);
       expect(behaviorOf(res, bonusHunter).achieved).toBe(1);
 

@@ -165,7 +165,7 @@ describe('events V1', () => {
           }),
         },
         groups: { 0: { type: 'group', current_count: 0, total_count: 1, num_goals: 1, completed: false } },
-        deltas: expect.objectContaining({ current_count: 0, achieved: 1 }),
+        deltas: expect.objectContaining({ current_count: 0, achieved: 1, reset: true }),
       });
 
     it.each([
@@ -181,7 +181,7 @@ describe('events V1', () => {
         notifications: [],
         user: { available_points: 5, tier: null },
         behaviors: { 'Alpha visits': alphaAfterOneVisit(), 'Beta visit': betaCompletedOnce() },
-        deltas: { 'Alpha visits': { current_count: 0, achieved: 0 }, 'Beta visit': { current_count: 0, achieved: 1 } },
+        deltas: { 'Alpha visits': { current_count: 0, achieved: 0 }, 'Beta visit': { current_count: 0, achieved: 1, reset: true } },
         qualified: true,
         state: 'qualified',
       });
@@ -418,7 +418,7 @@ describe('events V1', () => {
         expect.objectContaining({
           available_points: 25,
           user: { available_points: 25, tier: null },
-          deltas: { 'Read-only visits': { current_count: 0, achieved: 1 } },
+          deltas: { 'Read-only visits': { current_count: 0, achieved: 1, reset: true } },
         }),
       );
       expect(completion.behaviors['Read-only visits'].achieved).toBe(1);
@@ -1234,7 +1234,7 @@ describe('events V1', () => {
         expect.objectContaining({
           available_points: 85,
           user: { available_points: 85, tier: 'Gold' },
-          deltas: { 'O rewarded': { current_count: 0, achieved: 1 } },
+          deltas: { 'O rewarded': { current_count: 0, achieved: 1, reset: true } },
           state: 'qualified',
         }),
       );
@@ -1321,8 +1321,8 @@ describe('events V1', () => {
       expect(body.behaviors['Y twice']).toEqual(expect.objectContaining({ achieved: 0 }));
       expect(body.behaviors['Y twice'].goals.y_go.progress.current_count).toBe(1);
       expect(body.deltas).toEqual({
-        'X start': { current_count: 0, achieved: 1 },
-        'Y once': { current_count: 0, achieved: 1 },
+        'X start': { current_count: 0, achieved: 1, reset: true },
+        'Y once': { current_count: 0, achieved: 1, reset: true },
         'Y twice': { current_count: 0, achieved: 0 },
       });
     });
@@ -1338,7 +1338,7 @@ describe('events V1', () => {
       expect(await goalCount(tenant, customer, 'Y2 twice', 'y2_go')).toBe(1);
       expect(Object.keys(body.behaviors).sort()).toEqual(['X2 start', 'Y2 twice']);
       expect(body.behaviors['Y2 twice'].goals.y2_go.progress.current_count).toBe(1);
-      expect(body.deltas).toEqual({ 'X2 start': { current_count: 0, achieved: 1 }, 'Y2 twice': { current_count: 0, achieved: 0 } });
+      expect(body.deltas).toEqual({ 'X2 start': { current_count: 0, achieved: 1, reset: true }, 'Y2 twice': { current_count: 0, achieved: 0 } });
     });
 
     it('pausing a campaign or deleting a behavior takes effect on the next event', async () => {

@@ -144,6 +144,15 @@ describe('processes', () => {
       await logLine(api, (line) => line.msg === 'api listening');
     });
 
+    it('logs little at info before it listens: no line per module or route (those are debug), then one api listening line', () => {
+      const all = parsed(api);
+      const listening = all.findIndex((line) => line.msg === 'api listening');
+      const startUp = all.slice(0, listening + 1);
+      expect(startUp.length).toBeLessThanOrEqual(3);
+      expect(startUp.filter((line) => line.context !== undefined)).toEqual([]);
+      expect(all.filter((line) => line.msg === 'api listening')).toEqual([expect.objectContaining({ level: 'info', service: 'api' })]);
+    });
+
     it('answers GET /health/ready 200 with postgres and redis up', async () => {
       const res = await within(fetch(`${baseUrl}/health/ready`, { headers: { 'x-request-id': 'proc-ready-1' } }), 10_000, 'GET /health/ready');
       expect(res.status).toBe(200);
@@ -173,10 +182,12 @@ describe('processes', () => {
       expect(api.stderr).toBe('');
     });
 
-    it('exits 0 after SIGTERM', async () => {
+    it('exits 0 after SIGTERM, with one info line saying it stops and why', async () => {
       api.process.kill('SIGTERM');
       expect(await exitOf(api, 10_000)).toEqual({ code: 0, signal: null });
       expect(api.stderr).toBe('');
+      const stopping = parsed(api).filter((line) => typeof line.msg === 'string' && line.msg.startsWith('api stopping'));
+      expect(stopping).toEqual([expect.objectContaining({ level: 'info', service: 'api', signal: 'SIGTERM' })]);
     });
   });
 
@@ -187,17 +198,23 @@ describe('processes', () => {
       worker = start('worker.js');
     });
 
-    it("logs a JSON line with msg 'worker ready'", async () => {
+    it("logs a JSON line with msg 'worker ready', and little else at info before it", async () => {
       const ready = await logLine(worker, (line) => line.msg === 'worker ready');
       expect(ready).toEqual(expect.objectContaining({ service: 'worker', queue_prefix: process.env.QUEUE_PREFIX }));
       for (const line of lines(worker)) expect(() => JSON.parse(line)).not.toThrow();
+      const all = parsed(worker);
+      const startUp = all.slice(0, all.findIndex((line) => line.msg === 'worker ready') + 1);
+      expect(startUp.length).toBeLessThanOrEqual(3);
+      expect(startUp.filter((line) => line.context !== undefined)).toEqual([]);
     });
 
-    it('exits 0 after SIGTERM', async () => {
+    it('exits 0 after SIGTERM, with one info line saying it stops and why', async () => {
       await logLine(worker, (line) => line.msg === 'worker ready');
       worker.process.kill('SIGTERM');
       expect(await exitOf(worker, 10_000)).toEqual({ code: 0, signal: null });
       expect(worker.stderr).toBe('');
+      const stopping = parsed(worker).filter((line) => typeof line.msg === 'string' && line.msg.startsWith('worker stopping'));
+      expect(stopping).toEqual([expect.objectContaining({ level: 'info', service: 'worker', signal: 'SIGTERM' })]);
     });
   });
 });

@@ -20,6 +20,7 @@ interface Operation {
 
 interface OpenApiDocument {
   openapi: string;
+  info: { title: string; description?: string };
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, SchemaObject>; securitySchemes: Record<string, Record<string, string>> };
 }
@@ -45,6 +46,7 @@ const EXPECTED_ROUTES = [
   `PUT ${PRIV}/management/divisions/{division_id}`,
   `DELETE ${PRIV}/management/divisions/{division_id}`,
   `GET ${PRIV}/management/audit_log`,
+  `GET ${PRIV}/events/rejected`,
   `POST ${PRIV}/users`,
   `GET ${PRIV}/users/{user_id}`,
   `PUT ${PRIV}/users/{user_id}`,
@@ -151,6 +153,11 @@ describe('Swagger', () => {
 
   it('GET /docs-json answers an OpenAPI 3 document', () => {
     expect(doc.openapi).toMatch(/^3\./);
+  });
+
+  it('says where the queue dashboard is and how to log in to it', () => {
+    expect(doc.info.description).toContain('/admin/queues');
+    expect(doc.info.description).toContain('ADMIN_TOKEN');
   });
 
   it('documents every route of the app', () => {

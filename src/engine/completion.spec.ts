@@ -50,6 +50,13 @@ describe('Groups and completion: what a completion does', () => {
     expect(second.completions).toEqual([{ eventIndex: 0, campaignId: 10, behaviorId: 1, achieved: 2, at: at(2) }]);
   });
 
+  it('marks the delta reset: the goal progress starts again from 0 after a completion', () => {
+    const s = session({ groups: [group([goal({ id: 21, name: 'visit', eventCount: 2 })])] });
+    expect(s.send(event('visit', { occurredAt: at(1) })).behaviorDeltas[1]).toEqual({ currentCount: 0, achieved: 0 });
+    expect(s.send(event('visit', { occurredAt: at(2) })).behaviorDeltas[1]).toEqual({ currentCount: 0, achieved: 1, reset: true });
+    expect(s.goalCount(1, 21)).toBe(0);
+  });
+
   it('reports no achieved delta and no completion while the behavior only progresses', () => {
     const s = session({ groups: [group([goal({ id: 21, name: 'visit', eventCount: 2 })])] });
     const result = s.send(event('visit', { occurredAt: at(1) }));

@@ -48,6 +48,11 @@ export interface NotificationDraft {
 export interface BehaviorDelta {
   currentCount: number;
   achieved: number;
+  /**
+   * Set when the behavior's goal progress started again from zero during the request: a completion (the next cycle
+   * begins), or with use_same_period, progress of an earlier period dropped. Absent otherwise.
+   */
+  reset?: true;
 }
 
 export interface GoalDelta {
@@ -241,6 +246,7 @@ export class Evaluation {
       const window = windowIndex(behavior, instance.occurredAt);
       if (window !== null && p.window !== null && p.window !== window && hasCycleProgress(p)) {
         resetCycle(p);
+        this.markReset(rule.id);
         notes.push('progress from an earlier period was dropped (use_same_period)');
       }
       if (window !== null && (p.window === null || !hasCycleProgress(p))) p.window = window;
@@ -263,6 +269,7 @@ export class Evaluation {
     const raised = completed ? this.complete(behavior, p, instance) : [];
     this.behaviorDelta(rule.id, completedGoalCount(behavior, p) - countBefore, completed ? 1 : 0);
     if (completed) {
+      this.markReset(rule.id);
       explanation.verdict = 'completed';
       notes.push(`behavior completed (achieved ${achievedBefore} → ${p.achieved}); goal progress reset for the next cycle`);
     } else if (progressed) {
@@ -293,6 +300,10 @@ export class Evaluation {
     const d = (this.result.behaviorDeltas[behaviorId] ??= { currentCount: 0, achieved: 0 });
     d.currentCount += currentCount;
     d.achieved += achieved;
+  }
+
+  protected markReset(behaviorId: number): void {
+    (this.result.behaviorDeltas[behaviorId] ??= { currentCount: 0, achieved: 0 }).reset = true;
   }
 
   /** Records a completion and its rewards; answers the events its outcomes raise, for the caller to evaluate. */

@@ -26,6 +26,7 @@ describe('Caps and periods: use_same_period', () => {
     expect(s.goalCount(1, 12)).toBe(1);
     expect(explained(s).verdict).toBe('progressed');
     expect(explained(s).detail).toContain('progress from an earlier period was dropped (use_same_period)');
+    expect(s.last.behaviorDeltas[1].reset).toBe(true);
 
     s.send(event('a', { occurredAt: day2(11) }));
     expect(s.achieved(1)).toBe(1);

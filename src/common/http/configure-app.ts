@@ -27,7 +27,10 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
       .setDescription(
         'Customer events evaluated in real time against live loyalty campaigns. Every /priv route takes the api key in ' +
           'the path and HTTP Basic credentials api_key:api_secret. Errors share one envelope: ' +
-          '{"status":"error","errors":{"code","message","details"}}.',
+          '{"status":"error","errors":{"code","message","details"}}.\n\n' +
+          'Queue dashboard: [/admin/queues](/admin/queues) (a web page, not part of this API): the event, webhook and ' +
+          'audience queues, their jobs by state, retry and clean. Log in with ADMIN_TOKEN: the browser asks for a user ' +
+          'and password: any user name (admin, say) and the token as the password (or send Authorization: Bearer <token>).',
       )
       .setVersion('1')
       .addBasicAuth({ type: 'http', scheme: 'basic', description: 'username = api_key, password = api_secret' }, 'api_key')

@@ -15,11 +15,16 @@ export function createLogger(level: string, service: string): Logger {
   });
 }
 
-/** Lets Nest's own messages (bootstrap, shutdown) go through the same JSON logger. */
+/**
+ * Lets Nest's own messages go through the same JSON logger. Nest's `log` level is its start-up chatter (a line per
+ * module initialized and per route mapped: about 130 for the API), so it is logged at `debug`; at `info` a process
+ * says only that it is listening or ready, and that it stops. Nest's warnings and errors keep their levels. The
+ * service's own code logs with pino directly, never through this class.
+ */
 export class NestPinoLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
   log(message: unknown, context?: string): void {
-    this.logger.info({ context }, String(message));
+    this.logger.debug({ context }, String(message));
   }
   error(message: unknown, trace?: string, context?: string): void {
     this.logger.error({ context, trace }, String(message));

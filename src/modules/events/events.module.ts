@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { EvaluationModule } from '../evaluation/evaluation.module.js';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { RejectedEventsController } from './rejected-events.controller.js';
 import { RetrievalUseCase } from './retrieval.use-case.js';
 import { V1EventsController } from './v1-events.controller.js';
 import { V1EventsUseCase } from './v1-events.use-case.js';
@@ -9,7 +10,7 @@ import { V2EventsUseCase } from './v2-events.use-case.js';
 
 @Module({
   imports: [TenancyModule, EvaluationModule],
-  controllers: [V1EventsController, V2EventsController],
+  controllers: [V1EventsController, V2EventsController, RejectedEventsController],
   providers: [V1EventsUseCase, V2EventsUseCase, RetrievalUseCase],
 })
 export class EventsModule {}

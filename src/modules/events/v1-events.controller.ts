@@ -17,8 +17,13 @@ import { V1Answer, V1EventsUseCase } from './v1-events.use-case.js';
 const CAMPAIGN_ID = new IdPipe('campaign', () => new AppError('No_active_campaign_found', 'no live campaign matches the request'));
 const SEND_ERRORS = ['missing_event_data', 'argument_error', 'validation', 'not_found', 'No_active_campaign_found', 'duplicate_transaction'] as const;
 const SEND_DESCRIPTION =
-  'Evaluates the events now and answers the customer\'s progress (contract §8). qualify=true only checks eligibility; ' +
-  'async=true stores and queues them; explain=true adds why each campaign, behavior and goal did or did not progress.';
+  'Evaluates the customer\'s events now, in one transaction, and answers their progress: behaviors (by name, with goals and ' +
+  'this request\'s deltas), deltas, points, notifications, qualified and state. The customer must exist (else 404 not_found). ' +
+  'Two different qualifys: the body member "qualify": true opts the customer in to opt-in campaigns and processes the events; ' +
+  'the query qualify=true is a dry eligibility check that answers {"status","qualified","state","notifications"} and writes ' +
+  'nothing. async=true stores and queues the events for a worker and answers {"status":"ok"} (explain=true is then ignored); ' +
+  'explain=true adds why each campaign, behavior and goal did or did not progress; read_only: true (body) evaluates and ' +
+  'stores nothing. A completion shows in deltas as achieved 1 and reset true: the goals restart at 0 for the next cycle.';
 
 @ApiTags('events v1')
 @ApiKeyAuth()

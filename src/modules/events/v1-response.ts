@@ -16,17 +16,25 @@ export function v1Response(
   const touched = Object.keys(result.behaviorDeltas).map((id) => rules.behaviors.get(Number(id))?.campaign.rule.id);
   const campaignIds = new Set([...Object.keys(result.campaignStates).map(Number), ...touched.filter((id): id is number => id !== undefined)]);
   const behaviors: NonNullable<V1EventResponse['behaviors']> = {};
-  const deltas: Record<string, { current_count: number; achieved: number }> = {};
+  const deltas: Record<string, { current_count: number; achieved: number; reset?: true }> = {};
   for (const campaignId of campaignIds) {
     const campaign = rules.campaigns.get(campaignId);
     if (!campaign) continue;
     for (const behavior of campaign.behaviors) {
       const delta = result.behaviorDeltas[behavior.rule.id];
       const pivots = behavior.goals.flatMap((g) => result.goalDeltas[g.rule.id]?.pivots ?? []);
-      const own = { current_count: delta?.currentCount ?? 0, achieved: delta?.achieved ?? 0, ...(pivots.length ? { data: pivots, pivot_count: pivots.length } : {}) };
+      // reset: the goals started again from 0 in this request (after a completion, or a period dropped by
+      // use_same_period), so a goal answered at current_count 0 and completed false is the next cycle, not lost progress.
+      const reset = delta?.reset ? { reset: true as const } : {};
+      const own = {
+        current_count: delta?.currentCount ?? 0,
+        achieved: delta?.achieved ?? 0,
+        ...reset,
+        ...(pivots.length ? { data: pivots, pivot_count: pivots.length } : {}),
+      };
       behaviors[behavior.rule.name] = { ...behaviorView(behavior, progress[behavior.rule.id]), deltas: own };
       // Only evaluated behaviors have deltas: those of campaigns that did not qualify never do.
-      if (delta) deltas[behavior.rule.name] = { current_count: delta.currentCount, achieved: delta.achieved };
+      if (delta) deltas[behavior.rule.name] = { current_count: delta.currentCount, achieved: delta.achieved, ...reset };
     }
   }
   const notifications: NotificationView[] = result.notifications.map((n, i) => ({

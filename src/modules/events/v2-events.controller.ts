@@ -37,7 +37,14 @@ export class V2EventsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Send events for one or many customers; stored before the answer, evaluated by the workers',
-    description: 'Any invalid event rejects the whole request and nothing is stored. A repeated transaction_id is accepted and ignored.',
+    description:
+      'Takes {"events": <event>} or {"events": [<event>, ...]} (up to 1,000), each naming its customer by user_id or external_id. ' +
+      'Any invalid event rejects the whole request and nothing is stored. A repeated transaction_id is accepted and ignored. ' +
+      'The customers must exist already (create them with POST /priv/v1/apps/{api_key}/users): 200 only means the events are stored; ' +
+      'a worker evaluates them moments later, and an event whose customer does not exist is then rejected (reason customer_not_found), ' +
+      'never retried. Rejected events are listed by GET /priv/v1/apps/{api_key}/events/rejected and by npm run cli -- events:rejected. ' +
+      'A V2 event has no attributes member: its pivots (such as store_id) go in context, where a unique goal\'s unique_attribute ' +
+      'finds them and goal criteria name them as context.<name>.',
   })
   @ApiBody({ type: V2EventsBody })
   @ApiOkResponse({ type: V2EventsResponse })

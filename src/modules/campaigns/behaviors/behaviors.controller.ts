@@ -52,8 +52,13 @@ export class BehaviorsController {
 
   @Put('behaviors/:behavior_id')
   @ApiOperation({
-    summary: 'Replace a behavior (the whole behavior, as in a batch); goals keep their id, and customers their progress, by name',
-    description: `${ERRORS_BESIDE} The body is answered as \`{"status":"error","errors":{...},"behavior":{...}}\`.`,
+    summary: 'Update a behavior (partial): members sent replace the stored ones, members absent keep their values',
+    description:
+      'Each top-level member sent (name, tags, points, data, goal_groups, outcome_config) replaces the stored one whole (data and ' +
+      'goal_groups are not merged member by member); members absent keep their values, so {"behavior":{"points":3}} changes the ' +
+      'points only. The result is checked as a whole behavior, as in a batch. Goals keep their id, and customers their progress, ' +
+      `by name; outcomes keep theirs when they award the same thing. ${ERRORS_BESIDE} The body is answered as ` +
+      '`{"status":"error","errors":{...},"behavior":{...}}`.',
   })
   @ApiOkResponse({ type: BehaviorResponse })
   @ApiErrors(...WRITE_ERRORS)

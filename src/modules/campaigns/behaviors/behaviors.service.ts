@@ -43,6 +43,21 @@ function outcomeKey(o: OutcomeInput | StoredOutcome): string {
   return `points:${(o as { points: number }).points}`;
 }
 
+/** A stored behavior in the request form (no ids, no timestamps): what a partial update starts from. */
+function storedInput(b: Behavior): Submitted {
+  return {
+    name: b.name,
+    tags: b.tags,
+    points: b.points,
+    data: b.data,
+    goal_groups: b.goalGroups.map((g) => ({
+      ...(g.goal_count === null ? {} : { goal_count: g.goal_count }),
+      goals: g.goals.map(({ id: _id, ...achievement }) => ({ achievement })),
+    })),
+    outcome_config: b.outcomeConfig.map(({ id: _id, created_at: _created, updated_at: _updated, ...outcome }) => outcome),
+  };
+}
+
 @Injectable()
 export class BehaviorsService {
   constructor(
@@ -96,13 +111,19 @@ export class BehaviorsService {
     return behaviorView(behavior, await this.tierIds(this.db.manager, tenant, [behavior]));
   }
 
-  /** A full replacement; goals keep their ids (and customers their progress) by name, outcomes by what they award. */
+  /**
+   * A partial update: each top-level member sent (name, tags, points, data, goal_groups, outcome_config) replaces the
+   * stored one whole; members absent keep their values. The result is checked as a whole behavior, as in a batch.
+   * Goals keep their ids (and customers their progress) by name, outcomes by what they award.
+   */
   update(tenant: Tenant, id: number, submitted: Submitted): Promise<BehaviorView> {
     return this.db.transaction(async (em) => {
       const behavior = await this.find(em, tenant, id, true);
       const before = behaviorView(behavior, await this.tierIds(em, tenant, [behavior]));
-      const checked = checkBehavior(submitted);
-      await this.checkAgainstDatabase(em, tenant, behavior.campaignId, [checked], behavior.id);
+      const checked = checkBehavior({ ...storedInput(behavior), ...submitted });
+      // Outcomes kept as stored are not checked again: one naming an offer deleted since is skipped when it fires, and
+      // must not block an edit of the points.
+      await this.checkAgainstDatabase(em, tenant, behavior.campaignId, [checked], behavior.id, submitted.outcome_config !== undefined);
       if (invalid(checked)) {
         const details = Object.entries(checked.errors).map(([field, message]) => ({ field: `behavior.${field}`, message }));
         throw problemsError('the behavior is invalid', details, { behavior: { ...submitted, errors: checked.errors } });
@@ -136,7 +157,14 @@ export class BehaviorsService {
   }
 
   /** Names free in the organization and in the batch; outcomes naming live objects. Adds to each behavior's errors. */
-  private async checkAgainstDatabase(em: EntityManager, tenant: Tenant, campaignId: number, checked: CheckedBehavior[], selfId: number | null) {
+  private async checkAgainstDatabase(
+    em: EntityManager,
+    tenant: Tenant,
+    campaignId: number,
+    checked: CheckedBehavior[],
+    selfId: number | null,
+    outcomes = true,
+  ) {
     const names = checked.map((c) => c.input.name.toLowerCase());
     const taken: Array<{ name: string }> = await em.query(
       `SELECT lower(name) AS name FROM behaviors
@@ -148,6 +176,7 @@ export class BehaviorsService {
       if (taken.some((t) => t.name === names[i])) c.errors.name = 'is already used by another behavior of this organization';
       else if (names.indexOf(names[i]) < i) c.errors.name = `is used by behavior ${names.indexOf(names[i])} of this batch`;
     });
+    if (!outcomes) return;
     const named = referencesNamed(checked.map((c) => c.input));
     const ids = async (sql: string, params: unknown[]) => new Set(((await em.query(sql, params)) as Array<{ id: number }>).map((r) => r.id));
     const offerIds = named.offerIds.length

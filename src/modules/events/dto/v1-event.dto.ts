@@ -26,7 +26,14 @@ export class V1EventBody {
   @IsBoolean()
   read_only?: boolean;
 
-  @ApiPropertyOptional({ example: false, description: 'Qualify the customer for opt-in campaigns, then process' })
+  @ApiPropertyOptional({
+    example: false,
+    description:
+      'Opt in: true qualifies the customer for the opt-in campaigns (opt_in_required) the events reach, then processes the events ' +
+      'as usual; without it an opt-in campaign the customer has not joined answers state events_not_qualified and takes no progress. ' +
+      'Not the query parameter qualify=true, which only checks eligibility and writes nothing (with both, the check counts the ' +
+      'customer as opted in, and still writes nothing).',
+  })
   @Optional()
   @IsBoolean()
   qualify?: boolean;
@@ -39,17 +46,36 @@ export class V1EventBody {
 }
 
 export class V1EventQuery {
-  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'true: only check eligibility; store and process nothing' })
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description:
+      'true: a dry eligibility check, not an opt-in. Answers {"status","qualified","state","notifications"}: the campaign state the ' +
+      'events would meet, and when not qualified one qualification notification per campaign checked. Stores, processes and opts in ' +
+      'nothing; goals are not evaluated. Wins over async, read_only and explain. Not the body member qualify, which opts the ' +
+      'customer in and processes the events.',
+  })
   @IsOptional()
   @IsIn(['true', 'false'])
   qualify?: string;
 
-  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'true: store, queue for a worker, answer {"status":"ok"} at once' })
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description:
+      'true: validate, store the events, queue them for a worker and answer {"status":"ok"} at once (no progress in the answer; ' +
+      'read it later with GET .../events). explain=true is then ignored: nothing is evaluated in the request, so there is nothing ' +
+      'to explain. read_only: true in the body wins (evaluated in the request, nothing stored).',
+  })
   @IsOptional()
   @IsIn(['true', 'false'])
   async?: string;
 
-  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'true: add the explanation of every decision' })
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description:
+      'true: the answer adds explanation, why each campaign, behavior and goal did or did not progress (also stored with the event). ' +
+      'Only for an evaluation in the request: ignored with async=true (answered {"status":"ok"} before any evaluation) and with ' +
+      'qualify=true (a check, not an evaluation).',
+  })
   @IsOptional()
   @IsIn(['true', 'false'])
   explain?: string;
@@ -81,11 +107,23 @@ export class V1EventResponse {
   @ApiProperty({ type: [NotificationView] }) notifications: NotificationView[];
   @ApiPropertyOptional({ type: UserSummary }) user?: UserSummary;
   @ApiPropertyOptional({
-    description: 'Behavior name → composite behavior with goals, groups and the deltas of this request',
-    example: { 'Visit three stores': { type: 'composite', achieved: 0, current_count: 0, total_count: 1, deltas: { current_count: 0, achieved: 0 } } },
+    description:
+      'Behavior name → composite behavior with goals, groups and the deltas of this request (as in deltas, plus data and pivot_count ' +
+      'listing new unique pivots); after a completion its goals show the next cycle (completed false, current_count 0) and its ' +
+      'deltas achieved 1 and reset true',
+    example: { 'Visit three stores': { type: 'composite', achieved: 1, current_count: 0, total_count: 1, deltas: { current_count: 0, achieved: 1, reset: true } } },
   })
   behaviors?: Record<string, BehaviorView & { deltas: Record<string, unknown> }>;
-  @ApiPropertyOptional({ example: { 'Visit three stores': { current_count: 0, achieved: 0 } } }) deltas?: Record<string, unknown>;
+  @ApiPropertyOptional({
+    example: { 'Visit three stores': { current_count: 0, achieved: 1, reset: true }, 'Daily check-in': { current_count: 1, achieved: 0 } },
+    description:
+      'Behavior name → what this request changed, for the behaviors of qualified campaigns it evaluated: current_count (change of ' +
+      'the goals completed in the cycle), achieved (completions in this request) and reset: true when the goal progress started ' +
+      'again from 0 in this request (after a completion, the next cycle begins; or with use_same_period, progress of an earlier ' +
+      'period dropped). So after a completion the goals answer completed false and current_count 0 with achieved 1 and reset true ' +
+      'here: that is the next cycle, not lost progress. reset is absent when nothing was reset.',
+  })
+  deltas?: Record<string, unknown>;
   @ApiProperty({ example: true }) qualified: boolean;
   @ApiProperty({ example: 'qualified' }) state: string;
   @ApiPropertyOptional({ description: 'With explain=true: why each campaign, behavior and goal did or did not progress', type: [Object] })

@@ -131,7 +131,11 @@ export class BatchBehaviorsBody {
 }
 
 export class UpdateBehaviorBody {
-  @ApiProperty({ type: BehaviorInput, example: BEHAVIOR_EXAMPLE, description: 'The whole behavior, as in a batch' })
+  @ApiProperty({
+    type: BehaviorInput,
+    example: { points: 60 },
+    description: 'Any of the members of a behavior (as in a batch); those absent keep their values, those sent replace the stored ones whole',
+  })
   @Required()
   @IsObject()
   behavior: Record<string, unknown>;
