@@ -1,4 +1,5 @@
 import type { Behavior, StoredGoal, StoredGoalGroup, StoredOutcome } from '../../../database/entities/behavior.entity.js';
+import { csvLine } from '../../../common/csv.js';
 import type { AchievementView, BehaviorView, OutcomeConfigView, OutcomeView } from './dto/behavior.dto.js';
 
 /** Lower-cased tier name → tier id: what a tier outcome's model_id answers. */
@@ -6,15 +7,11 @@ export type TierIds = Map<string, number>;
 
 const MODEL_TYPES = { deal: 'Offer', ad_unit: 'AdUnit', points: 'Points', event: 'EventOutcome', tier: 'Tier' } as const;
 
-function csvField(value: string | number | null): string {
-  const text = value === null ? '' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
 
-/** `goals_csv_data`: one line per goal after the header, each line ending with a newline. */
+/** `goals_csv_data`: one line per goal after the header, each line ending with a newline; formula characters neutralised (common/csv.ts). */
 export function goalsCsv(groups: StoredGoalGroup[]): string {
   const rows = groups.flatMap((g) => g.goals).map((goal) => [goal.id, goal.name, goal.internal_event_name, goal.event_count]);
-  return [['goal_id', 'name', 'internal_event_name', 'event_count'], ...rows].map((row) => `${row.map(csvField).join(',')}\n`).join('');
+  return [['goal_id', 'name', 'internal_event_name', 'event_count'], ...rows].map((row) => csvLine(row.map((v) => (v === null ? '' : String(v))))).join('');
 }
 
 function outcomeKind(o: StoredOutcome): keyof typeof MODEL_TYPES {

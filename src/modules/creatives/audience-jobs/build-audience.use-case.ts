@@ -9,7 +9,7 @@ import { APP_CONFIG } from '../../../config/config.module.js';
 import type { AppConfig } from '../../../config/config.js';
 import { compileTargeting, type Criterion, type FlatValue } from '../../../engine/index.js';
 import { ACTIVE_SCHEDULED_CREATIVES } from './active-creatives.js';
-import { csvLine } from './csv.js';
+import { csvLine } from '../../../common/csv.js';
 
 /** Customers read per query (keyset pagination by customer id): the audience is never held in memory whole. */
 export const AUDIENCE_PAGE = 1000;
