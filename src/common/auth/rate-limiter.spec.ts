@@ -37,4 +37,26 @@ describe('RateLimiter: the request budget and the failed-attempt budget', () => 
     expect(limiter.failuresOf(KEY, '203.0.113.7', NOW + 60_000).used).toBe(0);
     expect(limiter.hit(KEY, NOW + 60_000).used).toBe(1);
   });
+
+  it('keeps counting what it is reporting while Redis has not answered (no dip between a report and its answer)', async () => {
+    let answer!: (results: Array<[null, number]>) => void;
+    const pipeline = { incrby: () => pipeline, expire: () => pipeline, exec: () => new Promise((resolve) => (answer = resolve)) };
+    const reporting = new RateLimiter({ pipeline: () => pipeline } as unknown as RedisClient, {
+      rateLimitPerMinute: 5,
+      authFailuresPerMinute: 3,
+      queuePrefix: 'rate-limiter-spec',
+    } as AppConfig);
+    try {
+      const now = Date.now();
+      for (let i = 0; i < 3; i++) reporting.recordFailure(KEY, '203.0.113.7', now);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // a report (every 200 ms) is on its way
+      expect(answer).toBeDefined();
+      expect(reporting.failuresOf(KEY, '203.0.113.7', now).used).toBe(3);
+      answer([[null, 3], [null, 1]]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(reporting.failuresOf(KEY, '203.0.113.7', now).used).toBe(3);
+    } finally {
+      reporting.onModuleDestroy();
+    }
+  });
 });

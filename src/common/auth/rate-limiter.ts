@@ -12,6 +12,8 @@ interface Window {
   shared: number;
   /** Counts this process made and has not reported yet. */
   unreported: number;
+  /** Counts this process is reporting now (not yet in `shared`: Redis has not answered). */
+  reporting: number;
 }
 
 export interface MinuteCount {
@@ -54,19 +56,19 @@ class MinuteCounter {
     let window = this.windows.get(id);
     if (window && window.minute === minute) return window;
     if (!create) return undefined;
-    window = { minute, shared: 0, unreported: 0 };
+    window = { minute, shared: 0, unreported: 0, reporting: 0 };
     this.windows.set(id, window);
     return window;
   }
 
   private count(window: Window, now: number): MinuteCount {
-    return { used: window.shared + window.unreported, limit: this.limit(), resetSeconds: resetSeconds(now) };
+    return { used: window.shared + window.reporting + window.unreported, limit: this.limit(), resetSeconds: resetSeconds(now) };
   }
 
   async report(redis: RedisClient, prefix: string): Promise<void> {
     const pending = [...this.windows].filter(([, w]) => w.unreported > 0);
     const current = Math.floor(Date.now() / 60_000);
-    for (const [id, w] of this.windows) if (w.minute < current && w.unreported === 0) this.windows.delete(id);
+    for (const [id, w] of this.windows) if (w.minute < current && w.unreported === 0 && w.reporting === 0) this.windows.delete(id);
     if (pending.length === 0) return;
     const pipeline = redis.pipeline();
     const sent = pending.map(([id, w]) => {
@@ -74,15 +76,21 @@ class MinuteCounter {
       pipeline.incrby(key, w.unreported).expire(key, 120);
       return { window: w, count: w.unreported };
     });
-    for (const s of sent) s.window.unreported -= s.count;
+    // Counted as `reporting` until Redis answers: the count never dips while the report is on its way.
+    for (const s of sent) {
+      s.window.unreported -= s.count;
+      s.window.reporting += s.count;
+    }
     try {
       const results = await pipeline.exec();
       sent.forEach((s, i) => {
         const total = Number(results?.[i * 2]?.[1] ?? NaN);
-        if (Number.isFinite(total)) s.window.shared = Math.max(s.window.shared, total);
+        s.window.shared = Number.isFinite(total) ? Math.max(s.window.shared, total) : s.window.shared + s.count;
       });
     } catch {
       for (const s of sent) s.window.shared += s.count; // Redis away: keep what this process counted
+    } finally {
+      for (const s of sent) s.window.reporting -= s.count;
     }
   }
 }
