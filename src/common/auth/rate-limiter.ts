@@ -1,4 +1,5 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { CLOCK, systemClock, type Clock } from '../clock.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { REDIS } from '../../redis/redis.module.js';
@@ -65,9 +66,9 @@ class MinuteCounter {
     return { used: window.shared + window.reporting + window.unreported, limit: this.limit(), resetSeconds: resetSeconds(now) };
   }
 
-  async report(redis: RedisClient, prefix: string): Promise<void> {
+  async report(redis: RedisClient, prefix: string, now: number): Promise<void> {
     const pending = [...this.windows].filter(([, w]) => w.unreported > 0);
-    const current = Math.floor(Date.now() / 60_000);
+    const current = Math.floor(now / 60_000);
     for (const [id, w] of this.windows) if (w.minute < current && w.unreported === 0 && w.reporting === 0) this.windows.delete(id);
     if (pending.length === 0) return;
     const pipeline = redis.pipeline();
@@ -114,6 +115,7 @@ export class RateLimiter implements OnModuleDestroy {
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {
     this.requests = new MinuteCounter('rate', () => config.rateLimitPerMinute);
     this.failures = new MinuteCounter('auth-fail', () => config.authFailuresPerMinute);
@@ -126,22 +128,22 @@ export class RateLimiter implements OnModuleDestroy {
   }
 
   /** Counts one authenticated request of the key; answers how many it has made this minute, this one included. */
-  hit(apiKey: string, now = Date.now()): MinuteCount {
+  hit(apiKey: string, now = this.clock.now()): MinuteCount {
     return this.requests.hit(apiKey, now);
   }
 
   /** Failed authentications for the key from the address this minute. */
-  failuresOf(apiKey: string, address: string, now = Date.now()): MinuteCount {
+  failuresOf(apiKey: string, address: string, now = this.clock.now()): MinuteCount {
     return this.failures.peek(failureId(apiKey, address), now);
   }
 
   /** Counts one failed authentication for the key from the address. */
-  recordFailure(apiKey: string, address: string, now = Date.now()): MinuteCount {
+  recordFailure(apiKey: string, address: string, now = this.clock.now()): MinuteCount {
     return this.failures.hit(failureId(apiKey, address), now);
   }
 
   private async report(): Promise<void> {
-    await Promise.all([this.requests.report(this.redis, this.config.queuePrefix), this.failures.report(this.redis, this.config.queuePrefix)]);
+    await Promise.all([this.requests.report(this.redis, this.config.queuePrefix, this.clock.now()), this.failures.report(this.redis, this.config.queuePrefix, this.clock.now())]);
   }
 }
 

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { deletedName, softDeleteBelow } from '../../common/database/soft-delete.js';
@@ -39,6 +40,7 @@ export class CampaignsService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly changes: ConfigChangesService,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   create(tenant: Tenant, input: CreateCampaignInput): Promise<CampaignView> {
@@ -84,7 +86,7 @@ export class CampaignsService {
     return this.db.transaction(async (em) => {
       const campaign = await this.find(em, tenant, ref, true);
       const before = campaignView(campaign);
-      const at = new Date();
+      const at = new Date(this.clock.now());
       await softDeleteBelow(em, 'campaign', campaign.id, at);
       campaign.name = deletedName(campaign.name, at);
       campaign.deletedAt = at;

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { deletedName, softDeleteBelow } from '../../common/database/soft-delete.js';
@@ -16,6 +17,7 @@ export class CreativeGroupsService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly changes: ConfigChangesService,
     private readonly lineItems: LineItemsService,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   create(tenant: Tenant, lineItemId: number, input: CreateCreativeGroupInput): Promise<CreativeGroupView> {
@@ -72,7 +74,7 @@ export class CreativeGroupsService {
     return this.db.transaction(async (em) => {
       const { group } = await this.findLocked(em, tenant, id);
       const before = creativeGroupView(group);
-      const at = new Date();
+      const at = new Date(this.clock.now());
       await softDeleteBelow(em, 'creative_group', group.id, at);
       group.name = deletedName(group.name, at);
       group.deletedAt = at;

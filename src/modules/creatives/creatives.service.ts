@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { deletedName } from '../../common/database/soft-delete.js';
@@ -28,6 +29,7 @@ export class CreativesService {
     private readonly changes: ConfigChangesService,
     private readonly lineItems: LineItemsService,
     private readonly groups: CreativeGroupsService,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   create(tenant: Tenant, groupId: number, input: CreateCreativeInput): Promise<CreativeView> {
@@ -106,7 +108,7 @@ export class CreativesService {
     return this.db.transaction(async (em) => {
       const creative = await this.find(em, tenant, id, true);
       const before = creativeView(creative);
-      const at = new Date();
+      const at = new Date(this.clock.now());
       creative.name = deletedName(creative.name, at);
       creative.deletedAt = at;
       await em.save(creative);
@@ -147,7 +149,7 @@ export class CreativesService {
       if (input.behavior_id !== undefined) throw AppError.validation(`${DELIVERY}.behavior_id`, 'is only for triggered delivery');
       if (input.scheduled_delivery_date === undefined) throw missing('scheduled_delivery_date', 'scheduled');
       const at = toDate(input.scheduled_delivery_date);
-      if (at.getTime() <= Date.now()) throw AppError.validation(`${DELIVERY}.scheduled_delivery_date`, 'must be in the future');
+      if (at.getTime() <= this.clock.now()) throw AppError.validation(`${DELIVERY}.scheduled_delivery_date`, 'must be in the future');
       scheduledAt = at.toISOString();
     }
     return {

@@ -1,4 +1,5 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { timingSafeEqual } from 'node:crypto';
@@ -50,6 +51,7 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {
     this.channel = `${config.queuePrefix}:api-key-invalidated`;
     this.dummyHash = hashSecret(newSecret());
@@ -77,7 +79,7 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     const digest = sha256(secret);
     const cached = this.cache.get(key);
     // The cache answers a matching secret only; a wrong one goes the uncached way, the same work as an unknown key.
-    if (cached && cached.expiresAt > Date.now() && timingSafeEqual(cached.secretDigest, digest)) return cached.tenant;
+    if (cached && cached.expiresAt > this.clock.now() && timingSafeEqual(cached.secretDigest, digest)) return cached.tenant;
     const row = await this.findKey(key);
     const matches = await verifySecret(secret, row ? row.secret_hash : await this.dummyHash);
     if (!row || !row.active || !matches) return null;
@@ -91,7 +93,7 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
       rootDivisionId: row.root_division_id,
     };
     if (this.config.apiKeyCacheSeconds > 0) {
-      this.cache.set(key, { tenant, secretDigest: digest, expiresAt: Date.now() + this.config.apiKeyCacheSeconds * 1000 });
+      this.cache.set(key, { tenant, secretDigest: digest, expiresAt: this.clock.now() + this.config.apiKeyCacheSeconds * 1000 });
     }
     return tenant;
   }
@@ -102,7 +104,7 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
    */
   verifyCached(key: string, secret: string): Tenant | null {
     const cached = this.cache.get(key);
-    if (!cached || cached.expiresAt <= Date.now()) return null;
+    if (!cached || cached.expiresAt <= this.clock.now()) return null;
     return timingSafeEqual(cached.secretDigest, sha256(secret)) ? cached.tenant : null;
   }
 

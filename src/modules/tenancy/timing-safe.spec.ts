@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../../config/config.js';
 import type { Logger } from '../../common/logging/logger.js';
+import { systemClock } from '../../common/clock.js';
 
 // Every comparison of a secret must go through crypto.timingSafeEqual: watch it, without changing what it does.
 // Checked by what is called, never by measuring time.
@@ -92,7 +93,7 @@ describe('ApiKeyService.verify', () => {
     };
     const query = jest.fn(async () => (options.known === false ? [] : [row]));
     const config = { queuePrefix: 'timing-safe-spec', apiKeyCacheSeconds: 30 } as AppConfig;
-    return { keys: new ApiKeyService({ query } as unknown as DataSource, {} as Redis, config, {} as Logger), query };
+    return { keys: new ApiKeyService({ query } as unknown as DataSource, {} as Redis, config, {} as Logger, systemClock), query };
   }
 
   it('compares a cached secret through timingSafeEqual of two SHA-256 digests, right or wrong (a wrong one then through scrypt)', async () => {
@@ -163,7 +164,7 @@ describe('ApiKeyService.verify', () => {
     it('without the cache (API_KEY_CACHE_SECONDS=0) the right secret costs the same lookup and scrypt every time', async () => {
       const row = { id: 1, key, secret_hash: await hashSecret('right-secret'), active: true, organization_id: 2, application_id: 3, multi_org_enabled: false, time_zone: 'UTC', root_division_id: 4 };
       const query = jest.fn(async () => [row]);
-      const keys = new ApiKeyService({ query } as unknown as DataSource, {} as Redis, { queuePrefix: 'timing-safe-spec', apiKeyCacheSeconds: 0 } as AppConfig, {} as Logger);
+      const keys = new ApiKeyService({ query } as unknown as DataSource, {} as Redis, { queuePrefix: 'timing-safe-spec', apiKeyCacheSeconds: 0 } as AppConfig, {} as Logger, systemClock);
       for (let i = 0; i < 2; i++) expect(await work(keys, query, 'right-secret')).toEqual({ tenant: expect.objectContaining({ organizationId: 2 }), lookups: 1, scrypts: 1 });
     });
   });

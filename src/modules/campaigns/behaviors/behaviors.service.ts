@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { deletedName } from '../../../common/database/soft-delete.js';
@@ -64,6 +65,7 @@ export class BehaviorsService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly changes: ConfigChangesService,
     private readonly campaigns: CampaignsService,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** One transaction: every behavior is stored, or none is and each is answered with its errors. */
@@ -142,7 +144,7 @@ export class BehaviorsService {
       const behavior = await this.find(em, tenant, id, true);
       const tierIds = await this.tierIds(em, tenant, [behavior]);
       const before = behaviorView(behavior, tierIds);
-      const at = new Date();
+      const at = new Date(this.clock.now());
       behavior.name = deletedName(behavior.name, at);
       behavior.deletedAt = at;
       await em.save(behavior);
@@ -218,7 +220,7 @@ export class BehaviorsService {
       return index < 0 ? null : unused.splice(index, 1)[0];
     });
     const nextOutcomeId = await this.ids(em, 'outcomes_id_seq', kept.filter((k) => k === null).length);
-    const now = new Date().toISOString();
+    const now = new Date(this.clock.now()).toISOString();
     const outcomeConfig: StoredOutcome[] = outcomes.map((o, i) => {
       const old = kept[i];
       return { id: old?.id ?? nextOutcomeId(), ...o, created_at: old?.created_at ?? now, updated_at: old?.updated_at ?? now };

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { deletedName, softDeleteBelow } from '../../../common/database/soft-delete.js';
@@ -36,6 +37,7 @@ export class LineItemsService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly changes: ConfigChangesService,
     private readonly campaigns: CampaignsService,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   create(tenant: Tenant, campaignId: number, input: CreateLineItemInput): Promise<LineItemView> {
@@ -89,7 +91,7 @@ export class LineItemsService {
     return this.db.transaction(async (em) => {
       const lineItem = await this.findLocked(em, tenant, id);
       const before = lineItemView(lineItem);
-      const at = new Date();
+      const at = new Date(this.clock.now());
       await softDeleteBelow(em, 'line_item', lineItem.id, at);
       lineItem.name = deletedName(lineItem.name, at);
       lineItem.deletedAt = at;

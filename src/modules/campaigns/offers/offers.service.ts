@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { deletedName } from '../../../common/database/soft-delete.js';
@@ -31,6 +32,7 @@ export class OffersService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly changes: ConfigChangesService,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   create(tenant: Tenant, input: CreateOfferInput): Promise<OfferView> {
@@ -80,7 +82,7 @@ export class OffersService {
     return this.db.transaction(async (em) => {
       const offer = await this.find(em, tenant, id, true);
       const before = offerView(offer);
-      const at = new Date();
+      const at = new Date(this.clock.now());
       offer.name = deletedName(offer.name, at);
       offer.deletedAt = at;
       await em.save(offer);

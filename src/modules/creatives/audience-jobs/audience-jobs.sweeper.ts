@@ -1,5 +1,6 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bullmq';
 import { DataSource, EntityManager } from 'typeorm';
@@ -25,6 +26,7 @@ export class AudienceJobsSweeper extends PeriodicSweep {
     @InjectQueue(QueueName.AudienceJobs) private readonly queue: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) logger: Logger,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {
     super(db, logger, 7_700_003, 'audience job');
   }
@@ -45,6 +47,7 @@ export class AudienceJobsSweeper extends PeriodicSweep {
     await enqueueAudienceJobs(
       this.queue,
       rows.map((r) => ({ id: Number(r.id), scheduledAt: new Date(0) })),
+      this.clock.now(),
     );
     this.logger.info({ audience_jobs: rows.length }, 'sweeper queued due audience jobs');
     return rows.length;

@@ -1,5 +1,6 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../../common/clock.js';
 import type { Queue } from 'bullmq';
 import type { EntityManager } from 'typeorm';
 import { LOGGER, type Logger } from '../../../common/logging/logger.js';
@@ -25,6 +26,7 @@ export class AudienceScheduleService implements OnModuleInit {
     private readonly changes: ConfigChangesService,
     @InjectQueue(QueueName.AudienceJobs) private readonly queue: Queue,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   onModuleInit(): void {
@@ -55,6 +57,7 @@ export class AudienceScheduleService implements OnModuleInit {
       await enqueueAudienceJobs(
         this.queue,
         inserted.map((r) => ({ id: Number(r.id), scheduledAt: new Date(r.scheduled_at) })),
+        this.clock.now(),
       );
     } catch (error) {
       this.logger.warn({ err: (error as Error).message, audience_jobs: inserted.map((r) => r.id) }, 'audience jobs not queued; the sweeper will');

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
@@ -70,6 +71,7 @@ export class BuildAudienceUseCase {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** The division and every division below it (deleted ones hold no customers: a delete needs the division unused). */
@@ -118,7 +120,7 @@ export class BuildAudienceUseCase {
         // once. The lease is renewed on another connection, so the snapshot's transaction only reads.
         await this.db.transaction('REPEATABLE READ', async (em) => {
           await em.query('SET TRANSACTION READ ONLY');
-          let beat = Date.now();
+          let beat = this.clock.now();
           for (const divisionId of await this.subtree(em, job.organization_id, audience.divisionId)) {
             let after: string | null = null;
             for (;;) {
@@ -129,9 +131,9 @@ export class BuildAudienceUseCase {
                 count += 1;
                 await write(csvLine([row.external_id, row.id]));
               }
-              if (Date.now() - beat >= HEARTBEAT_MS) {
+              if (this.clock.now() - beat >= HEARTBEAT_MS) {
                 await this.heartbeat(job);
-                beat = Date.now();
+                beat = this.clock.now();
               }
               if (page.length < AUDIENCE_PAGE) break;
               after = page[page.length - 1].id;

@@ -12,7 +12,7 @@ const JOB_OPTIONS = { removeOnComplete: true, removeOnFail: 10_000, attempts: 5,
  * whose job still exists adds nothing (the sweeper may queue due rows again safely). The job only wakes a worker: the
  * row decides whether anything runs.
  */
-export async function enqueueAudienceJobs(queue: Queue, rows: Array<{ id: number; scheduledAt: Date }>, now = Date.now()): Promise<void> {
+export async function enqueueAudienceJobs(queue: Queue, rows: Array<{ id: number; scheduledAt: Date }>, now: number): Promise<void> {
   if (rows.length === 0) return;
   await queue.addBulk(
     rows.map((row) => ({

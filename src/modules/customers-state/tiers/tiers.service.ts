@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { deletedName } from '../../../common/database/soft-delete.js';
@@ -32,6 +33,7 @@ export class TiersService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly changes: ConfigChangesService,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   create(tenant: Tenant, input: CreateTierInput): Promise<TierView> {
@@ -80,7 +82,7 @@ export class TiersService {
       const tier = await this.find(em, tenant, id, true);
       await this.assertUnreferenced(em, tenant, tier, 'tier_id', 'cannot be deleted');
       const before = tierView(tier);
-      const at = new Date();
+      const at = new Date(this.clock.now());
       tier.name = deletedName(tier.name, at);
       tier.deletedAt = at;
       await em.save(tier);

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { deletedName } from '../../../common/database/soft-delete.js';
@@ -38,6 +39,7 @@ export class DivisionsService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly changes: ConfigChangesService,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   create(tenant: Tenant, input: CreateDivisionInput): Promise<DivisionView> {
@@ -88,7 +90,7 @@ export class DivisionsService {
       if (division.parentId === null) throw AppError.validation('division_id', 'is the root division, which cannot be deleted');
       await this.assertUnused(em, tenant, division);
       const before = divisionView(division);
-      const at = new Date();
+      const at = new Date(this.clock.now());
       division.name = deletedName(division.name, at);
       division.deletedAt = at;
       await em.save(division);
