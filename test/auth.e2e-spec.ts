@@ -2,23 +2,11 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { createTestApp } from './support/app.js';
 import { TEST_ADMIN_TOKEN } from './support/test-env.js';
-import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
+import { addApplication, api, basic, createTenant, TestTenant } from './factories/tenant.factory.js';
 import { createCustomer } from './factories/customer.factory.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-function basic(user: string, password: string): string {
-  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-}
-
-async function addApplication(app: INestApplication, tenant: TestTenant): Promise<TestTenant> {
-  const res = await request(app.getHttpServer())
-    .post(`/admin/v1/organizations/${tenant.organizationId}/applications`)
-    .set('Authorization', `Bearer ${TEST_ADMIN_TOKEN}`)
-    .send({ application: { name: 'Second' } })
-    .expect(201);
-  return { ...tenant, apiKey: res.body.api_key, apiSecret: res.body.api_secret };
-}
 
 describe('api key authentication', () => {
   let app: INestApplication;

@@ -12,7 +12,7 @@ import { deleteQueueKeys, ownQueuePrefix, startTestWorker, waitFor } from './sup
 import { createBehavior } from './factories/behavior.factory.js';
 import { createCampaign } from './factories/campaign.factory.js';
 import { createCustomer } from './factories/customer.factory.js';
-import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
+import { addApplication, api, basic, createTenant, TestTenant } from './factories/tenant.factory.js';
 
 jest.setTimeout(60_000);
 
@@ -23,18 +23,6 @@ const UNAUTHORIZED = { status: 'error', errors: { code: 'unauthorized', message:
 let seq = 0;
 const uniq = (prefix: string) => `${prefix}-${++seq}-${Date.now().toString(36)}`;
 
-function basic(user: string, password: string): string {
-  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-}
-
-async function addApplication(app: INestApplication, tenant: TestTenant): Promise<TestTenant> {
-  const res = await request(app.getHttpServer())
-    .post(`/admin/v1/organizations/${tenant.organizationId}/applications`)
-    .set('Authorization', `Bearer ${TEST_ADMIN_TOKEN}`)
-    .send({ application: { name: 'Second' } })
-    .expect(201);
-  return { ...tenant, apiKey: res.body.api_key, apiSecret: res.body.api_secret };
-}
 
 /** The budgets are per clock minute: do not start right before the minute turns. */
 async function awayFromMinuteTurn(): Promise<void> {

@@ -42,3 +42,18 @@ export function api(app: INestApplication, tenant: TestTenant) {
     delete: (path: string) => auth(request(server).delete(`${base}${path}`)),
   };
 }
+
+/** An HTTP Basic Authorization header value. */
+export function basic(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
+}
+
+/** A second application of the tenant's organization: its own api key and secret. */
+export async function addApplication(app: INestApplication, tenant: TestTenant): Promise<TestTenant> {
+  const res = await request(app.getHttpServer())
+    .post(`/admin/v1/organizations/${tenant.organizationId}/applications`)
+    .set('Authorization', `Bearer ${TEST_ADMIN_TOKEN}`)
+    .send({ application: { name: 'Second' } })
+    .expect(201);
+  return { ...tenant, apiKey: res.body.api_key, apiSecret: res.body.api_secret };
+}

@@ -43,6 +43,4 @@ export function send(app: INestApplication, method: Method, path: string): reque
 }
 
 /** HTTP Basic credentials. */
-export function basic(user: string, password: string): string {
-  return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
-}
+export { basic } from '../factories/tenant.factory.js';

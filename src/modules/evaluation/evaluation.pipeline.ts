@@ -77,7 +77,8 @@ export class EvaluationPipeline {
       const [customer, guessed] = await Promise.all([this.repository.customer(tx.uow, org, key, write), this.repository.progressByKey(tx.uow, org, key, guess)]);
       if (!customer) throw AppError.notFound('user');
       const rules = await this.rules.get(org, customer.rulesVersion, tx.uow);
-      const missing = evaluation.involved(rules).filter((id) => !guess.includes(id));
+      // The hint is the current rules on a warm cache: what they involve was read already.
+      const missing = rules === hint ? [] : evaluation.involved(rules).filter((id) => !guess.includes(id));
       const progress = missing.length ? { ...guessed, ...(await this.repository.progress(tx.uow, [customer.snapshot.id], missing)).get(customer.snapshot.id) } : guessed;
       const subscribed = write ? await this.subscriptions.typesFor(org, customer.rulesVersion, tx.uow) : NONE;
       const decision = await evaluation.decide({ rules, customer, progress, subscribed, now: this.clock.now(), uow: tx.uow });
