@@ -16,6 +16,8 @@ export default {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      // Every response a test receives is validated against the served OpenAPI document (test/support/response-validation.ts).
+      setupFilesAfterEnv: ['<rootDir>/test/support/openapi-setup.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.js',
       globalTeardown: '<rootDir>/test/support/global-teardown.js',
     },

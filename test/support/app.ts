@@ -5,6 +5,7 @@ import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/common/http/configure-app.js';
 import { APP_CONFIG } from '../../src/config/config.module.js';
 import { AppConfig, loadConfig } from '../../src/config/config.js';
+import { validateResponses } from './response-validation.js';
 
 /**
  * The real API application (same modules, filter, pipes, body parser and Swagger as main.ts) on this run's database
@@ -17,7 +18,7 @@ export async function createTestApp(config: Partial<AppConfig> = {}): Promise<IN
     .useValue(merged)
     .compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: false });
-  configureApp(app, merged);
+  validateResponses(app, configureApp(app, merged));
   await app.init();
   return app;
 }

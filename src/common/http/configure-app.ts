@@ -1,13 +1,14 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { AppConfig } from '../../config/config.js';
 import { LOGGER, Logger } from '../logging/logger.js';
+import { completeDocument } from './openapi-document.js';
 import { mountQueueDashboard } from './queue-dashboard.js';
 import { requestContext } from './request-id.middleware.js';
 import { MetricsService } from '../../modules/metrics/metrics.service.js';
 
 /** Everything main.ts and the e2e tests must set up the same way on the HTTP application. */
-export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+export function configureApp(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
   const logger = app.get<Logger>(LOGGER);
   const metrics = app.get(MetricsService);
   app.use(requestContext(logger, (method, route, status, seconds) => metrics.observe(method, route, status, seconds)));
@@ -20,7 +21,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   if (config.trustProxy > 0) app.set('trust proxy', config.trustProxy);
   app.enableShutdownHooks(undefined, { useProcessExit: true });
 
-  const document = SwaggerModule.createDocument(
+  const document = completeDocument(SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('Campaign engine')
@@ -36,6 +37,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
       .addBasicAuth({ type: 'http', scheme: 'basic', description: 'username = api_key, password = api_secret' }, 'api_key')
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque token', description: 'ADMIN_TOKEN' }, 'admin')
       .build(),
-  );
+  ));
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+  return document;
 }

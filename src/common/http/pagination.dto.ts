@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
 export class PageQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 10 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'Items per page' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -11,7 +11,7 @@ export class PageQuery {
   @Max(100)
   limit: number = 10;
 
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()

@@ -37,9 +37,10 @@ export const OptionalDatetime = (api: ApiPropertyOptions) => member(...optional(
 
 /** Members of the answers, with the same examples in every view. */
 export const ApiStatus = () => ApiProperty({ enum: STATUSES, example: 'live' });
-export const ApiStartsAt = () => ApiProperty({ example: '2026-03-01T00:00:00.000Z' });
-export const ApiEndsAt = () => ApiProperty({ example: '2026-06-01T00:00:00.000Z' });
+export const ApiStartsAt = () => ApiProperty({ type: String, format: 'date-time', example: '2026-03-01T00:00:00.000Z' });
+export const ApiEndsAt = () => ApiProperty({ type: String, format: 'date-time', example: '2026-06-01T00:00:00.000Z' });
 /** `created_at`, `updated_at`. */
-export const ApiTimestamp = () => ApiProperty({ example: '2026-01-05T10:00:00.000Z' });
+export const ApiTimestamp = () => ApiProperty({ type: String, format: 'date-time', example: '2026-01-05T10:00:00.000Z' });
 /** `deleted_at` of a line item, creative group or creative: present only on the answer of a delete. */
-export const ApiDeletedAt = () => ApiPropertyOptional({ example: '2026-01-06T10:00:00.000Z', description: 'Only on the answer of a delete' });
+export const ApiDeletedAt = () =>
+  ApiPropertyOptional({ type: String, format: 'date-time', example: '2026-01-06T10:00:00.000Z', description: 'Only on the answer of a delete' });

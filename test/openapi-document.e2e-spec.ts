@@ -1,0 +1,27 @@
+import type { INestApplication } from '@nestjs/common';
+import { readFileSync, writeFileSync } from 'node:fs';
+import request from 'supertest';
+import { createTestApp } from './support/app.js';
+
+const CHECKED_IN = 'docs/openapi.json';
+
+/**
+ * docs/openapi.json is the document the service serves at /docs-json, checked in: `npm run lint:openapi` lints it and
+ * the typed client (clients/typescript) is generated from it. `UPDATE_OPENAPI=1` rewrites it from the served one.
+ */
+describe('The checked-in OpenAPI document', () => {
+  let app: INestApplication;
+  let served: string;
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    const res = await request(app.getHttpServer()).get('/docs-json').expect(200);
+    served = JSON.stringify(res.body, null, 2) + '\n';
+    if (process.env.UPDATE_OPENAPI) writeFileSync(CHECKED_IN, served);
+  });
+  afterAll(() => app.close());
+
+  it('is the document the service serves (rewrite it with UPDATE_OPENAPI=1 and regenerate the client)', () => {
+    expect(readFileSync(CHECKED_IN, 'utf8')).toBe(served);
+  });
+});

@@ -1,0 +1,78 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import type { NextFunction, Request, Response } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { appendFileSync } from 'node:fs';
+
+/** A response that does not match the document the app serves: the route, the status and what is wrong. */
+export interface Mismatch {
+  request: string;
+  status: number;
+  problem: string;
+}
+
+/** Mismatches of the current test; the e2e setup file fails the test that received any (test/support/openapi-setup.ts). */
+export const mismatches: Mismatch[] = [];
+
+function record(mismatch: Mismatch): void {
+  if (process.env.OPENAPI_MISMATCH_LOG) appendFileSync(process.env.OPENAPI_MISMATCH_LOG, JSON.stringify(mismatch) + '\n');
+  else mismatches.push(mismatch);
+}
+
+/**
+ * The document with every object schema that lists its properties and says nothing of others closed to others
+ * (additionalProperties: false), so that a member the document does not describe is a mismatch too. The served
+ * document stays open, so that clients generated from it accept members added later.
+ */
+function closed(document: OpenAPIObject): OpenAPIObject {
+  const close = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(close);
+    if (typeof node !== 'object' || node === null) return node;
+    const copy = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, key === 'example' || key === 'examples' ? value : close(value)]));
+    if (copy.properties && !('additionalProperties' in copy) && !copy.allOf) copy.additionalProperties = false;
+    return copy;
+  };
+  return close(document) as OpenAPIObject;
+}
+
+type Operation = { responses?: Record<string, { content?: Record<string, unknown> }> };
+
+/**
+ * Every response the app sends is checked against `document`, the one it serves at /docs-json:
+ * - the JSON body against the schema documented for its status, by express-openapi-validator (Ajv underneath);
+ * - the status and the media type against the operation's documented responses, once the response is finished
+ *   (this also covers bodies that are not JSON: CSV downloads, Prometheus text).
+ * Routes outside the document (the Swagger UI itself, the queue dashboard) are not checked.
+ */
+export function validateResponses(app: NestExpressApplication, document: OpenAPIObject): void {
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: closed(document) as never,
+      validateApiSpec: true,
+      validateRequests: false,
+      validateSecurity: false,
+      ignoreUndocumented: true,
+      validateFormats: true,
+      validateResponses: {
+        allErrors: true,
+        onError: (error, _body, req) =>
+          record({ request: `${req.method} ${req.originalUrl}`, status: Number(req.res?.statusCode), problem: error.message }),
+      },
+    }),
+  );
+  app.use((req: Request & { openapi?: { schema?: Operation } }, res: Response, next: NextFunction) => {
+    res.on('finish', () => {
+      const operation = req.openapi?.schema;
+      if (!operation) return;
+      const response = operation.responses?.[String(res.statusCode)];
+      const request = `${req.method} ${req.originalUrl}`;
+      if (!response) return record({ request, status: res.statusCode, problem: 'status not documented' });
+      const mediaType = String(res.getHeader('content-type') ?? '').split(';')[0].trim();
+      const documented = Object.keys(response.content ?? {});
+      if (mediaType && !documented.includes(mediaType)) {
+        record({ request, status: res.statusCode, problem: `content type ${mediaType} not documented (documented: ${documented.join(', ') || 'none'})` });
+      }
+    });
+    next();
+  });
+}
