@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import request from 'supertest';
 import { createTestApp } from './support/app.js';
@@ -23,5 +24,11 @@ describe('The checked-in OpenAPI document', () => {
 
   it('is the document the service serves (rewrite it with UPDATE_OPENAPI=1 and regenerate the client)', () => {
     expect(readFileSync(CHECKED_IN, 'utf8')).toBe(served);
+  });
+
+  it('is the one the typed client was generated from (npm run client:generate)', () => {
+    const generated = spawnSync(process.execPath, ['node_modules/openapi-typescript/bin/cli.js', CHECKED_IN], { encoding: 'utf8' });
+    expect(generated.status).toBe(0);
+    expect(readFileSync('clients/typescript/schema.d.ts', 'utf8')).toBe(generated.stdout);
   });
 });
