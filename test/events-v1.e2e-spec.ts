@@ -1304,6 +1304,20 @@ describe('events V1', () => {
       expect((await sendOk(tenant, customer, { events: { n_other: 1 } })).notifications).toEqual([]);
     });
 
+    it('read_only answers the notification a completion would produce, without an id: nothing is stored', async () => {
+      const tenant = await createTenant(app);
+      const campaign = await createCampaign(app, tenant);
+      const behavior = await createBehavior(app, tenant, campaign.id, { name: 'N preview', event: 'n_preview', points: 1 });
+      await createTriggeredCreative(app, tenant, campaign.id, behavior.id, { message: 'Welcome aboard' });
+
+      const customer = await createCustomer(app, tenant);
+      const body = await sendOk(tenant, customer, { events: { n_preview: 1 }, read_only: true });
+      expect(body.notifications).toEqual([expect.objectContaining({ id: null, campaign_id: campaign.id, behavior_name: 'N preview' })]);
+      expect(body.deltas).toEqual({ 'N preview': { current_count: 0, achieved: 1, reset: true } });
+      const stored = await api(app, tenant).get(`/users/${customer.id}/notifications`).expect(200);
+      expect(stored.body.notifications).toEqual([]);
+    });
+
     it("an event raised by an outcome progresses another campaign's behavior, answered in behaviors and deltas", async () => {
       const tenant = await createTenant(app);
       const start = await createCampaign(app, tenant);

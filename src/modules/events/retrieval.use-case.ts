@@ -4,7 +4,7 @@ import type { Tenant } from '../../common/http/request-context.js';
 import { behaviorView, type CompiledBehavior, type CompiledRules, type ProgressMap } from '../../engine/index.js';
 import { EvaluationPipeline } from '../evaluation/evaluation.pipeline.js';
 import type { CustomerKey } from '../evaluation/evaluation.repository.js';
-import type { RetrievalResponse } from './dto/v1-event.dto.js';
+import type { RetrievalResponse } from './dto/retrieval.dto.js';
 
 /** `division_ids=1,2` or `division_ids[]=1&division_ids[]=2` as ids; anything that is not an id is reported. */
 function parseDivisionIds(raw: string | string[] | undefined): string[] | null {

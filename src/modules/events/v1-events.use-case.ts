@@ -15,7 +15,8 @@ import { DuplicateTransaction, EvaluationRepository, type CustomerKey } from '..
 import { eventOutcome } from '../evaluation/event-outcome.js';
 import { involvedBehaviors } from '../evaluation/involved-behaviors.js';
 import { newEventRows, planWrite, type EventOutcome, type NewEvent } from '../evaluation/write-plan.js';
-import type { V1EventBody, V1EventResponse } from './dto/v1-event.dto.js';
+import type { V1AsyncResponse, V1EventResponse, V1QualificationResponse } from './dto/v1-answer.dto.js';
+import type { V1EventBody } from './dto/v1-event.dto.js';
 import { enqueueEvents } from './enqueue.js';
 import { CampaignKey, instanceDivisions, scopedCampaignId, scopedCampaignIdOrNull } from './scope.js';
 import { v1Response } from './v1-response.js';
@@ -33,14 +34,7 @@ export interface V1Request {
   requestId: string;
 }
 
-export type V1Answer = V1EventResponse | { status: 'ok' } | QualificationAnswer;
-
-export interface QualificationAnswer {
-  status: 'ok';
-  qualified: boolean;
-  state: string;
-  notifications: Array<{ type: 'qualification'; campaign_id: number; data: { state: string; message: string } }>;
-}
+export type V1Answer = V1EventResponse | V1AsyncResponse | V1QualificationResponse;
 
 /** Submitting V1 events (contract §7-§8): every mode of the six V1 routes, each a way into the evaluation pipeline. */
 @Injectable()
@@ -100,8 +94,8 @@ export class V1EventsUseCase {
   }
 
   /** qualify=true: the campaign states the events would meet; nothing is stored or processed. */
-  private check(req: V1Request, instances: EventInstance[]): Promise<QualificationAnswer> {
-    return this.pipeline.forCustomer<QualificationAnswer>({
+  private check(req: V1Request, instances: EventInstance[]): Promise<V1QualificationResponse> {
+    return this.pipeline.forCustomer<V1QualificationResponse>({
       organizationId: req.tenant.organizationId,
       customer: req.customer,
       write: false,
@@ -120,7 +114,7 @@ export class V1EventsUseCase {
   }
 
   /** async=true: the events are stored (pending) before the answer, then queued for a worker. */
-  private async enqueue(req: V1Request, instances: EventInstance[]): Promise<{ status: 'ok' }> {
+  private async enqueue(req: V1Request, instances: EventInstance[]): Promise<V1AsyncResponse> {
     const org = req.tenant.organizationId;
     const eventIds = await this.pipeline.inTransaction(async (uow) => {
       const customer = await this.repository.customer(uow, org, req.customer, false);

@@ -1,5 +1,7 @@
 import { behaviorView, tierName, type CompiledRules, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
-import type { NotificationView, V1EventResponse } from './dto/v1-event.dto.js';
+import type { BehaviorChange } from './dto/behavior-progress.dto.js';
+import type { V1EventResponse } from './dto/v1-answer.dto.js';
+import type { V1NotificationView } from './dto/v1-event.dto.js';
 
 /**
  * The V1 answer (contract §8): behaviors of the campaigns the request evaluated (only the scoped one when scoped),
@@ -15,8 +17,8 @@ export function v1Response(
   // The campaigns the request evaluated, and those its raised events reached.
   const touched = Object.keys(result.behaviorDeltas).map((id) => rules.behaviors.get(Number(id))?.campaign.rule.id);
   const campaignIds = new Set([...Object.keys(result.campaignStates).map(Number), ...touched.filter((id): id is number => id !== undefined)]);
-  const behaviors: NonNullable<V1EventResponse['behaviors']> = {};
-  const deltas: Record<string, { current_count: number; achieved: number; reset?: true }> = {};
+  const behaviors: V1EventResponse['behaviors'] = {};
+  const deltas: Record<string, BehaviorChange> = {};
   for (const campaignId of campaignIds) {
     const campaign = rules.campaigns.get(campaignId);
     if (!campaign) continue;
@@ -37,8 +39,9 @@ export function v1Response(
       if (delta) deltas[behavior.rule.name] = { current_count: delta.currentCount, achieved: delta.achieved, ...reset };
     }
   }
-  const notifications: NotificationView[] = result.notifications.map((n, i) => ({
-    id: notificationIds[i] as number,
+  // read_only stores nothing: its notifications have no id (null).
+  const notifications: V1NotificationView[] = result.notifications.map((n, i) => ({
+    id: notificationIds[i] ?? null,
     type: n.type,
     campaign_id: n.campaignId,
     behavior_name: n.behaviorName,

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApiKeyAuth } from '../../common/auth/api-key-auth.decorator.js';
 import { ApiErrors } from '../../common/http/api-errors.decorator.js';
@@ -8,19 +8,32 @@ import { IdPipe } from '../../common/http/id.pipe.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import type { CustomerKey } from '../evaluation/evaluation.repository.js';
 import type { CampaignKey } from '../events/scope.js';
+import { GoalProgressView, GroupProgressView } from '../events/dto/behavior-progress.dto.js';
+import { ApiCampaignIdParam, ApiExternalIdParam, ApiPermalinkParam, ApiUserIdParam } from '../events/dto/path-params.js';
 import { PerformBody, PerformQuery, PerformResponse } from './dto/perform.dto.js';
 import { PerformUseCase } from './perform.use-case.js';
 
 const CAMPAIGN_ID = new IdPipe('campaign');
 const ERRORS = ['missing_data', 'argument_error', 'validation', 'not_available', 'not_found', 'failed_to_perform', 'duplicate_transaction'] as const;
 const DESCRIPTION =
-  'domain complete_campaign completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, ' +
-  'tier and notifications awarded) in one transaction (contract §12, docs/perform.md). 422 failed_to_perform when the campaign is not ' +
-  'live, not started, over, already completed by the customer, or has nothing left to complete. An optional transaction_id makes it ' +
-  'idempotent as on V1: a repeat under the same api key answers 409 duplicate_transaction and stores nothing.';
+  'Performs a domain action for one customer on one campaign. The only domain, complete_campaign, completes every behavior of the ' +
+  'campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded, as events would) in one ' +
+  'transaction, and marks the campaign completed for the customer. Targeting, division and prerequisites do not block it: the ' +
+  "answer's qualified says whether the customer meets them.\n\n" +
+  'Answers the campaign (id, permalink, name, status, schedule, qualified) plus the sections the query asks for: sections[]=progress ' +
+  '(completion, points earned, balance, tier), behaviors (each with the customer\'s progress, filtered by filters[]), offers (issued ' +
+  'by this campaign to the customer) and redemptions (always empty); creatives[]=promotion|tile adds the campaign\'s active creatives.\n\n' +
+  'An optional transaction_id makes it idempotent as on V1 (keys shared with V1 and V2 events of the api key): a repeat under the ' +
+  'same api key answers 409 duplicate_transaction and stores nothing.\n\n' +
+  'Errors: 400 missing_data (no domain), not_available (another domain), validation (a malformed member or query value), ' +
+  'argument_error (an unknown body member); 404 not_found (no such customer or campaign in the organization); 409 ' +
+  'duplicate_transaction; 422 failed_to_perform when the campaign is not live, not started, over, already completed by the ' +
+  'customer, or has nothing left to complete (every behavior at a cap). Nothing is stored on any error.';
+const NO_CAMPAIGN = 'missing, deleted or of another organization → 404 not_found';
 
 @ApiTags('perform')
 @ApiKeyAuth()
+@ApiExtraModels(GoalProgressView, GroupProgressView)
 @Controller('priv/v2/apps/:api_key')
 export class PerformController {
   constructor(private readonly performer: PerformUseCase) {}
@@ -32,6 +45,8 @@ export class PerformController {
   @Post('users/:user_id/campaigns/:ad_campaign_id/perform')
   @HttpCode(200)
   @ApiOperation({ summary: 'Perform a domain action for a customer on a campaign', description: DESCRIPTION })
+  @ApiUserIdParam()
+  @ApiCampaignIdParam('ad_campaign_id', NO_CAMPAIGN)
   @ApiOkResponse({ type: PerformResponse })
   @ApiErrors(...ERRORS)
   byUser(
@@ -48,6 +63,8 @@ export class PerformController {
   @Post('users/:user_id/external/campaigns/:permalink/perform')
   @HttpCode(200)
   @ApiOperation({ summary: 'Perform a domain action for a customer on a campaign named by permalink', description: DESCRIPTION })
+  @ApiUserIdParam()
+  @ApiPermalinkParam(NO_CAMPAIGN)
   @ApiOkResponse({ type: PerformResponse })
   @ApiErrors(...ERRORS)
   byUserPermalink(
@@ -64,6 +81,8 @@ export class PerformController {
   @Post('external/users/:external_id/campaigns/:ad_campaign_id/perform')
   @HttpCode(200)
   @ApiOperation({ summary: 'Perform a domain action for a customer named by external_id on a campaign', description: DESCRIPTION })
+  @ApiExternalIdParam()
+  @ApiCampaignIdParam('ad_campaign_id', NO_CAMPAIGN)
   @ApiOkResponse({ type: PerformResponse })
   @ApiErrors(...ERRORS)
   byExternal(
@@ -80,6 +99,8 @@ export class PerformController {
   @Post('external/users/:external_id/external/campaigns/:permalink/perform')
   @HttpCode(200)
   @ApiOperation({ summary: 'Perform a domain action for a customer named by external_id on a campaign named by permalink', description: DESCRIPTION })
+  @ApiExternalIdParam()
+  @ApiPermalinkParam(NO_CAMPAIGN)
   @ApiOkResponse({ type: PerformResponse })
   @ApiErrors(...ERRORS)
   byExternalPermalink(

@@ -1,22 +1,23 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsOptional, IsString, Length } from 'class-validator';
-import type { BehaviorView, EventExplanation } from '../../../engine/index.js';
 import { IsDatetime, Optional } from '../../../common/validation/validators.js';
+import { AD_TYPES } from '../../creatives/creative-types.js';
 import { IsEventsMap } from '../events-body.js';
+import { V1_EVENTS_SCHEMA } from './event-schemas.js';
 
-const EVENTS_EXAMPLE = { store_visit: { store_id: 's-12', context: { app_name: 'mobile', division_id: '3' } }, app_open: 1 };
+/** The answers live in v1-answer.dto.ts; the type is re-exported for the callers that read it from here. */
+export type { V1EventResponse } from './v1-answer.dto.js';
 
 export class V1EventBody {
-  @ApiProperty({
-    example: EVENTS_EXAMPLE,
-    description:
-      'Event name → an integer count; or an object (attributes, optional `context` and `occurred_on` YYYY-MM-DD); ' +
-      'or an array of such objects. Context values are flat: boolean, string, integer, decimal or datetime.',
-  })
+  @ApiProperty(V1_EVENTS_SCHEMA)
   @IsEventsMap()
   events?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ example: '2026-01-05T10:00:00Z', description: 'When the events happened; default now' })
+  @ApiPropertyOptional({
+    type: String,
+    example: '2026-01-05T10:00:00Z',
+    description: 'When the events happened: ISO 8601 (2026-01-05T10:00:00Z, 2026-01-05T10:00:00.000+02:00) or 2026-01-05 10:00:00 +0200; default now',
+  })
   @Optional()
   @IsDatetime()
   date?: string;
@@ -82,78 +83,35 @@ export class V1EventQuery {
 }
 
 export class NotificationData {
-  @ApiProperty({ example: 'message' }) action_type: string;
-  @ApiProperty({ example: 'https://example.com/reward', nullable: true, type: String }) url: string | null;
-  @ApiProperty({ example: 'You earned a coffee!', nullable: true, type: String }) message: string | null;
-  @ApiProperty({ example: { coupon: 'COFFEE' }, nullable: true, type: Object }) payload: Record<string, unknown> | null;
+  @ApiProperty({ enum: ['message', 'open_ad'], example: 'message', description: 'message for email, push and messaging creatives; open_ad for the others' })
+  action_type: string;
+  @ApiProperty({ example: 'https://example.com/reward', nullable: true, type: String, description: "The creative's url" }) url: string | null;
+  @ApiProperty({ example: 'You earned a coffee!', nullable: true, type: String, description: "The creative's message" }) message: string | null;
+  @ApiProperty({
+    example: { coupon: 'COFFEE' },
+    nullable: true,
+    type: 'object',
+    additionalProperties: true,
+    description: "The creative's payload: free-form JSON of the campaign manager's choosing",
+  })
+  payload: Record<string, unknown> | null;
 }
 
-export class NotificationView {
-  @ApiProperty({ example: 17 }) id: number;
-  @ApiProperty({ example: 'push_message' }) type: string;
-  @ApiProperty({ example: 42 }) campaign_id: number;
-  @ApiProperty({ example: 'Visit three stores' }) behavior_name: string;
+/** The members every notification has, whether stored or previewed. */
+abstract class NotificationFields {
+  @ApiProperty({ enum: AD_TYPES, example: 'push_message', description: "The creative's ad_type" }) type: string;
+  @ApiProperty({ type: 'integer', example: 42 }) campaign_id: number;
+  @ApiProperty({ example: 'Visit three stores', description: 'The behavior whose completion triggered the creative' }) behavior_name: string;
   @ApiProperty({ type: NotificationData }) data: NotificationData;
 }
 
-export class UserSummary {
-  @ApiProperty({ example: 55 }) available_points: number;
-  @ApiProperty({ example: 'Gold', nullable: true, type: String }) tier: string | null;
+/** A stored notification: a triggered creative's message for one completion (contract §11). */
+export class NotificationView extends NotificationFields {
+  @ApiProperty({ type: 'integer', example: 17, description: 'Notification id' }) id: number;
 }
 
-export class V1EventResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
-  @ApiPropertyOptional({ example: 55, description: 'Deprecated: use user.available_points' }) available_points?: number;
-  @ApiProperty({ type: [NotificationView] }) notifications: NotificationView[];
-  @ApiPropertyOptional({ type: UserSummary }) user?: UserSummary;
-  @ApiPropertyOptional({
-    description:
-      'Behavior name → composite behavior with goals, groups and the deltas of this request (as in deltas, plus data and pivot_count ' +
-      'listing new unique pivots); after a completion its goals show the next cycle (completed false, current_count 0) and its ' +
-      'deltas achieved 1 and reset true',
-    example: { 'Visit three stores': { type: 'composite', achieved: 1, current_count: 0, total_count: 1, deltas: { current_count: 0, achieved: 1, reset: true } } },
-  })
-  behaviors?: Record<string, BehaviorView & { deltas: Record<string, unknown> }>;
-  @ApiPropertyOptional({
-    example: { 'Visit three stores': { current_count: 0, achieved: 1, reset: true }, 'Daily check-in': { current_count: 1, achieved: 0 } },
-    description:
-      'Behavior name → what this request changed, for the behaviors of qualified campaigns it evaluated: current_count (change of ' +
-      'the goals completed in the cycle), achieved (completions in this request) and reset: true when the goal progress started ' +
-      'again from 0 in this request (after a completion, the next cycle begins; or with use_same_period, progress of an earlier ' +
-      'period dropped). So after a completion the goals answer completed false and current_count 0 with achieved 1 and reset true ' +
-      'here: that is the next cycle, not lost progress. reset is absent when nothing was reset.',
-  })
-  deltas?: Record<string, unknown>;
-  @ApiProperty({ example: true }) qualified: boolean;
-  @ApiProperty({ example: 'qualified' }) state: string;
-  @ApiPropertyOptional({ description: 'With explain=true: why each campaign, behavior and goal did or did not progress', type: [Object] })
-  explanation?: EventExplanation[];
-}
-
-export class RetrievalQuery {
-  @ApiPropertyOptional({ example: '1,2', description: 'Multi-org: division ids (comma-separated, or division_ids[]=1&division_ids[]=2)' })
-  @IsOptional()
-  division_ids?: string | string[];
-}
-
-export class RetrievalResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
-  @ApiProperty({ example: 55 }) available_points: number;
-  @ApiProperty({
-    example: {
-      'Visit three stores': {
-        event_name: 'store_visit',
-        type: 'composite',
-        max_times_repeatable: 4,
-        max_times_repeatable_per_period: 1,
-        min_time_between_events: null,
-        consecutive: false,
-        achieved: 1,
-        current_count: 0,
-        total_count: 1,
-        goals: {},
-      },
-    },
-  })
-  behaviors: Record<string, unknown>;
+/** A notification of a synchronous V1 answer: stored, or only previewed with read_only. */
+export class V1NotificationView extends NotificationFields {
+  @ApiProperty({ type: 'integer', nullable: true, example: 17, description: 'Notification id; null with read_only: true, where nothing is stored' })
+  id: number | null;
 }

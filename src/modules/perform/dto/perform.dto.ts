@@ -1,6 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length } from 'class-validator';
+import { ApiEndsAt, ApiStartsAt, ApiStatus } from '../../../common/validation/schedule.dto.js';
 import { Optional, Required } from '../../../common/validation/validators.js';
+import { AD_TYPES, CREATIVE_TYPES, DELIVERY_METHODS } from '../../creatives/creative-types.js';
+import { BehaviorProgressView } from '../../events/dto/behavior-progress.dto.js';
 
 export const PERFORM_SECTIONS = ['progress', 'behaviors', 'offers', 'redemptions'] as const;
 export const PERFORM_FILTERS = ['eligible', 'ineligible', 'all'] as const;
@@ -52,64 +55,81 @@ export class PerformQuery {
 
 export class PerformProgress {
   @ApiProperty({ example: true, description: 'The campaign is completed for the customer' }) completed: boolean;
-  @ApiProperty({ example: 2 }) behaviors_total: number;
-  @ApiProperty({ example: 2, description: 'Behaviors the customer has achieved at least once' }) behaviors_achieved: number;
-  @ApiProperty({ example: 85, description: 'Points this perform credited' }) points_earned: number;
-  @ApiProperty({ example: 85 }) available_points: number;
-  @ApiProperty({ example: 85 }) lifetime_points: number;
-  @ApiProperty({ example: 'Silver', nullable: true, type: String }) tier: string | null;
+  @ApiProperty({ type: 'integer', example: 2, description: "The campaign's behaviors" }) behaviors_total: number;
+  @ApiProperty({ type: 'integer', example: 2, description: 'Behaviors the customer has achieved at least once' }) behaviors_achieved: number;
+  @ApiProperty({ type: 'integer', example: 85, description: 'Points this perform credited' }) points_earned: number;
+  @ApiProperty({ type: 'integer', example: 85, description: "The customer's balance after the perform" }) available_points: number;
+  @ApiProperty({ type: 'integer', example: 85 }) lifetime_points: number;
+  @ApiProperty({ example: 'Silver', nullable: true, type: String, description: "The customer's tier name after the perform; null when none" }) tier: string | null;
 }
 
 export class PerformOffer {
-  @ApiProperty({ example: 31, description: 'The issued offer (customer offer) id' }) id: number;
-  @ApiProperty({ example: 12 }) offer_id: number;
+  @ApiProperty({ type: 'integer', example: 31, description: 'The issue (customer offer) id' }) id: number;
+  @ApiProperty({ type: 'integer', example: 12, description: 'The offer id' }) offer_id: number;
   @ApiProperty({ example: 'Free coffee' }) name: string;
   @ApiProperty({ example: 'One coffee, any size', nullable: true, type: String }) description: string | null;
-  @ApiProperty({ example: 20 }) points: number;
-  @ApiProperty({ example: 7 }) behavior_id: number;
-  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) issued_at: string;
+  @ApiProperty({ type: 'integer', example: 20, description: 'Points the offer credited' }) points: number;
+  @ApiProperty({ type: 'integer', example: 7, description: 'The behavior whose completion issued it' }) behavior_id: number;
+  @ApiProperty({ type: String, format: 'date-time', example: '2026-01-05T10:00:00.000Z' }) issued_at: string;
 }
 
 export class PerformCreative {
-  @ApiProperty({ example: 40 }) id: number;
+  @ApiProperty({ type: 'integer', example: 40 }) id: number;
   @ApiProperty({ example: 'Explorer push' }) name: string;
-  @ApiProperty({ example: 'live' }) status: string;
-  @ApiProperty({ example: 'push_message' }) ad_type: string;
-  @ApiProperty({ example: 'messaging-platform-push' }) creative_type: string;
-  @ApiProperty({ example: 9 }) creative_group_id: number;
-  @ApiProperty({ example: 'triggered' }) delivery_method: string;
+  @ApiProperty({ enum: ['live'], example: 'live', description: 'Always live: only active creatives are listed' }) status: string;
+  @ApiProperty({ enum: AD_TYPES, example: 'push_message' }) ad_type: string;
+  @ApiProperty({ enum: CREATIVE_TYPES, example: 'messaging-platform-push' }) creative_type: string;
+  @ApiProperty({ type: 'integer', example: 9 }) creative_group_id: number;
+  @ApiProperty({ enum: DELIVERY_METHODS, nullable: true, example: 'triggered', description: 'null when the creative has no delivery configured' })
+  delivery_method: string | null;
   @ApiProperty({ example: 'You earned the explorer badge!', nullable: true, type: String }) message: string | null;
   @ApiProperty({ example: 'https://example.com/rewards', nullable: true, type: String }) url: string | null;
-  @ApiProperty({ example: { screen: 'rewards' }, nullable: true, type: Object }) payload: Record<string, unknown> | null;
+  @ApiProperty({ example: { screen: 'rewards' }, nullable: true, type: 'object', additionalProperties: true, description: 'Free-form JSON' })
+  payload: Record<string, unknown> | null;
+}
+
+/** The creatives section: placement → the campaign's active creatives (the same list under each placement asked for). */
+export class PerformCreatives {
+  @ApiPropertyOptional({ type: [PerformCreative], description: 'With creatives[]=promotion' }) promotion?: PerformCreative[];
+  @ApiPropertyOptional({ type: [PerformCreative], description: 'With creatives[]=tile' }) tile?: PerformCreative[];
+}
+
+/** A behavior of the behaviors section: the V1/retrieval composite view plus its name and eligibility. */
+export class PerformBehaviorView extends BehaviorProgressView {
+  @ApiProperty({ example: 'Visit three stores' }) name: string;
+  @ApiProperty({ example: false, description: 'The behavior can still take progress now (no cap reached)' }) eligible: boolean;
 }
 
 export class PerformCampaign {
-  @ApiProperty({ example: 42 }) campaign_id: number;
+  @ApiProperty({ type: 'integer', example: 42 }) campaign_id: number;
   @ApiProperty({ example: 'summer-explorer' }) campaign_permalink: string;
   @ApiProperty({ example: 'Summer explorer' }) name: string;
-  @ApiProperty({ example: 'live' }) status: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) starts_at: string;
-  @ApiProperty({ example: '2026-12-31T23:59:59.000Z' }) ends_at: string;
+  @ApiStatus() status: string;
+  @ApiStartsAt() starts_at: string;
+  @ApiEndsAt() ends_at: string;
   @ApiProperty({ example: true, description: "The customer meets the campaign's targeting, division and prerequisites (opt-in counts as met)" })
   qualified: boolean;
   @ApiPropertyOptional({ type: PerformProgress, description: 'With sections[]=progress' }) progress?: PerformProgress;
   @ApiPropertyOptional({
-    description: "With sections[]=behaviors: the campaign's behaviors with the customer's progress, each with name and eligible",
-    example: [{ id: 7, name: 'Visit three stores', eligible: false, type: 'composite', achieved: 1, current_count: 0, total_count: 1 }],
-    type: [Object],
+    type: [PerformBehaviorView],
+    description: "With sections[]=behaviors: the campaign's behaviors (in its order) with the customer's progress after the perform, as filters[] selects",
   })
-  behaviors?: Array<Record<string, unknown>>;
-  @ApiPropertyOptional({ type: [PerformOffer], description: 'With sections[]=offers: offers this campaign has issued to the customer' }) offers?: PerformOffer[];
-  @ApiPropertyOptional({ type: [Object], example: [], description: 'With sections[]=redemptions: always empty (the service has no offer redemption)' })
-  redemptions?: unknown[];
+  behaviors?: PerformBehaviorView[];
+  @ApiPropertyOptional({ type: [PerformOffer], description: 'With sections[]=offers: offers this campaign has issued to the customer, oldest first' })
+  offers?: PerformOffer[];
   @ApiPropertyOptional({
-    description: "With creatives[]=promotion|tile: placement → the campaign's active creatives",
-    example: { promotion: [{ id: 40, name: 'Explorer push', status: 'live', ad_type: 'push_message' }] },
+    type: 'array',
+    items: { type: 'object' },
+    maxItems: 0,
+    example: [],
+    description: 'With sections[]=redemptions: always empty (the service has no offer redemption)',
   })
-  creatives?: Partial<Record<PerformPlacement, PerformCreative[]>>;
+  redemptions?: never[];
+  @ApiPropertyOptional({ type: PerformCreatives, description: "With creatives[]=promotion|tile: placement → the campaign's active creatives" })
+  creatives?: PerformCreatives;
 }
 
 export class PerformResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
   @ApiProperty({ type: PerformCampaign }) campaign: PerformCampaign;
 }
