@@ -379,6 +379,27 @@ describe('customers', () => {
         expect(max.body.events).toHaveLength(3);
       });
 
+      it("answers each event's status, the reason it did not progress, its source and transaction_id as recorded", async () => {
+        const fresh = await createCustomer(app, tenant);
+        const recorded = [
+          ['stored', 'events_not_qualified', 'v1', 't-stored', '2026-02-01T10:00:00Z'],
+          ['pending', null, 'v2', null, '2026-02-02T10:00:00Z'],
+          ['processed', 'campaign_over', 'v1_async', 't-async', '2026-02-03T10:00:00Z'],
+          ['processed', null, 'perform', null, '2026-02-04T10:00:00Z'],
+        ];
+        for (const [status, reason, source, transactionId, occurredAt] of recorded) {
+          await db.query(
+            `INSERT INTO events (organization_id, api_key_id, customer_id, source, name, occurred_at, status, reason, transaction_id, points_earned)
+             VALUES ($1, $2, $3, $4, 'visit', $5, $6, $7, $8, 0)`,
+            [tenant.organizationId, apiKeyId, fresh.id, source, occurredAt, status, reason, transactionId],
+          );
+        }
+        const res = await api(app, tenant).get(`/users/${fresh.id}/timeline`).expect(200);
+        const seen = res.body.events.map((e: Record<string, unknown>) => [e.status, e.reason, e.source, e.transaction_id, e.occurred_at]);
+        expect(seen).toEqual([...recorded].reverse().map(([status, reason, source, t, at]) => [status, reason, source, t, new Date(at!).toISOString()]));
+        expect(res.body.events.every((e: { notifications: unknown[] }) => e.notifications.length === 0)).toBe(true);
+      });
+
       it('lists the same events by external_id', async () => {
         const byId = await api(app, tenant).get(`/users/${customer.id}/timeline?limit=2`).expect(200);
         const byExternal = await api(app, tenant).get(`/external/users/${customer.external_id}/timeline?limit=2`).expect(200);

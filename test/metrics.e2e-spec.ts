@@ -35,7 +35,7 @@ describe('/metrics', () => {
 
   const scrape = async () => {
     const res = await request(app.getHttpServer()).get('/metrics').expect(200);
-    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8'); // the Prometheus text format, as documented
     return res.text;
   };
   const sendV2 = (events: unknown[]) => request(app.getHttpServer()).post(`/priv/v2/apps/${tenant.apiKey}/events`).auth(tenant.apiKey, tenant.apiSecret).send({ events });

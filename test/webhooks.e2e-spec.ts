@@ -385,6 +385,37 @@ describe('webhooks', () => {
       await waitFor(() => payloads(path).length === 3, SETTLE_MS, 'every delivery once the endpoint answers');
     });
 
+    it('an endpoint that cannot be reached: the attempt has no response code and names the cause, and the delivery waits to retry', async () => {
+      const owner = await createTenant(app);
+      const campaign = await createCampaign(app, owner);
+      await createBehavior(app, owner, campaign.id, { name: 'Visited', event: 'visit', points: 3 });
+      const customer = await createCustomer(app, owner);
+      // A port nothing listens on: taken, then freed.
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const { port } = closed.address() as AddressInfo;
+      await new Promise((resolve) => closed.close(resolve));
+      const webhook = await subscribe(app, owner, { url: `http://127.0.0.1:${port}/gone`, event_types: ['points.credited'] }).expect(201);
+      await api(app, owner).post(`/users/${customer.id}/events`).send({ events: { visit: 1 } }).expect(200);
+
+      const deliveriesOf = async () => (await api(app, owner).get(`/management/webhooks/${webhook.body.webhook.id}/deliveries`).expect(200)).body;
+      let answer = { deliveries: [] as Array<{ attempts: unknown[] }> };
+      await waitFor(async () => (answer = await deliveriesOf()).deliveries[0]?.attempts.length > 0, SETTLE_MS, 'the first attempt to fail');
+      expect(answer.deliveries).toEqual([
+        expect.objectContaining({ type: 'points.credited', status: 'retrying', delivered_at: null, attempt_count: expect.any(Number) }),
+      ]);
+      expect(answer.deliveries[0].attempts[0]).toEqual({
+        attempt: 1,
+        status: 'failed',
+        response_code: null,
+        error: expect.stringMatching(/ECONNREFUSED/),
+        duration_ms: expect.any(Number),
+        started_at: expect.any(String),
+        finished_at: expect.any(String),
+      });
+      await api(app, owner).delete(`/management/webhooks/${webhook.body.webhook.id}`).expect(200); // no more attempts
+    });
+
     it('a perform (complete_campaign) delivers its webhook events too', async () => {
       const owner = await createTenant(app);
       const campaign = await createCampaign(app, owner);

@@ -15,8 +15,15 @@ export class AuditController {
   constructor(private readonly auditLog: AuditLogService) {}
 
   @Get()
-  @ApiOperation({ summary: "The organization's configuration changes, newest first: who (api key), what (before, after), when" })
-  @ApiOkResponse({ type: AuditLogResponse })
+  @ApiOperation({
+    summary: 'List configuration changes (audit log)',
+    description:
+      'Every create, update and delete made through the management API (campaigns, line items, creative groups, creatives, ' +
+      'behaviors, offers, tiers, divisions, webhooks) in the organization, newest first: which api key, what object, the object ' +
+      'before and after, when. A refused write or one that changed nothing is not recorded; webhook secrets never appear. ' +
+      '`limit` (1-100, default 10) and `page` (from 1) page it; out of range is 400 validation.',
+  })
+  @ApiOkResponse({ type: AuditLogResponse, description: 'A page of the audit log, newest first' })
   @ApiErrors('validation')
   list(@CurrentTenant() tenant: Tenant, @Query() query: PageQuery): Promise<AuditLogResponse> {
     return this.auditLog.list(tenant, query);

@@ -7,9 +7,18 @@ import { ApiErrors } from '../../common/http/api-errors.decorator.js';
 import { REDIS } from '../../redis/redis.module.js';
 import type { RedisClient } from '../../redis/connection.js';
 
-class HealthResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
-  @ApiProperty({ example: { postgres: 'up', redis: 'up' }, required: false }) checks?: Record<string, 'up'>;
+class LivenessResponse {
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
+}
+
+class ReadinessChecks {
+  @ApiProperty({ enum: ['up'], example: 'up', description: 'PostgreSQL answered' }) postgres: 'up';
+  @ApiProperty({ enum: ['up'], example: 'up', description: 'Redis answered' }) redis: 'up';
+}
+
+class ReadinessResponse {
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
+  @ApiProperty({ type: ReadinessChecks }) checks: ReadinessChecks;
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
@@ -25,17 +34,25 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @ApiOperation({ summary: 'The process is up' })
-  @ApiOkResponse({ type: HealthResponse })
-  live(): HealthResponse {
+  @ApiOperation({
+    summary: 'Liveness',
+    description: 'Answers {"status":"ok"} while the process serves HTTP, without looking at PostgreSQL or Redis: for a liveness probe. No credentials.',
+  })
+  @ApiOkResponse({ type: LivenessResponse, description: 'The process is up' })
+  live(): LivenessResponse {
     return { status: 'ok' };
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'PostgreSQL and Redis answer; 503 service_unavailable names the ones that do not' })
-  @ApiOkResponse({ type: HealthResponse })
+  @ApiOperation({
+    summary: 'Readiness',
+    description:
+      'Checks that PostgreSQL and Redis answer (within 2 seconds each): 200 with both up, else 503 service_unavailable whose ' +
+      'details name each one unreachable (field postgres or redis). For a readiness probe or a load balancer. No credentials.',
+  })
+  @ApiOkResponse({ type: ReadinessResponse, description: 'PostgreSQL and Redis answer' })
   @ApiErrors('service_unavailable')
-  async ready(): Promise<HealthResponse> {
+  async ready(): Promise<ReadinessResponse> {
     const [postgres, redis] = await Promise.all([
       withTimeout(this.db.query('SELECT 1'), 2000).then(() => true, () => false),
       withTimeout(this.redis.ping(), 2000).then(() => true, () => false),

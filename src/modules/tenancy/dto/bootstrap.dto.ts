@@ -4,13 +4,13 @@ import { IsBoolean, IsString, Length } from 'class-validator';
 import { IsTimeZone, NestedObject, Optional, Required } from '../../../common/validation/validators.js';
 
 export class OrganizationInput {
-  @ApiProperty({ example: 'Acme' })
+  @ApiProperty({ example: 'Acme', minLength: 1, maxLength: 200 })
   @Required()
   @IsString()
   @Length(1, 200)
   name: string;
 
-  @ApiPropertyOptional({ example: false, default: false })
+  @ApiPropertyOptional({ example: false, default: false, description: 'true: divisions scope campaigns, events and retrieval (multi-org)' })
   @Optional()
   @IsBoolean()
   multi_org_enabled?: boolean;
@@ -22,7 +22,7 @@ export class OrganizationInput {
 }
 
 export class ApplicationInput {
-  @ApiProperty({ example: 'Web' })
+  @ApiProperty({ example: 'Web', minLength: 1, maxLength: 200, description: 'A name for the application (a channel, a client)' })
   @Required()
   @IsString()
   @Length(1, 200)
@@ -52,23 +52,37 @@ export class CreateApplicationBody {
 }
 
 export class OrganizationView {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ example: 1, type: 'integer', description: 'Organization id' }) id: number;
   @ApiProperty({ example: 'Acme' }) name: string;
-  @ApiProperty({ example: false }) multi_org_enabled: boolean;
-  @ApiProperty({ example: 'UTC' }) time_zone: string;
-  @ApiProperty({ example: 1 }) root_division_id: number;
+  @ApiProperty({ example: false, description: 'Whether divisions scope campaigns and events (multi-org)' }) multi_org_enabled: boolean;
+  @ApiProperty({ example: 'UTC', description: 'IANA time zone name: the default of its customers' }) time_zone: string;
+  @ApiProperty({
+    example: 1,
+    type: 'integer',
+    description: 'The root division, created with the organization (parent of the first divisions)',
+  })
+  root_division_id: number;
 }
 
 export class ApplicationView {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ example: 1, type: 'integer', description: 'Application id' }) id: number;
   @ApiProperty({ example: 'Web' }) name: string;
 }
 
 export class CredentialsResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
   @ApiProperty({ type: ApplicationView }) application: ApplicationView;
-  @ApiProperty({ example: '3f9c2a7e5b1d4c8e9a0b6d2f4e1c7a5b' }) api_key: string;
-  @ApiProperty({ example: 'kq3Zx9...', description: 'Shown once; only a hash is stored' }) api_secret: string;
+  @ApiProperty({
+    example: '3f9c2a7e5b1d4c8e9a0b6d2f4e1c7a5b',
+    pattern: '^[0-9a-f]{32}$',
+    description: 'The api key of the application: the :api_key of /priv paths and the user of their HTTP Basic credentials',
+  })
+  api_key: string;
+  @ApiProperty({
+    example: 'C4hu8Hvh80T8Fim5TX23k5d2xSS0xtJ_pbUhA1l18NA',
+    description: 'The password of the HTTP Basic credentials. Shown only in this answer: only a hash of it is stored',
+  })
+  api_secret: string;
 }
 
 export class BootstrapResponse extends CredentialsResponse {
@@ -76,5 +90,5 @@ export class BootstrapResponse extends CredentialsResponse {
 }
 
 export class StatusOk {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { ApiDeletedAt, ApiTimestamp } from '../../../../common/validation/schedule.dto.js';
 import { NestedObject, Optional, Required } from '../../../../common/validation/validators.js';
 
 const MAX_POINTS = 2_147_483_647;
@@ -8,14 +9,25 @@ const NOT_BLANK = /\S/;
 const BLANK_MESSAGE = '$property must not be blank';
 
 export class CreateTierInput {
-  @ApiProperty({ example: 'Gold', minLength: 1, maxLength: 100, description: 'Unique per organization, case-insensitively' })
+  @ApiProperty({
+    example: 'Gold',
+    minLength: 1,
+    maxLength: 100,
+    description: 'Not blank; unique among the live tiers of the organization, case-insensitively',
+  })
   @Required()
   @IsString()
   @Length(1, 100)
   @Matches(NOT_BLANK, { message: BLANK_MESSAGE })
   name: string;
 
-  @ApiProperty({ example: 500, type: 'integer', minimum: 0, description: 'Lifetime points that earn the tier; unique per organization' })
+  @ApiProperty({
+    example: 500,
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_POINTS,
+    description: 'Lifetime points that earn the tier; unique among the live tiers of the organization',
+  })
   @Required()
   @IsInt()
   @Min(0)
@@ -24,14 +36,25 @@ export class CreateTierInput {
 }
 
 export class UpdateTierInput {
-  @ApiPropertyOptional({ example: 'Gold', minLength: 1, maxLength: 100, description: 'Unique per organization, case-insensitively' })
+  @ApiPropertyOptional({
+    example: 'Gold',
+    minLength: 1,
+    maxLength: 100,
+    description: 'Not blank; unique among the live tiers of the organization, case-insensitively. Not changeable while a tier outcome names the tier',
+  })
   @Optional()
   @IsString()
   @Length(1, 100)
   @Matches(NOT_BLANK, { message: BLANK_MESSAGE })
   name?: string;
 
-  @ApiPropertyOptional({ example: 750, type: 'integer', minimum: 0, description: 'Unique per organization' })
+  @ApiPropertyOptional({
+    example: 750,
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_POINTS,
+    description: 'Lifetime points that earn the tier; unique among the live tiers of the organization',
+  })
   @Optional()
   @IsInt()
   @Min(0)
@@ -56,20 +79,24 @@ export class UpdateTierBody {
 }
 
 export class TierView {
-  @ApiProperty({ example: 3, type: 'integer' }) id: number;
+  @ApiProperty({ example: 3, type: 'integer', description: 'Tier id' }) id: number;
   @ApiProperty({ example: 'Gold', description: 'A deleted tier answers with " [DELETED AT <ISO>]" appended' }) name: string;
-  @ApiProperty({ example: 500, type: 'integer' }) min_points: number;
-  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) created_at: string;
-  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) updated_at: string;
-  @ApiPropertyOptional({ example: '2026-02-01T09:30:00.000Z', type: String, description: 'Only in the answer to DELETE' }) deleted_at?: string;
+  @ApiProperty({ example: 500, type: 'integer', description: 'Lifetime points that earn the tier' }) min_points: number;
+  @ApiTimestamp() created_at: string;
+  @ApiTimestamp() updated_at: string;
+  @ApiDeletedAt() deleted_at?: string;
 }
 
 export class TierResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
   @ApiProperty({ type: TierView }) tier: TierView;
 }
 
 export class TierListResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
-  @ApiProperty({ type: [TierView], description: 'Every tier of the organization, by min_points then id' }) tiers: TierView[];
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
+  @ApiProperty({
+    type: [TierView],
+    description: 'Every live tier of the organization, lowest first (by min_points, then id)',
+  })
+  tiers: TierView[];
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { ApiDeletedAt, ApiTimestamp } from '../../../../common/validation/schedule.dto.js';
 import { NestedObject, Optional, Required } from '../../../../common/validation/validators.js';
 
 const MAX_ID = 2_147_483_647;
@@ -8,14 +9,24 @@ const NOT_BLANK = /\S/;
 const BLANK_MESSAGE = '$property must not be blank';
 
 export class CreateDivisionInput {
-  @ApiProperty({ example: 'Stores North', minLength: 1, maxLength: 100, description: 'Unique per organization among live divisions, case-insensitively' })
+  @ApiProperty({
+    example: 'Stores North',
+    minLength: 1,
+    maxLength: 100,
+    description: 'Unique per organization among live divisions, case-insensitively',
+  })
   @Required()
   @IsString()
   @Length(1, 100)
   @Matches(NOT_BLANK, { message: BLANK_MESSAGE })
   name: string;
 
-  @ApiProperty({ example: 1, type: 'integer', description: 'A live division of the organization (the root division to start with)' })
+  @ApiProperty({
+    example: 1,
+    type: 'integer',
+    minimum: 1,
+    description: 'A live division of the organization (the root division to start with: `root_division_id` of the bootstrap); another id is 400 validation',
+  })
   @Required()
   @IsInt()
   @Min(1)
@@ -24,7 +35,12 @@ export class CreateDivisionInput {
 }
 
 export class UpdateDivisionInput {
-  @ApiPropertyOptional({ example: 'Stores North', minLength: 1, maxLength: 100, description: 'Unique per organization among live divisions, case-insensitively' })
+  @ApiPropertyOptional({
+    example: 'Stores North',
+    minLength: 1,
+    maxLength: 100,
+    description: 'Unique per organization among live divisions, case-insensitively',
+  })
   @Optional()
   @IsString()
   @Length(1, 100)
@@ -34,7 +50,10 @@ export class UpdateDivisionInput {
   @ApiPropertyOptional({
     example: 1,
     type: 'integer',
-    description: 'Moves the division (with its subtree) under this live division; not the root, not into its own subtree',
+    minimum: 1,
+    description:
+      'Moves the division (with its subtree) under this live division of the organization. The root is never moved, and a division ' +
+      'cannot move under itself or its own subtree (400 validation)',
   })
   @Optional()
   @IsInt()
@@ -60,23 +79,34 @@ export class UpdateDivisionBody {
 }
 
 export class DivisionView {
-  @ApiProperty({ example: 7, type: 'integer' }) id: number;
+  @ApiProperty({ example: 7, type: 'integer', description: 'Division id' }) id: number;
   @ApiProperty({ example: 'Stores North', description: 'A deleted division answers with " [DELETED AT <ISO>]" appended' }) name: string;
-  @ApiProperty({ example: 1, nullable: true, type: 'integer', description: 'null only for the root division' }) parent_id: number | null;
-  @ApiProperty({ example: [1, 7], type: 'integer', isArray: true, description: 'The path from the root down to this division, itself included' })
+  @ApiProperty({
+    example: 1,
+    nullable: true,
+    type: 'integer',
+    description: 'The parent division; null only for the root division',
+  })
+  parent_id: number | null;
+  @ApiProperty({
+    example: [1, 7],
+    type: 'integer',
+    isArray: true,
+    description: 'The path from the root down to this division, itself included',
+  })
   ancestor_ids: number[];
-  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) created_at: string;
-  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) updated_at: string;
-  @ApiPropertyOptional({ example: '2026-02-01T09:30:00.000Z', type: String, description: 'Only in the answer to DELETE' }) deleted_at?: string;
+  @ApiTimestamp() created_at: string;
+  @ApiTimestamp() updated_at: string;
+  @ApiDeletedAt() deleted_at?: string;
 }
 
 export class DivisionResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
   @ApiProperty({ type: DivisionView }) division: DivisionView;
 }
 
 export class DivisionListResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
   @ApiProperty({ type: [DivisionView], description: 'Every live division in tree order: depth first from the root, siblings by id' })
   divisions: DivisionView[];
 }
