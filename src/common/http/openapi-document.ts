@@ -3,12 +3,13 @@ import { ERROR_STATUS, type ErrorCode } from '../errors/app-error.js';
 
 const ENVELOPE = { $ref: '#/components/schemas/ErrorEnvelope' };
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+const COMMON_ERRORS: ErrorCode[] = ['invalid_json', 'payload_too_large', 'internal_error', 'service_unavailable'];
 
 /**
  * The answers an operation can give because of what it is, not what it does, added to the served document in one
  * place rather than on each of 79 routes:
- * - every operation: 500 internal_error and 503 service_unavailable (PostgreSQL or Redis unreachable);
- * - every operation that takes a JSON body: 400 invalid_json and 413 payload_too_large (BODY_LIMIT);
+ * - every operation: 500 internal_error, 503 service_unavailable (PostgreSQL or Redis unreachable), and 400
+ *   invalid_json and 413 payload_too_large (BODY_LIMIT): a JSON body is read on any route, a GET's included;
  * - health and metrics: no security (`security: []`), since the document's default is none but lint asks to say so.
  * Codes a route documents itself (ApiErrors) are kept; these are merged into the same statuses.
  */
@@ -18,9 +19,7 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      const codes: ErrorCode[] = ['internal_error', 'service_unavailable'];
-      if (operation.requestBody) codes.push('invalid_json', 'payload_too_large');
-      for (const code of codes) addError(operation, code);
+      for (const code of COMMON_ERRORS) addError(operation, code);
       if (!operation.security && !path.startsWith('/priv/') && !path.startsWith('/admin/')) operation.security = [];
     }
   }
