@@ -250,6 +250,21 @@ describe('behaviors', () => {
       );
     });
 
+    it('answers data members sent as null (not set) as null, and criteria with every kind of value as sent', async () => {
+      const criteria = [
+        { field: 'context.channel', op: 'eq', value: null },
+        { field: 'amount', op: 'gte', value: 10.5 },
+        { field: 'store_id', op: 'nin', value: ['s-1', 2, false] },
+        { field: 'coupon', op: 'exists' },
+        { field: 'first', op: 'ne', value: true },
+      ];
+      const behavior = await createOne(
+        minimal({ data: { period: null, use_same_period: null }, goal_groups: oneGoal({ criteria, data: { min_time_between_events: null } }) }),
+      );
+      expect(behavior.data).toEqual({ period: null, use_same_period: null, goals_csv_data: expect.any(String) });
+      expect(behavior.goal_groups[0].goals[0].achievement).toEqual(expect.objectContaining({ criteria, data: { min_time_between_events: null } }));
+    });
+
     it('stores several behaviors in order, each with an audit entry, and bumps the rules version', async () => {
       const campaign = (await createCampaign(app, tenant)).id;
       const [{ rules_version: before }] = await db.query(`SELECT rules_version FROM organizations WHERE id = $1`, [tenant.organizationId]);

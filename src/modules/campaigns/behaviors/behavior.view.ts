@@ -1,6 +1,6 @@
 import type { Behavior, StoredGoal, StoredGoalGroup, StoredOutcome } from '../../../database/entities/behavior.entity.js';
 import { csvLine } from '../../../common/csv.js';
-import type { AchievementView, BehaviorView, OutcomeConfigView, OutcomeView } from './dto/behavior.dto.js';
+import type { AchievementView, BehaviorView, OutcomeConfigView, OutcomeView } from './dto/behavior-view.dto.js';
 
 /** Lower-cased tier name → tier id: what a tier outcome's model_id answers. */
 export type TierIds = Map<string, number>;

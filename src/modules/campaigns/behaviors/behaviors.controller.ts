@@ -1,17 +1,21 @@
 import { Body, Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeyAuth } from '../../../common/auth/api-key-auth.decorator.js';
 import { ApiErrors } from '../../../common/http/api-errors.decorator.js';
 import { CurrentTenant } from '../../../common/http/current-tenant.decorator.js';
 import { IdPipe } from '../../../common/http/id.pipe.js';
 import type { Tenant } from '../../../common/http/request-context.js';
+import { ApiIdParam } from '../api-id-param.js';
 import { BehaviorsService } from './behaviors.service.js';
-import { BatchBehaviorsBody, BehaviorListResponse, BehaviorResponse, UpdateBehaviorBody } from './dto/behavior.dto.js';
+import { BatchBehaviorsBody, UpdateBehaviorBody } from './dto/behavior.dto.js';
+import { BehaviorBatchError, BehaviorListResponse, BehaviorResponse, BehaviorUpdateError } from './dto/behavior-view.dto.js';
 
-const WRITE_ERRORS = ['missing_data', 'argument_error', 'validation', 'not_found'] as const;
-const ERRORS_BESIDE =
-  'A validation error also answers, beside `errors`, each submitted behavior with its own `errors` object (a dotted field → message; ' +
-  'empty for a valid behavior), so every problem shows at once.';
+const BEHAVIOR_ID = () => ApiIdParam('behavior_id', 'The behavior id');
+const CAMPAIGN_ID = () => ApiIdParam('campaign_id', 'The campaign id');
+/** The 400 answers of a write: the error envelope, with the submitted behaviors and their errors beside it on validation. */
+const BAD_REQUEST = 'missing_data, argument_error, validation';
+const NOT_FOUND = 'not_found (404) when the behavior does not exist, is deleted or belongs to another organization.';
+const WRAPPER_PROBLEMS = 'missing_data (400) when the wrapper is absent; argument_error (400) for other top-level members;';
 
 @ApiTags('management: behaviors')
 @ApiKeyAuth()
@@ -21,11 +25,20 @@ export class BehaviorsController {
 
   @Post('campaigns/:campaign_id/behaviors/_batch')
   @ApiOperation({
-    summary: 'Create 1 to 100 behaviors of a campaign in one transaction: all are stored, or none',
-    description: `${ERRORS_BESIDE} The body is answered as \`{"status":"error","errors":{...},"behaviors":[...]}\`.`,
+    summary: 'Create behaviors of a campaign',
+    description:
+      'Creates 1 to 100 behaviors of the campaign in one transaction: all are stored, or none. Answers 201 with the behaviors as ' +
+      `stored, in the order sent, each goal and outcome with its new id. Errors: ${WRAPPER_PROBLEMS} validation (400) for a ` +
+      'batch that is not an array of 1 to 100 objects, and for invalid behaviors (a member of the wrong type or range, an unknown ' +
+      "member, a name another behavior uses, an outcome naming an offer, creative or tier that is not the organization's or the " +
+      "campaign's): then the answer also carries, beside errors, `behaviors`: every submitted behavior with its own `errors` (a dotted " +
+      'field → message; empty for a valid one), so every problem shows at once. not_found (404) when the campaign does not exist, is ' +
+      'deleted or belongs to another organization.',
   })
+  @CAMPAIGN_ID()
   @ApiCreatedResponse({ type: BehaviorListResponse })
-  @ApiErrors(...WRITE_ERRORS)
+  @ApiBadRequestResponse({ type: BehaviorBatchError, description: BAD_REQUEST })
+  @ApiErrors('not_found')
   async createBatch(
     @CurrentTenant() tenant: Tenant,
     @Param('campaign_id', new IdPipe('campaign')) campaignId: number,
@@ -35,7 +48,13 @@ export class BehaviorsController {
   }
 
   @Get('campaigns/:campaign_id/behaviors')
-  @ApiOperation({ summary: "The campaign's behaviors, oldest first" })
+  @ApiOperation({
+    summary: "List a campaign's behaviors",
+    description:
+      "Answers the campaign's behaviors that are not deleted, oldest first. Errors: not_found (404) when the campaign does not exist, " +
+      'is deleted or belongs to another organization.',
+  })
+  @CAMPAIGN_ID()
   @ApiOkResponse({ type: BehaviorListResponse })
   @ApiErrors('not_found')
   async list(@CurrentTenant() tenant: Tenant, @Param('campaign_id', new IdPipe('campaign')) campaignId: number): Promise<BehaviorListResponse> {
@@ -43,7 +62,8 @@ export class BehaviorsController {
   }
 
   @Get('behaviors/:behavior_id')
-  @ApiOperation({ summary: 'Get a behavior' })
+  @ApiOperation({ summary: 'Get a behavior', description: `Answers the behavior named by its id. Errors: ${NOT_FOUND}` })
+  @BEHAVIOR_ID()
   @ApiOkResponse({ type: BehaviorResponse })
   @ApiErrors('not_found')
   async get(@CurrentTenant() tenant: Tenant, @Param('behavior_id', new IdPipe('behavior')) id: number): Promise<BehaviorResponse> {
@@ -52,16 +72,19 @@ export class BehaviorsController {
 
   @Put('behaviors/:behavior_id')
   @ApiOperation({
-    summary: 'Update a behavior (partial): members sent replace the stored ones, members absent keep their values',
+    summary: 'Update a behavior (partial)',
     description:
       'Each top-level member sent (name, tags, points, data, goal_groups, outcome_config) replaces the stored one whole (data and ' +
       'goal_groups are not merged member by member); members absent keep their values, so {"behavior":{"points":3}} changes the ' +
       'points only. The result is checked as a whole behavior, as in a batch. Goals keep their id, and customers their progress, ' +
-      `by name; outcomes keep theirs when they award the same thing. ${ERRORS_BESIDE} The body is answered as ` +
-      '`{"status":"error","errors":{...},"behavior":{...}}`.',
+      'by name; outcomes keep theirs when they award the same thing. Answers the behavior as stored. Errors: ' +
+      `${WRAPPER_PROBLEMS} validation (400) for an invalid behavior, answered with, beside errors, \`behavior\`: the members sent ` +
+      `with the behavior's \`errors\` (a dotted field → message); nothing is changed. ${NOT_FOUND}`,
   })
+  @BEHAVIOR_ID()
   @ApiOkResponse({ type: BehaviorResponse })
-  @ApiErrors(...WRITE_ERRORS)
+  @ApiBadRequestResponse({ type: BehaviorUpdateError, description: BAD_REQUEST })
+  @ApiErrors('not_found')
   async update(
     @CurrentTenant() tenant: Tenant,
     @Param('behavior_id', new IdPipe('behavior')) id: number,
@@ -71,7 +94,13 @@ export class BehaviorsController {
   }
 
   @Delete('behaviors/:behavior_id')
-  @ApiOperation({ summary: 'Delete a behavior (soft; the name gets a [DELETED AT ...] marker and is free again)' })
+  @ApiOperation({
+    summary: 'Delete a behavior',
+    description:
+      'Soft deletes the behavior: it stops counting events and answers not_found afterwards, and its name is free again. Answers ' +
+      `the behavior as deleted: its name ends with [DELETED AT <timestamp>] and deleted_at is set. Errors: ${NOT_FOUND}`,
+  })
+  @BEHAVIOR_ID()
   @ApiOkResponse({ type: BehaviorResponse })
   @ApiErrors('not_found')
   async remove(@CurrentTenant() tenant: Tenant, @Param('behavior_id', new IdPipe('behavior')) id: number): Promise<BehaviorResponse> {

@@ -18,7 +18,7 @@ import {
   referencesNamed,
 } from './behavior-validation.js';
 import { behaviorView, TierIds } from './behavior.view.js';
-import type { BehaviorView } from './dto/behavior.dto.js';
+import type { BehaviorView } from './dto/behavior-view.dto.js';
 import { findOwned } from '../../../common/database/find-owned.js';
 
 type Submitted = Record<string, unknown>;

@@ -1,9 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsString, Matches, Max, Min } from 'class-validator';
-import type { Criterion, Status } from '../../../engine/index.js';
+import type { Status } from '../../../engine/index.js';
 import { IsCriteria } from '../../../common/validation/criteria.js';
+import { Criterion } from '../../../common/validation/criterion.dto.js';
 import {
+  ApiDeletedAt,
   ApiEndsAt,
   ApiStartsAt,
   ApiStatus,
@@ -18,6 +20,8 @@ import { NestedObject, Optional, Required } from '../../../common/validation/val
 export const PERMALINK = /^[a-z0-9][a-z0-9_-]{0,99}$/;
 const MAX_ID = 2_147_483_647;
 const TARGETING_EXAMPLE = [{ field: 'user.tags', op: 'contains', value: 'vip' }];
+/** How request datetimes may be written (answers are always ISO 8601 UTC with milliseconds). */
+export const DATETIME_FORMS = 'ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC';
 
 /** Members a campaign write may carry besides the four that PUT requires. */
 class CampaignOptions {
@@ -27,7 +31,7 @@ class CampaignOptions {
   @Matches(PERMALINK, { message: '$property must be 1-100 lowercase letters, digits, - or _, starting with a letter or digit' })
   permalink?: string;
 
-  @ApiPropertyOptional({ example: 1, type: 'integer', description: "A division of the organization; default its root" })
+  @ApiPropertyOptional({ example: 1, type: 'integer', description: 'A division of the organization; default its root division' })
   @Optional()
   @IsInt()
   @Min(1)
@@ -39,7 +43,13 @@ class CampaignOptions {
   @IsBoolean()
   opt_in_required?: boolean;
 
-  @ApiPropertyOptional({ example: [], type: [Number], description: 'Campaigns the customer must have completed first' })
+  @ApiPropertyOptional({
+    example: [],
+    type: 'integer',
+    isArray: true,
+    maxItems: 50,
+    description: 'Ids of campaigns of the organization the customer must have completed first (not this campaign); default none',
+  })
   @Optional()
   @IsArray()
   @ArrayMaxSize(50)
@@ -48,7 +58,12 @@ class CampaignOptions {
   @Max(MAX_ID, { each: true })
   prerequisite_campaign_ids?: number[];
 
-  @ApiPropertyOptional({ example: TARGETING_EXAMPLE, description: 'Criteria on the customer (contract §5); all must hold' })
+  @ApiPropertyOptional({
+    type: [Criterion],
+    maxItems: 50,
+    example: TARGETING_EXAMPLE,
+    description: 'Criteria on the customer (contract §5), all of which must hold for the campaign to count their events; default none',
+  })
   @Optional()
   @IsCriteria('targeting')
   targeting?: Criterion[];
@@ -63,10 +78,10 @@ export class CreateCampaignInput extends CampaignOptions {
   @OptionalStatus({ default: 'draft' })
   status?: Status;
 
-  @RequiredDatetime({ example: '2026-03-01T00:00:00Z' })
+  @RequiredDatetime({ example: '2026-03-01T00:00:00Z', description: DATETIME_FORMS })
   starts_at: string;
 
-  @RequiredDatetime({ example: '2026-06-01T00:00:00Z', description: 'After starts_at' })
+  @RequiredDatetime({ example: '2026-06-01T00:00:00Z', description: `After starts_at. ${DATETIME_FORMS}` })
   ends_at: string;
 }
 
@@ -77,10 +92,10 @@ export class UpdateCampaignInput extends CampaignOptions {
   @RequiredStatus({ example: 'live' })
   status: Status;
 
-  @RequiredDatetime({ example: '2026-03-01T00:00:00Z' })
+  @RequiredDatetime({ example: '2026-03-01T00:00:00Z', description: DATETIME_FORMS })
   starts_at: string;
 
-  @RequiredDatetime({ example: '2026-06-01T00:00:00Z' })
+  @RequiredDatetime({ example: '2026-06-01T00:00:00Z', description: `After starts_at. ${DATETIME_FORMS}` })
   ends_at: string;
 }
 
@@ -101,68 +116,70 @@ export class UpdateCampaignBody {
 }
 
 export class CampaignView {
-  @ApiProperty({ example: 42 }) id: number;
-  @ApiProperty({ example: 'Spring visits' }) name: string;
-  @ApiProperty({ example: 'spring-visits' }) permalink: string;
+  @ApiProperty({ type: 'integer', example: 42 }) id: number;
+  @ApiProperty({ example: 'Spring visits', description: 'On the answer of a delete it ends with [DELETED AT <timestamp>]' }) name: string;
+  @ApiProperty({ example: 'spring-visits', description: 'Unique per organization; names the campaign in the external/campaigns routes' })
+  permalink: string;
   @ApiStatus() status: Status;
   @ApiStartsAt() starts_at: string;
   @ApiEndsAt() ends_at: string;
-  @ApiProperty({ example: 1 }) division_id: number;
+  @ApiProperty({ type: 'integer', example: 1 }) division_id: number;
   @ApiProperty({ example: false }) opt_in_required: boolean;
-  @ApiProperty({ example: [], type: [Number] }) prerequisite_campaign_ids: number[];
-  @ApiProperty({ example: TARGETING_EXAMPLE }) targeting: Criterion[];
+  @ApiProperty({ example: [], type: 'integer', isArray: true }) prerequisite_campaign_ids: number[];
+  @ApiProperty({ type: [Criterion], example: TARGETING_EXAMPLE, description: 'Empty when every customer is targeted' }) targeting: Criterion[];
   @ApiTimestamp() created_at: string;
   @ApiTimestamp() updated_at: string;
-  @ApiPropertyOptional({ example: null, nullable: true, type: String }) deleted_at?: string | null;
+  @ApiDeletedAt() deleted_at?: string;
 }
 
 export class CampaignResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
   @ApiProperty({ type: CampaignView }) campaign: CampaignView;
 }
 
 export class CampaignListResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
-  @ApiProperty({ type: [CampaignView] }) campaigns: CampaignView[];
-  @ApiProperty({ example: 1 }) page: number;
-  @ApiProperty({ example: 10 }) limit: number;
-  @ApiProperty({ example: 1 }) total: number;
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
+  @ApiProperty({ type: [CampaignView], description: 'The page asked for, oldest first' }) campaigns: CampaignView[];
+  @ApiProperty({ type: 'integer', example: 1 }) page: number;
+  @ApiProperty({ type: 'integer', example: 10 }) limit: number;
+  @ApiProperty({ type: 'integer', example: 1, description: 'Campaigns of the organization that are not deleted, on all pages' }) total: number;
 }
 
-class CreativeNode {
-  @ApiProperty({ example: 7 }) id: number;
+export class NavigationCreative {
+  @ApiProperty({ type: 'integer', example: 7 }) id: number;
   @ApiProperty({ example: 'Welcome push' }) name: string;
   @ApiStatus() status: Status;
 }
 
-class CreativeGroupNode {
-  @ApiProperty({ example: 5 }) id: number;
+export class NavigationCreativeGroup {
+  @ApiProperty({ type: 'integer', example: 5 }) id: number;
   @ApiProperty({ example: 'Everyone' }) name: string;
   @ApiStatus() status: Status;
   @ApiStartsAt() starts_at: string;
   @ApiEndsAt() ends_at: string;
-  @ApiProperty({ type: [CreativeNode] }) creatives: CreativeNode[];
+  @ApiProperty({ type: [NavigationCreative] }) creatives: NavigationCreative[];
 }
 
-class LineItemNode {
-  @ApiProperty({ example: 3 }) id: number;
+export class NavigationLineItem {
+  @ApiProperty({ type: 'integer', example: 3 }) id: number;
   @ApiProperty({ example: 'Main' }) name: string;
   @ApiStatus() status: Status;
   @ApiStartsAt() starts_at: string;
   @ApiEndsAt() ends_at: string;
-  @ApiProperty({ type: [CreativeGroupNode] }) creative_groups: CreativeGroupNode[];
+  @ApiProperty({ type: [NavigationCreativeGroup] }) creative_groups: NavigationCreativeGroup[];
 }
 
 export class NavigationCampaign {
-  @ApiProperty({ example: 42 }) id: number;
+  @ApiProperty({ type: 'integer', example: 42 }) id: number;
   @ApiProperty({ example: 'Spring visits' }) name: string;
   @ApiStatus() status: Status;
   @ApiStartsAt() starts_at: string;
   @ApiEndsAt() ends_at: string;
-  @ApiProperty({ type: [LineItemNode] }) line_items: LineItemNode[];
+  @ApiProperty({ type: [NavigationLineItem], description: 'Not deleted ones, oldest first; each with its creative groups and their creatives' })
+  line_items: NavigationLineItem[];
 }
 
 export class NavigationResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
   @ApiProperty({ type: NavigationCampaign }) campaign: NavigationCampaign;
 }

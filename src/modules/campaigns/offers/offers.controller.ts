@@ -7,9 +7,16 @@ import { IdPipe } from '../../../common/http/id.pipe.js';
 import { PageQuery } from '../../../common/http/pagination.dto.js';
 import type { Tenant } from '../../../common/http/request-context.js';
 import { CreateOfferBody, OfferListResponse, OfferResponse, UpdateOfferBody } from './dto/offer.dto.js';
+import { ApiIdParam } from '../api-id-param.js';
 import { OffersService } from './offers.service.js';
 
 const WRITE_ERRORS = ['missing_data', 'argument_error', 'validation'] as const;
+
+const OFFER_ID = () => ApiIdParam('offer_id', 'The offer id');
+const NOT_FOUND = 'not_found (404) when the offer does not exist, is deleted or belongs to another organization.';
+const WRITE_PROBLEMS =
+  'missing_data (400) when the offer wrapper or its name is absent; argument_error (400) for members it does not know; validation ' +
+  '(400) for an invalid value, or a name another offer of the organization uses (any case).';
 
 @ApiTags('management: offers')
 @ApiKeyAuth()
@@ -18,7 +25,12 @@ export class OffersController {
   constructor(private readonly offers: OffersService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create an offer (points default 0; credited when the offer is awarded)' })
+  @ApiOperation({
+    summary: 'Create an offer',
+    description:
+      'Creates an offer of the organization, which behavior outcomes ({"deal":{"id":...}}) award; its points (default 0) are ' +
+      `credited when it is awarded. Answers 201 with the offer. Errors: ${WRITE_PROBLEMS}`,
+  })
   @ApiCreatedResponse({ type: OfferResponse })
   @ApiErrors(...WRITE_ERRORS)
   async create(@CurrentTenant() tenant: Tenant, @Body() body: CreateOfferBody): Promise<OfferResponse> {
@@ -26,7 +38,12 @@ export class OffersController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List offers, oldest first (limit 1..100, default 10; page from 1)' })
+  @ApiOperation({
+    summary: 'List offers',
+    description:
+      "A page of the organization's offers that are not deleted, oldest first, with the total count. Errors: validation (400) when " +
+      'limit is not an integer from 1 to 100 or page not one from 1.',
+  })
   @ApiOkResponse({ type: OfferListResponse })
   @ApiErrors('validation')
   list(@CurrentTenant() tenant: Tenant, @Query() query: PageQuery): Promise<OfferListResponse> {
@@ -34,7 +51,8 @@ export class OffersController {
   }
 
   @Get(':offer_id')
-  @ApiOperation({ summary: 'Get an offer' })
+  @ApiOperation({ summary: 'Get an offer', description: `Answers the offer named by its id. Errors: ${NOT_FOUND}` })
+  @OFFER_ID()
   @ApiOkResponse({ type: OfferResponse })
   @ApiErrors('not_found')
   async get(@CurrentTenant() tenant: Tenant, @Param('offer_id', new IdPipe('offer')) id: number): Promise<OfferResponse> {
@@ -42,7 +60,13 @@ export class OffersController {
   }
 
   @Put(':offer_id')
-  @ApiOperation({ summary: 'Update an offer (partial: members left out keep their value)' })
+  @ApiOperation({
+    summary: 'Update an offer (partial)',
+    description:
+      'Changes the members sent (description null clears it); the others keep their values. Answers the offer as stored. ' +
+      `Errors: ${WRITE_PROBLEMS} ${NOT_FOUND}`,
+  })
+  @OFFER_ID()
   @ApiOkResponse({ type: OfferResponse })
   @ApiErrors(...WRITE_ERRORS, 'not_found')
   async update(
@@ -54,7 +78,13 @@ export class OffersController {
   }
 
   @Delete(':offer_id')
-  @ApiOperation({ summary: 'Delete an offer (soft; the name gets a [DELETED AT ...] marker and is free again)' })
+  @ApiOperation({
+    summary: 'Delete an offer',
+    description:
+      'Soft deletes the offer: it is no longer awarded and answers not_found afterwards, and its name is free again. Answers the ' +
+      `offer as deleted: its name ends with [DELETED AT <timestamp>] and deleted_at is set. Errors: ${NOT_FOUND}`,
+  })
+  @OFFER_ID()
   @ApiOkResponse({ type: OfferResponse })
   @ApiErrors('not_found')
   async remove(@CurrentTenant() tenant: Tenant, @Param('offer_id', new IdPipe('offer')) id: number): Promise<OfferResponse> {

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsString, Length } from 'class-validator';
-import type { Criterion, Status } from '../../../engine/index.js';
+import type { Status } from '../../../engine/index.js';
 import { IsCriteria } from '../../../common/validation/criteria.js';
+import { Criterion } from '../../../common/validation/criterion.dto.js';
 import {
   ApiDeletedAt,
   ApiEndsAt,
@@ -17,6 +18,7 @@ import {
   RequiredStatus,
 } from '../../../common/validation/schedule.dto.js';
 import { NestedObject, Optional, Required } from '../../../common/validation/validators.js';
+import { DATETIME_FORMS } from '../../campaigns/dto/campaign.dto.js';
 
 const TARGETING_EXAMPLE = [{ field: 'user.tier', op: 'eq', value: 'Gold' }];
 
@@ -28,7 +30,12 @@ class CreativeGroupOptions {
   @Length(0, 255)
   display_name?: string;
 
-  @ApiPropertyOptional({ example: TARGETING_EXAMPLE, description: 'Criteria on the customer (contract §5); all must hold; default []' })
+  @ApiPropertyOptional({
+    type: [Criterion],
+    maxItems: 50,
+    example: TARGETING_EXAMPLE,
+    description: "Criteria on the customer (contract §5), all of which must hold for the group's creative to reach them; default none",
+  })
   @Optional()
   @IsCriteria('targeting')
   targeting?: Criterion[];
@@ -41,10 +48,10 @@ export class CreateCreativeGroupInput extends CreativeGroupOptions {
   @RequiredStatus({ example: 'live', description: 'Must be live for its creative to be live' })
   status: Status;
 
-  @RequiredDatetime({ example: '2026-03-01T00:00:00Z', description: "Should match the campaign's starts_at" })
+  @RequiredDatetime({ example: '2026-03-01T00:00:00Z', description: `Should match the campaign's starts_at. ${DATETIME_FORMS}` })
   starts_at: string;
 
-  @RequiredDatetime({ example: '2026-06-01T00:00:00Z', description: 'After starts_at' })
+  @RequiredDatetime({ example: '2026-06-01T00:00:00Z', description: `After starts_at. ${DATETIME_FORMS}` })
   ends_at: string;
 }
 
@@ -55,10 +62,10 @@ export class UpdateCreativeGroupInput extends CreativeGroupOptions {
   @OptionalStatus({ example: 'paused' })
   status?: Status;
 
-  @OptionalDatetime({ example: '2026-03-01T00:00:00Z' })
+  @OptionalDatetime({ example: '2026-03-01T00:00:00Z', description: DATETIME_FORMS })
   starts_at?: string;
 
-  @OptionalDatetime({ example: '2026-06-01T00:00:00Z', description: 'After starts_at (the stored one when absent)' })
+  @OptionalDatetime({ example: '2026-06-01T00:00:00Z', description: `After starts_at (the stored one when absent). ${DATETIME_FORMS}` })
   ends_at?: string;
 }
 
@@ -79,26 +86,28 @@ export class UpdateCreativeGroupBody {
 }
 
 export class CreativeGroupView {
-  @ApiProperty({ example: 5 }) id: number;
-  @ApiProperty({ example: 3 }) line_item_id: number;
-  @ApiProperty({ example: 'Gold' }) name: string;
+  @ApiProperty({ type: 'integer', example: 5 }) id: number;
+  @ApiProperty({ type: 'integer', example: 3 }) line_item_id: number;
+  @ApiProperty({ example: 'Gold', description: 'On the answer of a delete it ends with [DELETED AT <timestamp>]' }) name: string;
   @ApiProperty({ example: 'Gold members', nullable: true, type: String }) display_name: string | null;
   @ApiStatus() status: Status;
   @ApiStartsAt() starts_at: string;
   @ApiEndsAt() ends_at: string;
-  @ApiProperty({ example: TARGETING_EXAMPLE }) targeting: Criterion[];
+  @ApiProperty({ type: [Criterion], example: TARGETING_EXAMPLE, description: 'Empty when every customer of the campaign is targeted' })
+  targeting: Criterion[];
   @ApiTimestamp() created_at: string;
   @ApiTimestamp() updated_at: string;
   @ApiDeletedAt() deleted_at?: string;
 }
 
 export class CreativeGroupListResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
-  @ApiProperty({ type: [CreativeGroupView] }) creative_groups: CreativeGroupView[];
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
+  @ApiProperty({ type: [CreativeGroupView], description: 'The group written or asked for, or the groups of the line item' })
+  creative_groups: CreativeGroupView[];
 }
 
 export class CreativeGroupDeletedResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
   @ApiProperty({ type: CreativeGroupView, description: 'The removed group; its name ends with [DELETED AT <timestamp>]' })
   creative_group: CreativeGroupView;
 }

@@ -12,18 +12,26 @@ import {
   RequiredStatus,
 } from '../../../common/validation/schedule.dto.js';
 import { IsDatetime, NestedObject, Optional, Required } from '../../../common/validation/validators.js';
+import { DATETIME_FORMS } from '../../campaigns/dto/campaign.dto.js';
 import { AD_TYPES, CREATIVE_TYPES, DELIVERY_METHODS, type DeliveryMethod } from '../creative-types.js';
 
 const MAX_ID = 2_147_483_647;
 const PAYLOAD_EXAMPLE = { screen: 'rewards', badge: 'explorer' };
 
 export class IssueAudienceCsvInput {
-  @ApiProperty({ enum: DELIVERY_METHODS, example: 'triggered' })
+  @ApiProperty({
+    enum: DELIVERY_METHODS,
+    example: 'triggered',
+    description: 'triggered: a notification each time a targeted customer completes behavior_id; scheduled: one audience job at scheduled_delivery_date',
+  })
   @Required()
   @IsIn(DELIVERY_METHODS)
   delivery_method: DeliveryMethod;
 
-  @ApiPropertyOptional({ example: '2026-03-02T09:00:00Z', description: 'Required for scheduled delivery, in the future; not allowed for triggered' })
+  @ApiPropertyOptional({
+    example: '2030-03-02T09:00:00Z',
+    description: `Required for scheduled delivery, in the future; not allowed for triggered. ${DATETIME_FORMS}`,
+  })
   @Optional()
   @IsDatetime()
   scheduled_delivery_date?: string;
@@ -57,7 +65,12 @@ class CreativeContent {
   @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, { message: '$property must be an http(s) URL' })
   url?: string;
 
-  @ApiPropertyOptional({ example: PAYLOAD_EXAMPLE, type: 'object', additionalProperties: true, description: 'Any JSON object' })
+  @ApiPropertyOptional({
+    example: PAYLOAD_EXAMPLE,
+    type: 'object',
+    additionalProperties: true,
+    description: 'Free-form: any JSON object, sent on as it is',
+  })
   @Optional()
   @IsObject()
   payload?: Record<string, unknown>;
@@ -141,33 +154,38 @@ export class UpdateCreativeBody {
   creative: UpdateCreativeInput;
 }
 
+/** Members of the seed's delivery settings that nothing fills yet. */
+const Unfilled = () => ApiProperty({ example: null, nullable: true, type: String, description: 'A seed member nothing fills yet: always null' });
+
 export class IssueAudienceCsvView {
   @ApiProperty({ enum: DELIVERY_METHODS, example: 'triggered' }) delivery_method: DeliveryMethod;
-  @ApiProperty({ example: null, nullable: true, type: String }) scheduled_delivery_date: string | null;
+  @ApiProperty({ example: null, nullable: true, type: String, format: 'date-time', description: 'Set for scheduled delivery, else null' })
+  scheduled_delivery_date: string | null;
   @ApiProperty({ example: '3f2504e0-4f89-11d3-9a0c-0305e82c3301', nullable: true, type: String }) template_id: string | null;
-  @ApiProperty({ example: 12, nullable: true, type: 'integer' }) behavior_id: number | null;
-  @ApiProperty({ example: null, nullable: true, type: String }) issue_offer_date: string | null;
-  @ApiProperty({ example: null, nullable: true, type: String }) next_ad_type: string | null;
-  @ApiProperty({ example: [], type: [Number] }) offer_ids: number[];
-  @ApiProperty({ example: null, nullable: true, type: String }) orientation: string | null;
-  @ApiProperty({ example: null, nullable: true, type: String }) portal_description: string | null;
-  @ApiProperty({ example: null, nullable: true, type: String }) portal_icon: string | null;
-  @ApiProperty({ example: null, nullable: true, type: String }) second_sn_audience_guid: string | null;
+  @ApiProperty({ example: 12, nullable: true, type: 'integer', description: 'Set for triggered delivery, else null' }) behavior_id: number | null;
+  @Unfilled() issue_offer_date: string | null;
+  @Unfilled() next_ad_type: string | null;
+  @ApiProperty({ example: [], type: 'integer', isArray: true, description: 'A seed member nothing fills yet: always empty' }) offer_ids: number[];
+  @Unfilled() orientation: string | null;
+  @Unfilled() portal_description: string | null;
+  @Unfilled() portal_icon: string | null;
+  @Unfilled() second_sn_audience_guid: string | null;
   @ApiProperty({ enum: DELIVERY_METHODS, example: 'triggered', description: 'The delivery_method' }) trigger_type: DeliveryMethod;
 }
 
 export class CreativeView {
-  @ApiProperty({ example: 7 }) id: number;
-  @ApiProperty({ example: 5 }) creative_group_id: number;
-  @ApiProperty({ example: 'Explorer push' }) name: string;
+  @ApiProperty({ type: 'integer', example: 7 }) id: number;
+  @ApiProperty({ type: 'integer', example: 5 }) creative_group_id: number;
+  @ApiProperty({ example: 'Explorer push', description: 'On the answer of a delete it ends with [DELETED AT <timestamp>]' }) name: string;
   @ApiStatus() status: Status;
   @ApiProperty({ enum: AD_TYPES, example: 'push_message' }) ad_type: string;
   @ApiProperty({ enum: CREATIVE_TYPES, example: 'messaging-platform-push' }) creative_type: string;
-  @ApiProperty({ example: 1 }) application_id: number;
+  @ApiProperty({ type: 'integer', example: 1 }) application_id: number;
   @ApiProperty({ example: 'Push', description: 'Display name of the platform, from creative_type' }) ssap_name: string;
   @ApiProperty({ example: 'You earned the explorer badge!', nullable: true, type: String }) message: string | null;
   @ApiProperty({ example: 'https://example.com/rewards', nullable: true, type: String }) url: string | null;
-  @ApiProperty({ example: PAYLOAD_EXAMPLE, nullable: true, type: 'object', additionalProperties: true }) payload: Record<string, unknown> | null;
+  @ApiProperty({ example: PAYLOAD_EXAMPLE, nullable: true, type: 'object', additionalProperties: true, description: 'Free-form, as sent' })
+  payload: Record<string, unknown> | null;
   @ApiProperty({ type: IssueAudienceCsvView }) issue_audience_csv: IssueAudienceCsvView;
   @ApiTimestamp() created_at: string;
   @ApiTimestamp() updated_at: string;
@@ -175,6 +193,51 @@ export class CreativeView {
 }
 
 export class CreativeListResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
-  @ApiProperty({ type: [CreativeView] }) creatives: CreativeView[];
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
+  @ApiProperty({ type: [CreativeView], description: 'The creative written or asked for, or the creatives of the group' }) creatives: CreativeView[];
 }
+
+/** Whole request bodies, as a client sends them (the members' own examples do not make one: triggered takes no date). */
+export const CREATE_CREATIVE_EXAMPLES = {
+  triggered: {
+    summary: 'A push each time a targeted customer completes a behavior',
+    value: {
+      creative: {
+        name: 'Explorer push',
+        status: 'live',
+        ad_type: 'push_message',
+        creative_type: 'messaging-platform-push',
+        application_id: 1,
+        message: 'You earned the explorer badge!',
+        url: 'https://example.com/rewards',
+        payload: PAYLOAD_EXAMPLE,
+        issue_audience_csv: { delivery_method: 'triggered', behavior_id: 12 },
+      },
+    },
+  },
+  scheduled: {
+    summary: 'An audience file built once, at a date',
+    value: {
+      creative: {
+        name: 'Spring audience',
+        status: 'live',
+        ad_type: 'issue_audience_csv',
+        creative_type: 'issue-audience-csv',
+        application_id: 1,
+        issue_audience_csv: {
+          delivery_method: 'scheduled',
+          scheduled_delivery_date: '2030-03-02T09:00:00Z',
+          template_id: '3f2504e0-4f89-11d3-9a0c-0305e82c3301',
+        },
+      },
+    },
+  },
+};
+
+export const UPDATE_CREATIVE_EXAMPLES = {
+  partial: { summary: 'Pause it and change its message', value: { creative: { status: 'paused', message: 'Come back for the explorer badge' } } },
+  scheduled: {
+    summary: 'Deliver it once, at a date, instead',
+    value: { creative: { issue_audience_csv: { delivery_method: 'scheduled', scheduled_delivery_date: '2030-03-02T09:00:00Z' } } },
+  },
+};

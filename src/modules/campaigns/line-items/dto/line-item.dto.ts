@@ -16,6 +16,7 @@ import {
   RequiredStatus,
 } from '../../../../common/validation/schedule.dto.js';
 import { NestedObject, Optional, Required } from '../../../../common/validation/validators.js';
+import { DATETIME_FORMS } from '../../dto/campaign.dto.js';
 
 /** Descriptive members, optional on create and update. */
 class LineItemText {
@@ -36,10 +37,10 @@ export class CreateLineItemInput extends LineItemText {
   @RequiredName({ example: 'Main' })
   name: string;
 
-  @RequiredDatetime({ example: '2026-03-01T00:00:00Z', description: "Should match the campaign's starts_at" })
+  @RequiredDatetime({ example: '2026-03-01T00:00:00Z', description: `Should match the campaign's starts_at. ${DATETIME_FORMS}` })
   starts_at: string;
 
-  @RequiredDatetime({ example: '2026-06-01T00:00:00Z', description: 'After starts_at' })
+  @RequiredDatetime({ example: '2026-06-01T00:00:00Z', description: `After starts_at. ${DATETIME_FORMS}` })
   ends_at: string;
 
   @RequiredStatus({ example: 'live', description: 'Must be live for its creatives to be live' })
@@ -50,10 +51,10 @@ export class UpdateLineItemInput extends LineItemText {
   @OptionalName({ example: 'Main' })
   name?: string;
 
-  @OptionalDatetime({ example: '2026-03-01T00:00:00Z' })
+  @OptionalDatetime({ example: '2026-03-01T00:00:00Z', description: DATETIME_FORMS })
   starts_at?: string;
 
-  @OptionalDatetime({ example: '2026-06-01T00:00:00Z', description: 'After starts_at (the stored one when absent)' })
+  @OptionalDatetime({ example: '2026-06-01T00:00:00Z', description: `After starts_at (the stored one when absent). ${DATETIME_FORMS}` })
   ends_at?: string;
 
   @OptionalStatus({ example: 'paused' })
@@ -77,9 +78,9 @@ export class UpdateLineItemBody {
 }
 
 export class LineItemView {
-  @ApiProperty({ example: 3 }) id: number;
-  @ApiProperty({ example: 42 }) campaign_id: number;
-  @ApiProperty({ example: 'Main' }) name: string;
+  @ApiProperty({ type: 'integer', example: 3 }) id: number;
+  @ApiProperty({ type: 'integer', example: 42 }) campaign_id: number;
+  @ApiProperty({ example: 'Main', description: 'On the answer of a delete it ends with [DELETED AT <timestamp>]' }) name: string;
   @ApiProperty({ example: 'Spring visits: main container', nullable: true, type: String }) display_name: string | null;
   @ApiProperty({ example: 'Holds the creative groups of the spring campaign', nullable: true, type: String }) description: string | null;
   @ApiStatus() status: Status;
@@ -91,11 +92,12 @@ export class LineItemView {
 }
 
 export class LineItemListResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
-  @ApiProperty({ type: [LineItemView] }) line_items: LineItemView[];
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
+  @ApiProperty({ type: [LineItemView], description: 'The line item written or asked for, or the line items of the campaign' })
+  line_items: LineItemView[];
 }
 
 export class LineItemDeletedResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
   @ApiProperty({ type: LineItemView, description: 'The removed line item; its name ends with [DELETED AT <timestamp>]' }) line_item: LineItemView;
 }

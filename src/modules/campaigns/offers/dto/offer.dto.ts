@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import { ApiDeletedAt, ApiTimestamp } from '../../../../common/validation/schedule.dto.js';
 import { NestedObject, Optional, Required } from '../../../../common/validation/validators.js';
 
 const MAX_POINTS = 2_147_483_647;
@@ -15,14 +16,14 @@ export class CreateOfferInput {
   @Length(1, 255)
   name: string;
 
-  @ApiPropertyOptional({ example: 20, default: 0, type: 'integer', description: 'Points credited when the offer is awarded' })
+  @ApiPropertyOptional({ example: 20, default: 0, type: 'integer', minimum: 0, description: 'Points credited when the offer is awarded' })
   @Optional()
   @IsInt()
   @Min(0)
   @Max(MAX_POINTS)
   points?: number;
 
-  @ApiPropertyOptional({ example: 'One free coffee at any store', nullable: true, type: String })
+  @ApiPropertyOptional({ example: 'One free coffee at any store', nullable: true, type: String, maxLength: 10_000 })
   @NullableOptional()
   @IsString()
   @Length(0, 10_000)
@@ -36,14 +37,14 @@ export class UpdateOfferInput {
   @Length(1, 255)
   name?: string;
 
-  @ApiPropertyOptional({ example: 20, type: 'integer' })
+  @ApiPropertyOptional({ example: 20, type: 'integer', minimum: 0, description: 'Points credited when the offer is awarded' })
   @Optional()
   @IsInt()
   @Min(0)
   @Max(MAX_POINTS)
   points?: number;
 
-  @ApiPropertyOptional({ example: 'One free coffee at any store', nullable: true, type: String, description: 'null clears it' })
+  @ApiPropertyOptional({ example: 'One free coffee at any store', nullable: true, type: String, maxLength: 10_000, description: 'null clears it' })
   @NullableOptional()
   @IsString()
   @Length(0, 10_000)
@@ -67,24 +68,24 @@ export class UpdateOfferBody {
 }
 
 export class OfferView {
-  @ApiProperty({ example: 12 }) id: number;
-  @ApiProperty({ example: 'Free coffee' }) name: string;
-  @ApiProperty({ example: 20 }) points: number;
+  @ApiProperty({ type: 'integer', example: 12 }) id: number;
+  @ApiProperty({ example: 'Free coffee', description: 'On the answer of a delete it ends with [DELETED AT <timestamp>]' }) name: string;
+  @ApiProperty({ type: 'integer', example: 20 }) points: number;
   @ApiProperty({ example: 'One free coffee at any store', nullable: true, type: String }) description: string | null;
-  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) created_at: string;
-  @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) updated_at: string;
-  @ApiPropertyOptional({ example: null, nullable: true, type: String, description: 'Only on the answer of a delete' }) deleted_at?: string | null;
+  @ApiTimestamp() created_at: string;
+  @ApiTimestamp() updated_at: string;
+  @ApiDeletedAt() deleted_at?: string;
 }
 
 export class OfferResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
   @ApiProperty({ type: OfferView }) offer: OfferView;
 }
 
 export class OfferListResponse {
-  @ApiProperty({ example: 'ok' }) status: 'ok';
-  @ApiProperty({ type: [OfferView] }) offers: OfferView[];
-  @ApiProperty({ example: 1 }) page: number;
-  @ApiProperty({ example: 10 }) limit: number;
-  @ApiProperty({ example: 1 }) total: number;
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
+  @ApiProperty({ type: [OfferView], description: 'The page asked for, oldest first' }) offers: OfferView[];
+  @ApiProperty({ type: 'integer', example: 1 }) page: number;
+  @ApiProperty({ type: 'integer', example: 10 }) limit: number;
+  @ApiProperty({ type: 'integer', example: 1, description: 'Offers of the organization that are not deleted, on all pages' }) total: number;
 }
