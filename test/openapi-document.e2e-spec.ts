@@ -27,8 +27,7 @@ describe('The checked-in OpenAPI document', () => {
   });
 
   it('is the one the typed client was generated from (npm run client:generate)', () => {
-    const generated = spawnSync(process.execPath, ['node_modules/openapi-typescript/bin/cli.js', CHECKED_IN], { encoding: 'utf8' });
-    expect(generated.status).toBe(0);
-    expect(readFileSync('clients/typescript/schema.d.ts', 'utf8')).toBe(generated.stdout);
+    const check = spawnSync('npm', ['run', '-s', 'client:generate', '--', '--check'], { encoding: 'utf8' });
+    expect({ status: check.status, output: check.stderr.trim() }).toEqual({ status: 0, output: expect.not.stringContaining('not up-to-date') });
   });
 });

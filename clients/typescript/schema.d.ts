@@ -11,8 +11,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The process is up */
-        get: operations["HealthController_live"];
+        /**
+         * Liveness
+         * @description Answers {"status":"ok"} while the process serves HTTP, without looking at PostgreSQL or Redis: for a liveness probe. No credentials.
+         */
+        get: operations["Health_live"];
         put?: never;
         post?: never;
         delete?: never;
@@ -28,8 +31,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** PostgreSQL and Redis answer; 503 service_unavailable names the ones that do not */
-        get: operations["HealthController_ready"];
+        /**
+         * Readiness
+         * @description Checks that PostgreSQL and Redis answer (within 2 seconds each): 200 with both up, else 503 service_unavailable whose details name each one unreachable (field postgres or redis). For a readiness probe or a load balancer. No credentials.
+         */
+        get: operations["Health_ready"];
         put?: never;
         post?: never;
         delete?: never;
@@ -45,8 +51,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics: requests by route and status, latency, events by outcome across processes, queue depth */
-        get: operations["MetricsController_scrape"];
+        /**
+         * Prometheus metrics
+         * @description The metrics of this API process in the Prometheus text exposition format, version 0.0.4 (Content-Type `text/plain; version=0.0.4; charset=utf-8`): HTTP requests by method, route pattern and status and their latency, Node.js process metrics, the cluster's events by outcome (accepted, duplicates, processed, rejected, failed) with the processing lag and job duration histograms, and the events queue depth by state. For a Prometheus scrape. No credentials.
+         */
+        get: operations["Metrics_scrape"];
         put?: never;
         post?: never;
         delete?: never;
@@ -62,14 +71,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A customer's available points and progress in every live campaign's behaviors */
-        get: operations["V1EventsController_retrieve"];
+        /**
+         * A customer's available points and progress in every live campaign's behaviors
+         * @description Answers the customer's available points and progress in every behavior of every live campaign (behaviors by name, each with its goals), without evaluating anything. With multi-org on, division_ids limits the behaviors to campaigns of those divisions. Errors: 404 not_found (no such customer), 400 validation (a division_ids value that is not a division of the organization).
+         */
+        get: operations["V1Events_retrieve"];
         put?: never;
         /**
          * Send events for a customer, to every live campaign
-         * @description Evaluates the customer's events now, in one transaction, and answers their progress: behaviors (by name, with goals and this request's deltas), deltas, points, notifications, qualified and state. The customer must exist (else 404 not_found). Two different qualifys: the body member "qualify": true opts the customer in to opt-in campaigns and processes the events; the query qualify=true is a dry eligibility check that answers {"status","qualified","state","notifications"} and writes nothing. async=true stores and queues the events for a worker and answers {"status":"ok"} (explain=true is then ignored); explain=true adds why each campaign, behavior and goal did or did not progress; read_only: true (body) evaluates and stores nothing. A completion shows in deltas as achieved 1 and reset true: the goals restart at 0 for the next cycle.
+         * @description Submits events for one customer to every live campaign listening to them and answers the customer's progress. The customer must exist (create it with POST /priv/v1/apps/{api_key}/users); else 404 not_found. The answer (200) depends on the query:
+         *
+         *     - no query (or read_only: true in the body): V1EventResponse, the events evaluated now in one transaction: behaviors (by name, with goals, groups and the deltas of this request), deltas, user, notifications, qualified and state; with explain=true also explanation. read_only: true evaluates the same way and stores nothing.
+         *     - async=true: V1AsyncResponse {"status":"ok"}, the events stored and queued for a worker (read the progress later with GET .../events); explain=true is then ignored.
+         *     - qualify=true: V1QualificationResponse {"status","qualified","state","notifications"}, a dry eligibility check that writes nothing; it wins over async, read_only and explain.
+         *
+         *     The body member "qualify": true is another thing: it opts the customer in to the opt-in campaigns the events reach and processes them. A completion shows in deltas as achieved 1 and reset true: the goals restart at 0 for the next cycle. Errors: 400 missing_event_data (no events), 400 validation (a malformed event, date, division or flag), 400 argument_error (an unknown body member), 409 duplicate_transaction (transaction_id already used under this api key, also with read_only and async).
          */
-        post: operations["V1EventsController_byUser"];
+        post: operations["V1Events_byUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -83,14 +101,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieval for a customer named by external_id */
-        get: operations["V1EventsController_retrieveExternal"];
+        /**
+         * A customer's (named by external_id) available points and progress in every live campaign's behaviors
+         * @description Answers the customer's available points and progress in every behavior of every live campaign (behaviors by name, each with its goals), without evaluating anything. With multi-org on, division_ids limits the behaviors to campaigns of those divisions. Errors: 404 not_found (no such customer), 400 validation (a division_ids value that is not a division of the organization).
+         */
+        get: operations["V1Events_retrieveExternal"];
         put?: never;
         /**
          * Send events for a customer named by external_id, to every live campaign
-         * @description Evaluates the customer's events now, in one transaction, and answers their progress: behaviors (by name, with goals and this request's deltas), deltas, points, notifications, qualified and state. The customer must exist (else 404 not_found). Two different qualifys: the body member "qualify": true opts the customer in to opt-in campaigns and processes the events; the query qualify=true is a dry eligibility check that answers {"status","qualified","state","notifications"} and writes nothing. async=true stores and queues the events for a worker and answers {"status":"ok"} (explain=true is then ignored); explain=true adds why each campaign, behavior and goal did or did not progress; read_only: true (body) evaluates and stores nothing. A completion shows in deltas as achieved 1 and reset true: the goals restart at 0 for the next cycle.
+         * @description Submits events for one customer to every live campaign listening to them and answers the customer's progress. The customer must exist (create it with POST /priv/v1/apps/{api_key}/users); else 404 not_found. The answer (200) depends on the query:
+         *
+         *     - no query (or read_only: true in the body): V1EventResponse, the events evaluated now in one transaction: behaviors (by name, with goals, groups and the deltas of this request), deltas, user, notifications, qualified and state; with explain=true also explanation. read_only: true evaluates the same way and stores nothing.
+         *     - async=true: V1AsyncResponse {"status":"ok"}, the events stored and queued for a worker (read the progress later with GET .../events); explain=true is then ignored.
+         *     - qualify=true: V1QualificationResponse {"status","qualified","state","notifications"}, a dry eligibility check that writes nothing; it wins over async, read_only and explain.
+         *
+         *     The body member "qualify": true is another thing: it opts the customer in to the opt-in campaigns the events reach and processes them. A completion shows in deltas as achieved 1 and reset true: the goals restart at 0 for the next cycle. Errors: 400 missing_event_data (no events), 400 validation (a malformed event, date, division or flag), 400 argument_error (an unknown body member), 409 duplicate_transaction (transaction_id already used under this api key, also with read_only and async).
          */
-        post: operations["V1EventsController_byExternal"];
+        post: operations["V1Events_byExternal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -108,9 +135,15 @@ export interface paths {
         put?: never;
         /**
          * Send events for a customer to one campaign
-         * @description Evaluates the customer's events now, in one transaction, and answers their progress: behaviors (by name, with goals and this request's deltas), deltas, points, notifications, qualified and state. The customer must exist (else 404 not_found). Two different qualifys: the body member "qualify": true opts the customer in to opt-in campaigns and processes the events; the query qualify=true is a dry eligibility check that answers {"status","qualified","state","notifications"} and writes nothing. async=true stores and queues the events for a worker and answers {"status":"ok"} (explain=true is then ignored); explain=true adds why each campaign, behavior and goal did or did not progress; read_only: true (body) evaluates and stores nothing. A completion shows in deltas as achieved 1 and reset true: the goals restart at 0 for the next cycle.
+         * @description Submits events for one customer to the one campaign campaign_id names (only its behaviors are evaluated and answered; not a live campaign of the organization (missing, not live or deleted) → 404 No_active_campaign_found) and answers the customer's progress. The customer must exist (create it with POST /priv/v1/apps/{api_key}/users); else 404 not_found. The answer (200) depends on the query:
+         *
+         *     - no query (or read_only: true in the body): V1EventResponse, the events evaluated now in one transaction: behaviors (by name, with goals, groups and the deltas of this request), deltas, user, notifications, qualified and state; with explain=true also explanation. read_only: true evaluates the same way and stores nothing.
+         *     - async=true: V1AsyncResponse {"status":"ok"}, the events stored and queued for a worker (read the progress later with GET .../events); explain=true is then ignored.
+         *     - qualify=true: V1QualificationResponse {"status","qualified","state","notifications"}, a dry eligibility check that writes nothing; it wins over async, read_only and explain.
+         *
+         *     The body member "qualify": true is another thing: it opts the customer in to the opt-in campaigns the events reach and processes them. A completion shows in deltas as achieved 1 and reset true: the goals restart at 0 for the next cycle. Errors: 400 missing_event_data (no events), 400 validation (a malformed event, date, division or flag), 400 argument_error (an unknown body member), 409 duplicate_transaction (transaction_id already used under this api key, also with read_only and async).
          */
-        post: operations["V1EventsController_byUserCampaign"];
+        post: operations["V1Events_byUserCampaign"];
         delete?: never;
         options?: never;
         head?: never;
@@ -128,9 +161,15 @@ export interface paths {
         put?: never;
         /**
          * Send events for a customer named by external_id to one campaign
-         * @description Evaluates the customer's events now, in one transaction, and answers their progress: behaviors (by name, with goals and this request's deltas), deltas, points, notifications, qualified and state. The customer must exist (else 404 not_found). Two different qualifys: the body member "qualify": true opts the customer in to opt-in campaigns and processes the events; the query qualify=true is a dry eligibility check that answers {"status","qualified","state","notifications"} and writes nothing. async=true stores and queues the events for a worker and answers {"status":"ok"} (explain=true is then ignored); explain=true adds why each campaign, behavior and goal did or did not progress; read_only: true (body) evaluates and stores nothing. A completion shows in deltas as achieved 1 and reset true: the goals restart at 0 for the next cycle.
+         * @description Submits events for one customer to the one campaign campaign_id names (only its behaviors are evaluated and answered; not a live campaign of the organization (missing, not live or deleted) → 404 No_active_campaign_found) and answers the customer's progress. The customer must exist (create it with POST /priv/v1/apps/{api_key}/users); else 404 not_found. The answer (200) depends on the query:
+         *
+         *     - no query (or read_only: true in the body): V1EventResponse, the events evaluated now in one transaction: behaviors (by name, with goals, groups and the deltas of this request), deltas, user, notifications, qualified and state; with explain=true also explanation. read_only: true evaluates the same way and stores nothing.
+         *     - async=true: V1AsyncResponse {"status":"ok"}, the events stored and queued for a worker (read the progress later with GET .../events); explain=true is then ignored.
+         *     - qualify=true: V1QualificationResponse {"status","qualified","state","notifications"}, a dry eligibility check that writes nothing; it wins over async, read_only and explain.
+         *
+         *     The body member "qualify": true is another thing: it opts the customer in to the opt-in campaigns the events reach and processes them. A completion shows in deltas as achieved 1 and reset true: the goals restart at 0 for the next cycle. Errors: 400 missing_event_data (no events), 400 validation (a malformed event, date, division or flag), 400 argument_error (an unknown body member), 409 duplicate_transaction (transaction_id already used under this api key, also with read_only and async).
          */
-        post: operations["V1EventsController_byExternalCampaign"];
+        post: operations["V1Events_byExternalCampaign"];
         delete?: never;
         options?: never;
         head?: never;
@@ -148,9 +187,15 @@ export interface paths {
         put?: never;
         /**
          * Send events for a customer to one campaign named by permalink
-         * @description Evaluates the customer's events now, in one transaction, and answers their progress: behaviors (by name, with goals and this request's deltas), deltas, points, notifications, qualified and state. The customer must exist (else 404 not_found). Two different qualifys: the body member "qualify": true opts the customer in to opt-in campaigns and processes the events; the query qualify=true is a dry eligibility check that answers {"status","qualified","state","notifications"} and writes nothing. async=true stores and queues the events for a worker and answers {"status":"ok"} (explain=true is then ignored); explain=true adds why each campaign, behavior and goal did or did not progress; read_only: true (body) evaluates and stores nothing. A completion shows in deltas as achieved 1 and reset true: the goals restart at 0 for the next cycle.
+         * @description Submits events for one customer to the one campaign permalink names (only its behaviors are evaluated and answered; not a live campaign of the organization (missing, not live or deleted) → 404 No_active_campaign_found) and answers the customer's progress. The customer must exist (create it with POST /priv/v1/apps/{api_key}/users); else 404 not_found. The answer (200) depends on the query:
+         *
+         *     - no query (or read_only: true in the body): V1EventResponse, the events evaluated now in one transaction: behaviors (by name, with goals, groups and the deltas of this request), deltas, user, notifications, qualified and state; with explain=true also explanation. read_only: true evaluates the same way and stores nothing.
+         *     - async=true: V1AsyncResponse {"status":"ok"}, the events stored and queued for a worker (read the progress later with GET .../events); explain=true is then ignored.
+         *     - qualify=true: V1QualificationResponse {"status","qualified","state","notifications"}, a dry eligibility check that writes nothing; it wins over async, read_only and explain.
+         *
+         *     The body member "qualify": true is another thing: it opts the customer in to the opt-in campaigns the events reach and processes them. A completion shows in deltas as achieved 1 and reset true: the goals restart at 0 for the next cycle. Errors: 400 missing_event_data (no events), 400 validation (a malformed event, date, division or flag), 400 argument_error (an unknown body member), 409 duplicate_transaction (transaction_id already used under this api key, also with read_only and async).
          */
-        post: operations["V1EventsController_byUserPermalink"];
+        post: operations["V1Events_byUserPermalink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -168,9 +213,15 @@ export interface paths {
         put?: never;
         /**
          * Send events for a customer named by external_id to one campaign named by permalink
-         * @description Evaluates the customer's events now, in one transaction, and answers their progress: behaviors (by name, with goals and this request's deltas), deltas, points, notifications, qualified and state. The customer must exist (else 404 not_found). Two different qualifys: the body member "qualify": true opts the customer in to opt-in campaigns and processes the events; the query qualify=true is a dry eligibility check that answers {"status","qualified","state","notifications"} and writes nothing. async=true stores and queues the events for a worker and answers {"status":"ok"} (explain=true is then ignored); explain=true adds why each campaign, behavior and goal did or did not progress; read_only: true (body) evaluates and stores nothing. A completion shows in deltas as achieved 1 and reset true: the goals restart at 0 for the next cycle.
+         * @description Submits events for one customer to the one campaign permalink names (only its behaviors are evaluated and answered; not a live campaign of the organization (missing, not live or deleted) → 404 No_active_campaign_found) and answers the customer's progress. The customer must exist (create it with POST /priv/v1/apps/{api_key}/users); else 404 not_found. The answer (200) depends on the query:
+         *
+         *     - no query (or read_only: true in the body): V1EventResponse, the events evaluated now in one transaction: behaviors (by name, with goals, groups and the deltas of this request), deltas, user, notifications, qualified and state; with explain=true also explanation. read_only: true evaluates the same way and stores nothing.
+         *     - async=true: V1AsyncResponse {"status":"ok"}, the events stored and queued for a worker (read the progress later with GET .../events); explain=true is then ignored.
+         *     - qualify=true: V1QualificationResponse {"status","qualified","state","notifications"}, a dry eligibility check that writes nothing; it wins over async, read_only and explain.
+         *
+         *     The body member "qualify": true is another thing: it opts the customer in to the opt-in campaigns the events reach and processes them. A completion shows in deltas as achieved 1 and reset true: the goals restart at 0 for the next cycle. Errors: 400 missing_event_data (no events), 400 validation (a malformed event, date, division or flag), 400 argument_error (an unknown body member), 409 duplicate_transaction (transaction_id already used under this api key, also with read_only and async).
          */
-        post: operations["V1EventsController_byExternalPermalink"];
+        post: operations["V1Events_byExternalPermalink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -188,9 +239,15 @@ export interface paths {
         put?: never;
         /**
          * Send events for one or many customers; stored before the answer, evaluated by the workers
-         * @description Takes {"events": <event>} or {"events": [<event>, ...]} (up to 1,000), each naming its customer by user_id or external_id. Any invalid event rejects the whole request and nothing is stored. A repeated transaction_id is accepted and ignored. The customers must exist already (create them with POST /priv/v1/apps/{api_key}/users): 200 only means the events are stored; a worker evaluates them moments later, and an event whose customer does not exist is then rejected (reason customer_not_found), never retried. Rejected events are listed by GET /priv/v1/apps/{api_key}/events/rejected and by npm run cli -- events:rejected. A V2 event has no attributes member: its pivots (such as store_id) go in context, where a unique goal's unique_attribute finds them and goal criteria name them as context.<name>.
+         * @description Takes {"events": <event>} or {"events": [<event>, ...]} (up to 1,000), each naming its customer by user_id or external_id and counting by (a number or a numeric string, default 1). The events are stored before the answer {"status":"ok"} and evaluated by the workers moments later, so the answer carries no progress (read it with GET /priv/v1/apps/{api_key}/users/{user_id}/events).
+         *
+         *     The customers must exist already (create them with POST /priv/v1/apps/{api_key}/users). The request does not check them: an event whose customer does not exist is stored and answered 200 like any other, then rejected by the worker (reason customer_not_found) and never retried. Rejected events are listed by GET /priv/v1/apps/{api_key}/events/rejected (and by npm run cli -- events:rejected).
+         *
+         *     A V2 event has no attributes member: its pivots (such as store_id) go in context, where a unique goal's unique_attribute finds them and goal criteria name them as context.<name>. A repeated transaction_id is accepted and ignored.
+         *
+         *     Errors: any invalid event rejects the whole request and nothing is stored: 400 missing_data naming each index and field (no name, no user_id nor external_id, a malformed member, with multi-org on a context.division_id that is not a division of the organization; also no events at all), 400 argument_error (a member not listed here), 413 payload_too_large (more than 1,000 events, or a body over the size limit).
          */
-        post: operations["V2EventsController_send"];
+        post: operations["V2Events_send"];
         delete?: never;
         options?: never;
         head?: never;
@@ -208,7 +265,7 @@ export interface paths {
          * Events the workers rejected, newest first (e.g. a V2 event for a customer that does not exist)
          * @description V2 events (and V1 events sent with async=true) are answered 200 once stored, before any evaluation. A worker that then finds no customer of the organization with the event's user_id or external_id marks it rejected with reason customer_not_found and never retries it. This lists those events of the api key's organization (all its api keys), paged with limit (1-100, default 10) and page (from 1): name, user_ref (the external_id or user_id the event named), reason, source, transaction_id, occurred_at, created_at. Create the customer and send the event again to have it counted. Also from the command line: npm run cli -- events:rejected.
          */
-        get: operations["RejectedEventsController_list"];
+        get: operations["RejectedEvents_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -226,8 +283,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create an organization with its root division, a first application and its credentials */
-        post: operations["AdminController_createOrganization"];
+        /**
+         * Create an organization
+         * @description Bootstrap: creates an organization with its root division and a first application, and answers 201 with them and the application's api key and secret. The secret is shown only in this answer. Every /priv route then takes the api key in its path and the pair as HTTP Basic credentials. Errors: 401 unauthorized without `Authorization: Bearer <ADMIN_TOKEN>` (and always when ADMIN_TOKEN is not set: the admin API is then closed); 400 missing_data when a wrapper or a required member is absent or null; 400 argument_error for a member not listed; 400 validation for a wrong type, an empty or over-long name, or an unknown time zone.
+         */
+        post: operations["Admin_createOrganization"];
         delete?: never;
         options?: never;
         head?: never;
@@ -243,8 +303,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add an application to an organization, with a new api key and secret */
-        post: operations["AdminController_createApplication"];
+        /**
+         * Add an application to an organization
+         * @description Creates another application of the organization (another channel or client) with an api key and secret of its own, answered 201 (the secret only in this answer). Its key sees the same organization's objects. Errors: 401 unauthorized without `Authorization: Bearer <ADMIN_TOKEN>` (and always when ADMIN_TOKEN is not set: the admin API is then closed); 400 missing_data when a wrapper or a required member is absent or null; 400 argument_error for a member not listed; 400 validation for a wrong type, an empty or over-long name, or an unknown time zone; 404 not_found for an unknown organization.
+         */
+        post: operations["Admin_createApplication"];
         delete?: never;
         options?: never;
         head?: never;
@@ -261,8 +324,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Deactivate an api key; every process stops accepting it at once */
-        delete: operations["AdminController_deactivateKey"];
+        /**
+         * Deactivate an api key
+         * @description Deactivates an api key for good: every API process stops accepting it at once (its requests answer 401), other keys of the organization keep working. Answers {"status":"ok"}, also for a key already deactivated. Errors: 401 unauthorized without `Authorization: Bearer <ADMIN_TOKEN>` (and always when ADMIN_TOKEN is not set: the admin API is then closed); 404 not_found for a key that does not exist.
+         */
+        delete: operations["Admin_deactivateKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -275,11 +341,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization's live divisions in tree order: depth first from the root, siblings by id */
-        get: operations["DivisionsController_list"];
+        /**
+         * List divisions
+         * @description Every live division of the organization in tree order: depth first from the root, siblings by id. Not paged.
+         */
+        get: operations["Divisions_list"];
         put?: never;
-        /** Create a division under a live division of the organization (the root exists from the start) */
-        post: operations["DivisionsController_create"];
+        /**
+         * Create a division
+         * @description Creates a division under a live division of the organization (parent_id). Divisions form a tree whose root exists from the bootstrap (root_division_id); customers and campaigns belong to one, and with multi-org on an event reaches the campaigns of its division and of the division's ancestors. Answers 201 with the division and its ancestor_ids. Errors: 400 missing_data when the `division` wrapper or a required member is absent or null; 400 argument_error for a member not listed; 400 validation for a wrong type or range, a blank name, a name (case-insensitively) another live division of the organization has, or a parent_id that is not a live division of the organization.
+         */
+        post: operations["Divisions_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -293,13 +365,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a division */
-        get: operations["DivisionsController_get"];
-        /** Rename a division, or move it with its subtree under another division (partial; the root is never moved) */
-        put: operations["DivisionsController_update"];
+        /**
+         * Get a division
+         * @description Answers one live division of the organization; 404 not_found when there is none with that id.
+         */
+        get: operations["Divisions_get"];
+        /**
+         * Update a division
+         * @description Partial: renames the division and/or moves it, with its whole subtree, under another live division (parent_id); every ancestor_ids below it is rewritten. A body that changes nothing writes nothing. The root can be renamed but never moved, and a division cannot move under itself or its subtree (400 validation). Errors: 400 missing_data when the `division` wrapper or a required member is absent or null; 400 argument_error for a member not listed; 400 validation for a wrong type or range, a blank name, a name (case-insensitively) another live division of the organization has, or a parent_id that is not a live division of the organization; 404 not_found for an unknown or deleted division.
+         */
+        put: operations["Divisions_update"];
         post?: never;
-        /** Delete a leaf division that no customer and no campaign uses (soft; the name gets a [DELETED AT ...] marker) */
-        delete: operations["DivisionsController_remove"];
+        /**
+         * Delete a division
+         * @description Soft delete of a leaf division that no customer and no campaign (deleted ones aside) uses: it answers 404 afterwards, its name gets " [DELETED AT <ISO>]" appended and is free again. Answers the deleted division with deleted_at. 400 validation for the root division, or while the division has child divisions, customers or campaigns (the message counts them); 404 not_found for an unknown or deleted division.
+         */
+        delete: operations["Divisions_remove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -312,8 +393,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization's configuration changes, newest first: who (api key), what (before, after), when */
-        get: operations["AuditController_list"];
+        /**
+         * List configuration changes (audit log)
+         * @description Every create, update and delete made through the management API (campaigns, line items, creative groups, creatives, behaviors, offers, tiers, divisions, webhooks) in the organization, newest first: which api key, what object, the object before and after, when. A refused write or one that changed nothing is not recorded; webhook secrets never appear. `limit` (1-100, default 10) and `page` (from 1) page it; out of range is 400 validation.
+         */
+        get: operations["Audit_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -331,8 +415,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a customer */
-        post: operations["CustomersController_create"];
+        /**
+         * Create a customer
+         * @description Creates a customer of the organization. `external_id` (your own id) is required; `time_zone` defaults to the organization's, `division_id` to its root division, `tags` and `attributes` to empty. Answers 201 with the customer, including `id`, the UUID the service assigned: the `user_id` of the routes under .../users/{user_id}. Errors: 400 missing_data when the `user` wrapper or a required member is absent or null; 400 argument_error for a member not listed here; 400 validation for a wrong type or value (an unknown time zone, a division that is not a live division of the organization, an external_id another customer of the organization has).
+         */
+        post: operations["Customers_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -346,10 +433,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a customer by user_id */
-        get: operations["CustomersController_get"];
-        /** Update a customer by user_id (partial: only the members sent change) */
-        put: operations["CustomersController_update"];
+        /**
+         * Get a customer by user_id
+         * @description Answers the customer named by its UUID (user_id): profile, points and current tier. 404 not_found when it is not a customer of the api key's organization.
+         */
+        get: operations["Customers_get"];
+        /**
+         * Update a customer by user_id
+         * @description Updates the customer named by its UUID (user_id). Partial: only the members sent change (tags and attributes are replaced as a whole; an empty user changes nothing); points and tier are never written here, only by events. Answers the customer as it is now. Errors: 400 missing_data when the `user` wrapper or a required member is absent or null; 400 argument_error for a member not listed here; 400 validation for a wrong type or value (an unknown time zone, a division that is not a live division of the organization, an external_id another customer of the organization has). 404 not_found when it is not a customer of the organization.
+         */
+        put: operations["Customers_update"];
         post?: never;
         delete?: never;
         options?: never;
@@ -364,10 +457,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a customer by external_id */
-        get: operations["CustomersController_getExternal"];
-        /** Update a customer by external_id (partial: only the members sent change) */
-        put: operations["CustomersController_updateExternal"];
+        /**
+         * Get a customer by external_id
+         * @description Answers the customer named by your own id for it (external_id): profile, points and current tier. 404 not_found when no customer of the api key's organization has it.
+         */
+        get: operations["Customers_getExternal"];
+        /**
+         * Update a customer by external_id
+         * @description Updates the customer named by your own id for it (external_id); the body may change that id too. Partial: only the members sent change (tags and attributes are replaced as a whole; an empty user changes nothing); points and tier are never written here, only by events. Answers the customer as it is now. Errors: 400 missing_data when the `user` wrapper or a required member is absent or null; 400 argument_error for a member not listed here; 400 validation for a wrong type or value (an unknown time zone, a division that is not a live division of the organization, an external_id another customer of the organization has). 404 not_found when no customer of the organization has that external_id.
+         */
+        put: operations["Customers_updateExternal"];
         post?: never;
         delete?: never;
         options?: never;
@@ -382,8 +481,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A customer's events, newest first, with their processing status and points earned */
-        get: operations["CustomersController_timeline"];
+        /**
+         * A customer's events, by user_id
+         * @description The customer's events, newest first: each with its name, when it happened, its division, its processing status (and why it did not progress), the points it earned and the notifications it produced. `limit` (1-100, default 10) and `page` (from 1) page it; out of range is 400 validation. 404 not_found for an unknown customer.
+         */
+        get: operations["Customers_timeline"];
         put?: never;
         post?: never;
         delete?: never;
@@ -399,8 +501,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A customer's events by external_id, newest first */
-        get: operations["CustomersController_timelineExternal"];
+        /**
+         * A customer's events, by external_id
+         * @description The same as the timeline by user_id, for the customer named by your own id for it: its events newest first, with their status, points earned and notifications. `limit` (1-100, default 10) and `page` (from 1) page it; out of range is 400 validation. 404 not_found for an unknown customer.
+         */
+        get: operations["Customers_timelineExternal"];
         put?: never;
         post?: never;
         delete?: never;
@@ -416,8 +521,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A customer's notifications (triggered creatives), newest first */
-        get: operations["CustomersController_notifications"];
+        /**
+         * A customer's notifications, by user_id
+         * @description The notifications stored for the customer, newest first. A notification is produced each time the customer completes a behavior, by every live triggered creative of that behavior whose creative group targets the customer; it is shown here exactly as the V1 event answer showed it (also those of V2 and async events, whose answer could not). `limit` (1-100, default 10) and `page` (from 1) page it; out of range is 400 validation. 404 not_found for an unknown customer.
+         */
+        get: operations["Customers_notifications"];
         put?: never;
         post?: never;
         delete?: never;
@@ -433,8 +541,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A customer's notifications by external_id, newest first */
-        get: operations["CustomersController_notificationsExternal"];
+        /**
+         * A customer's notifications, by external_id
+         * @description The same as the notifications by user_id, for the customer named by your own id for it: the stored notifications, newest first. `limit` (1-100, default 10) and `page` (from 1) page it; out of range is 400 validation. 404 not_found for an unknown customer.
+         */
+        get: operations["Customers_notificationsExternal"];
         put?: never;
         post?: never;
         delete?: never;
@@ -450,11 +561,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization's tiers, lowest first (by min_points, then id) */
-        get: operations["TiersController_list"];
+        /**
+         * List tiers
+         * @description Every live tier of the organization, lowest first (by min_points, then id); deleted tiers are left out. Not paged.
+         */
+        get: operations["Tiers_list"];
         put?: never;
-        /** Create a tier (name unique case-insensitively, min_points unique, per organization) */
-        post: operations["TiersController_create"];
+        /**
+         * Create a tier
+         * @description Creates a tier of the organization. A customer is in the highest tier whose min_points its lifetime points reach, or higher when a behavior's tier outcome ({"tier":{"name"}}) lifted it there; tiers are never lowered. Answers 201 with the tier. Errors: 400 missing_data when the `tier` wrapper or a required member is absent or null; 400 argument_error for a member not listed; 400 validation for a wrong type or range, a blank name, or a name (case-insensitively) or min_points another live tier of the organization has.
+         */
+        post: operations["Tiers_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -468,13 +585,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a tier */
-        get: operations["TiersController_get"];
-        /** Update a tier (partial); a tier named by a tier outcome cannot be renamed */
-        put: operations["TiersController_update"];
+        /**
+         * Get a tier
+         * @description Answers one live tier of the organization; 404 not_found when there is none with that id.
+         */
+        get: operations["Tiers_get"];
+        /**
+         * Update a tier
+         * @description Partial: changes the name and/or min_points sent; a body that changes nothing writes nothing. Renaming a tier that a behavior's tier outcome names is refused (400 validation on tier.name: change those behaviors first). Errors: 400 missing_data when the `tier` wrapper or a required member is absent or null; 400 argument_error for a member not listed; 400 validation for a wrong type or range, a blank name, or a name (case-insensitively) or min_points another live tier of the organization has; 404 not_found for an unknown or deleted tier.
+         */
+        put: operations["Tiers_update"];
         post?: never;
-        /** Delete a tier (soft; the name gets a [DELETED AT ...] marker; customers keep it until an event lifts them) */
-        delete: operations["TiersController_remove"];
+        /**
+         * Delete a tier
+         * @description Soft delete: the tier answers 404 afterwards, its name gets " [DELETED AT <ISO>]" appended and is free for a new tier. Customers in the tier keep it (answered with the marked name) until an event lifts them higher. Answers the deleted tier with deleted_at. 400 validation when a behavior's tier outcome names the tier; 404 not_found for an unknown or deleted tier.
+         */
+        delete: operations["Tiers_remove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -487,11 +613,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List campaigns, oldest first (limit 1..100, default 10; page from 1) */
-        get: operations["CampaignsController_list"];
+        /**
+         * List campaigns
+         * @description A page of the organization's campaigns that are not deleted, oldest first, with the total count. Errors: validation (400) when limit is not an integer from 1 to 100 or page not one from 1.
+         */
+        get: operations["Campaigns_list"];
         put?: never;
-        /** Create a campaign (status draft unless given; permalink generated from the name unless given) */
-        post: operations["CampaignsController_create"];
+        /**
+         * Create a campaign
+         * @description Creates a campaign of the organization: status draft unless given, permalink generated from the name unless given (with -2, -3... when taken), division the root unless given. Answers 201 with the campaign. Errors: missing_data (400) when the campaign wrapper or a required member is absent; argument_error (400) for members it does not know; validation (400) for an invalid value: a bad datetime, ends_at not after starts_at, an unknown status, a division or prerequisite campaign that is not the organization's, invalid targeting, or a name or permalink another campaign of the organization uses.
+         */
+        post: operations["Campaigns_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -505,13 +637,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a campaign */
-        get: operations["CampaignsController_get"];
-        /** Update a campaign (name, status, starts_at and ends_at required) */
-        put: operations["CampaignsController_update"];
+        /**
+         * Get a campaign
+         * @description Answers the campaign named by its id. Errors: not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         */
+        get: operations["Campaigns_get"];
+        /**
+         * Update a campaign
+         * @description Replaces name, status, starts_at and ends_at, which are all required; permalink, division_id, opt_in_required, prerequisite_campaign_ids and targeting change only when sent. Answers the campaign as stored. Errors: missing_data (400) when the campaign wrapper or a required member is absent; argument_error (400) for members it does not know; validation (400) for an invalid value: a bad datetime, ends_at not after starts_at, an unknown status, a division or prerequisite campaign that is not the organization's, invalid targeting, or a name or permalink another campaign of the organization uses. not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         */
+        put: operations["Campaigns_update"];
         post?: never;
-        /** Delete a campaign and everything under it (soft; the name gets a [DELETED AT ...] marker) */
-        delete: operations["CampaignsController_remove"];
+        /**
+         * Delete a campaign
+         * @description Soft deletes the campaign with its behaviors, line items, creative groups and creatives: they answer not_found afterwards and their names are free again. Answers the campaign as deleted: its name ends with [DELETED AT <timestamp>] and deleted_at is set. Errors: not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         */
+        delete: operations["Campaigns_remove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -524,13 +665,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a campaign by permalink */
-        get: operations["CampaignsController_getByPermalink"];
-        /** Update a campaign by permalink (name, status, starts_at and ends_at required) */
-        put: operations["CampaignsController_updateByPermalink"];
+        /**
+         * Get a campaign by permalink
+         * @description Answers the campaign named by its permalink. Errors: not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         */
+        get: operations["Campaigns_getByPermalink"];
+        /**
+         * Update a campaign by permalink
+         * @description Replaces name, status, starts_at and ends_at, which are all required; permalink, division_id, opt_in_required, prerequisite_campaign_ids and targeting change only when sent. Answers the campaign as stored. Errors: missing_data (400) when the campaign wrapper or a required member is absent; argument_error (400) for members it does not know; validation (400) for an invalid value: a bad datetime, ends_at not after starts_at, an unknown status, a division or prerequisite campaign that is not the organization's, invalid targeting, or a name or permalink another campaign of the organization uses. not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         */
+        put: operations["Campaigns_updateByPermalink"];
         post?: never;
-        /** Delete a campaign by permalink (soft) */
-        delete: operations["CampaignsController_removeByPermalink"];
+        /**
+         * Delete a campaign by permalink
+         * @description Soft deletes the campaign with its behaviors, line items, creative groups and creatives: they answer not_found afterwards and their names are free again. Answers the campaign as deleted: its name ends with [DELETED AT <timestamp>] and deleted_at is set. Errors: not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         */
+        delete: operations["Campaigns_removeByPermalink"];
         options?: never;
         head?: never;
         patch?: never;
@@ -543,8 +693,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The campaign with its hierarchy: line items → creative groups → creatives */
-        get: operations["CampaignsController_navigation"];
+        /**
+         * Get a campaign with its hierarchy
+         * @description Answers the campaign with its line items, their creative groups and their creatives (id, name, status and dates; deleted ones left out), each level oldest first. Errors: not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         */
+        get: operations["Campaigns_navigation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -560,11 +713,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A campaign's line items */
-        get: operations["LineItemsController_list"];
+        /**
+         * List a campaign's line items
+         * @description Answers the campaign's line items that are not deleted (at most one), oldest first. Errors: not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         */
+        get: operations["LineItems_list"];
         put?: never;
-        /** Create the line item of a campaign (at most one that is not deleted per campaign) */
-        post: operations["LineItemsController_create"];
+        /**
+         * Create the line item of a campaign
+         * @description Creates the line item of the campaign: a campaign holds at most one that is not deleted. Answers 201 with line_items holding the new one. Errors: missing_data (400) when the line_item wrapper or a required member is absent; argument_error (400) for members it does not know; validation (400) for an invalid value (a bad datetime, ends_at not after starts_at, an unknown status), or when the campaign already has a line item. not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         */
+        post: operations["LineItems_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -578,13 +737,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a line item */
-        get: operations["LineItemsController_get"];
-        /** Update a line item (partial: only the members sent change) */
-        put: operations["LineItemsController_update"];
+        /**
+         * Get a line item
+         * @description Answers line_items holding the line item named by its id. Errors: not_found (404) when the line item does not exist, is deleted or belongs to another organization.
+         */
+        get: operations["LineItems_get"];
+        /**
+         * Update a line item (partial)
+         * @description Changes the members sent; the others keep their values (ends_at must still come after starts_at). Answers line_items holding the line item as stored. Errors: missing_data (400) when the line_item wrapper or a required member is absent; argument_error (400) for members it does not know; validation (400) for an invalid value (a bad datetime, ends_at not after starts_at, an unknown status). not_found (404) when the line item does not exist, is deleted or belongs to another organization.
+         */
+        put: operations["LineItems_update"];
         post?: never;
-        /** Delete a line item with its creative groups and creatives (soft; the name gets a [DELETED AT ...] marker) */
-        delete: operations["LineItemsController_remove"];
+        /**
+         * Delete a line item
+         * @description Soft deletes the line item with its creative groups and creatives: they answer not_found afterwards and their names are free again. Answers the line item as deleted: its name ends with [DELETED AT <timestamp>] and deleted_at is set. Errors: not_found (404) when the line item does not exist, is deleted or belongs to another organization.
+         */
+        delete: operations["LineItems_remove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -600,10 +768,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create 1 to 100 behaviors of a campaign in one transaction: all are stored, or none
-         * @description A validation error also answers, beside `errors`, each submitted behavior with its own `errors` object (a dotted field → message; empty for a valid behavior), so every problem shows at once. The body is answered as `{"status":"error","errors":{...},"behaviors":[...]}`.
+         * Create behaviors of a campaign
+         * @description Creates 1 to 100 behaviors of the campaign in one transaction: all are stored, or none. Answers 201 with the behaviors as stored, in the order sent, each goal and outcome with its new id. Errors: missing_data (400) when the wrapper is absent; argument_error (400) for other top-level members; validation (400) for a batch that is not an array of 1 to 100 objects, and for invalid behaviors (a member of the wrong type or range, an unknown member, a name another behavior uses, an outcome naming an offer, creative or tier that is not the organization's or the campaign's): then the answer also carries, beside errors, `behaviors`: every submitted behavior with its own `errors` (a dotted field → message; empty for a valid one), so every problem shows at once. not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
          */
-        post: operations["BehaviorsController_createBatch"];
+        post: operations["Behaviors_createBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -617,8 +785,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The campaign's behaviors, oldest first */
-        get: operations["BehaviorsController_list"];
+        /**
+         * List a campaign's behaviors
+         * @description Answers the campaign's behaviors that are not deleted, oldest first. Errors: not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         */
+        get: operations["Behaviors_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -634,16 +805,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a behavior */
-        get: operations["BehaviorsController_get"];
         /**
-         * Update a behavior (partial): members sent replace the stored ones, members absent keep their values
-         * @description Each top-level member sent (name, tags, points, data, goal_groups, outcome_config) replaces the stored one whole (data and goal_groups are not merged member by member); members absent keep their values, so {"behavior":{"points":3}} changes the points only. The result is checked as a whole behavior, as in a batch. Goals keep their id, and customers their progress, by name; outcomes keep theirs when they award the same thing. A validation error also answers, beside `errors`, each submitted behavior with its own `errors` object (a dotted field → message; empty for a valid behavior), so every problem shows at once. The body is answered as `{"status":"error","errors":{...},"behavior":{...}}`.
+         * Get a behavior
+         * @description Answers the behavior named by its id. Errors: not_found (404) when the behavior does not exist, is deleted or belongs to another organization.
          */
-        put: operations["BehaviorsController_update"];
+        get: operations["Behaviors_get"];
+        /**
+         * Update a behavior (partial)
+         * @description Each top-level member sent (name, tags, points, data, goal_groups, outcome_config) replaces the stored one whole (data and goal_groups are not merged member by member); members absent keep their values, so {"behavior":{"points":3}} changes the points only. The result is checked as a whole behavior, as in a batch. Goals keep their id, and customers their progress, by name; outcomes keep theirs when they award the same thing. Answers the behavior as stored. Errors: missing_data (400) when the wrapper is absent; argument_error (400) for other top-level members; validation (400) for an invalid behavior, answered with, beside errors, `behavior`: the members sent with the behavior's `errors` (a dotted field → message); nothing is changed. not_found (404) when the behavior does not exist, is deleted or belongs to another organization.
+         */
+        put: operations["Behaviors_update"];
         post?: never;
-        /** Delete a behavior (soft; the name gets a [DELETED AT ...] marker and is free again) */
-        delete: operations["BehaviorsController_remove"];
+        /**
+         * Delete a behavior
+         * @description Soft deletes the behavior: it stops counting events and answers not_found afterwards, and its name is free again. Answers the behavior as deleted: its name ends with [DELETED AT <timestamp>] and deleted_at is set. Errors: not_found (404) when the behavior does not exist, is deleted or belongs to another organization.
+         */
+        delete: operations["Behaviors_remove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -656,11 +833,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List offers, oldest first (limit 1..100, default 10; page from 1) */
-        get: operations["OffersController_list"];
+        /**
+         * List offers
+         * @description A page of the organization's offers that are not deleted, oldest first, with the total count. Errors: validation (400) when limit is not an integer from 1 to 100 or page not one from 1.
+         */
+        get: operations["Offers_list"];
         put?: never;
-        /** Create an offer (points default 0; credited when the offer is awarded) */
-        post: operations["OffersController_create"];
+        /**
+         * Create an offer
+         * @description Creates an offer of the organization, which behavior outcomes ({"deal":{"id":...}}) award; its points (default 0) are credited when it is awarded. Answers 201 with the offer. Errors: missing_data (400) when the offer wrapper or its name is absent; argument_error (400) for members it does not know; validation (400) for an invalid value, or a name another offer of the organization uses (any case).
+         */
+        post: operations["Offers_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -674,13 +857,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an offer */
-        get: operations["OffersController_get"];
-        /** Update an offer (partial: members left out keep their value) */
-        put: operations["OffersController_update"];
+        /**
+         * Get an offer
+         * @description Answers the offer named by its id. Errors: not_found (404) when the offer does not exist, is deleted or belongs to another organization.
+         */
+        get: operations["Offers_get"];
+        /**
+         * Update an offer (partial)
+         * @description Changes the members sent (description null clears it); the others keep their values. Answers the offer as stored. Errors: missing_data (400) when the offer wrapper or its name is absent; argument_error (400) for members it does not know; validation (400) for an invalid value, or a name another offer of the organization uses (any case). not_found (404) when the offer does not exist, is deleted or belongs to another organization.
+         */
+        put: operations["Offers_update"];
         post?: never;
-        /** Delete an offer (soft; the name gets a [DELETED AT ...] marker and is free again) */
-        delete: operations["OffersController_remove"];
+        /**
+         * Delete an offer
+         * @description Soft deletes the offer: it is no longer awarded and answers not_found afterwards, and its name is free again. Answers the offer as deleted: its name ends with [DELETED AT <timestamp>] and deleted_at is set. Errors: not_found (404) when the offer does not exist, is deleted or belongs to another organization.
+         */
+        delete: operations["Offers_remove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -693,11 +885,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A line item's creative groups */
-        get: operations["CreativeGroupsController_list"];
+        /**
+         * List a line item's creative groups
+         * @description Answers the line item's creative groups that are not deleted, oldest first. Errors: not_found (404) when the line item does not exist, is deleted or belongs to another organization.
+         */
+        get: operations["CreativeGroups_list"];
         put?: never;
-        /** Create a creative group in a line item */
-        post: operations["CreativeGroupsController_create"];
+        /**
+         * Create a creative group in a line item
+         * @description Creates a creative group of the line item. Answers 201 with creative_groups holding the new one. Errors: missing_data (400) when the creative_group wrapper or a required member is absent; argument_error (400) for members it does not know; validation (400) for an invalid value (a bad datetime, ends_at not after starts_at, an unknown status, invalid targeting). not_found (404) when the line item does not exist, is deleted or belongs to another organization.
+         */
+        post: operations["CreativeGroups_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -711,13 +909,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a creative group */
-        get: operations["CreativeGroupsController_get"];
-        /** Update a creative group (partial: only the members sent change) */
-        put: operations["CreativeGroupsController_update"];
+        /**
+         * Get a creative group
+         * @description Answers creative_groups holding the group named by its id. Errors: not_found (404) when the creative group does not exist, is deleted or belongs to another organization.
+         */
+        get: operations["CreativeGroups_get"];
+        /**
+         * Update a creative group (partial)
+         * @description Changes the members sent (targeting, when sent, replaces the stored list); the others keep their values. Answers creative_groups holding the group as stored. Errors: missing_data (400) when the creative_group wrapper or a required member is absent; argument_error (400) for members it does not know; validation (400) for an invalid value (a bad datetime, ends_at not after starts_at, an unknown status, invalid targeting). not_found (404) when the creative group does not exist, is deleted or belongs to another organization.
+         */
+        put: operations["CreativeGroups_update"];
         post?: never;
-        /** Delete a creative group with its creative (soft; the name gets a [DELETED AT ...] marker) */
-        delete: operations["CreativeGroupsController_remove"];
+        /**
+         * Delete a creative group
+         * @description Soft deletes the creative group with its creative: they answer not_found afterwards and their names are free again. Answers the group as deleted: its name ends with [DELETED AT <timestamp>] and deleted_at is set. Errors: not_found (404) when the creative group does not exist, is deleted or belongs to another organization.
+         */
+        delete: operations["CreativeGroups_remove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -730,11 +937,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A creative group's creatives */
-        get: operations["CreativesController_list"];
+        /**
+         * List a creative group's creatives
+         * @description Answers the group's creatives that are not deleted (at most one). Errors: not_found (404) when the creative group does not exist, is deleted or belongs to another organization.
+         */
+        get: operations["Creatives_list"];
         put?: never;
-        /** Create the creative of a creative group (at most one that is not deleted per group) */
-        post: operations["CreativesController_create"];
+        /**
+         * Create the creative of a creative group
+         * @description Creates the creative (message) of the group: a group holds at most one that is not deleted. Triggered delivery sends a notification each time a targeted customer completes the behavior; scheduled delivery builds the audience once, at the date. Answers 201 with creatives holding the new one. Errors: missing_data (400) when the creative wrapper or a required member is absent, including behavior_id for triggered and scheduled_delivery_date for scheduled delivery; argument_error (400) for members it does not know; validation (400) for an invalid value: an unknown status, ad_type or creative_type, a creative_type the ad_type does not allow, an application that is not the organization's, a behavior that is not of the creative's campaign, a scheduled_delivery_date not in the future, or behavior_id with scheduled and scheduled_delivery_date with triggered delivery. validation (400) too when the group already has a creative. not_found (404) when the creative group does not exist, is deleted or belongs to another organization.
+         */
+        post: operations["Creatives_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -748,13 +961,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a creative */
-        get: operations["CreativesController_get"];
-        /** Update a creative (partial; issue_audience_csv, when sent, replaces the stored one) */
-        put: operations["CreativesController_update"];
+        /**
+         * Get a creative
+         * @description Answers creatives holding the creative named by its id. Errors: not_found (404) when the creative does not exist, is deleted or belongs to another organization.
+         */
+        get: operations["Creatives_get"];
+        /**
+         * Update a creative (partial)
+         * @description Changes the members sent; the others keep their values. issue_audience_csv, when sent, replaces the stored delivery settings whole (and moves or cancels the audience job of a scheduled creative). Answers creatives holding the creative as stored. Errors: missing_data (400) when the creative wrapper or a required member is absent, including behavior_id for triggered and scheduled_delivery_date for scheduled delivery; argument_error (400) for members it does not know; validation (400) for an invalid value: an unknown status, ad_type or creative_type, a creative_type the ad_type does not allow, an application that is not the organization's, a behavior that is not of the creative's campaign, a scheduled_delivery_date not in the future, or behavior_id with scheduled and scheduled_delivery_date with triggered delivery. not_found (404) when the creative does not exist, is deleted or belongs to another organization.
+         */
+        put: operations["Creatives_update"];
         post?: never;
-        /** Delete a creative (soft; the name gets a [DELETED AT ...] marker) */
-        delete: operations["CreativesController_remove"];
+        /**
+         * Delete a creative
+         * @description Soft deletes the creative: it stops sending and answers not_found afterwards (a scheduled audience job is cancelled). Answers creatives holding it as deleted: its name ends with [DELETED AT <timestamp>] and deleted_at is set. Errors: not_found (404) when the creative does not exist, is deleted or belongs to another organization.
+         */
+        delete: operations["Creatives_remove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -767,8 +989,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A scheduled creative's audience jobs, newest first (one per scheduled run) */
-        get: operations["AudienceJobsController_list"];
+        /**
+         * List a creative's audience jobs
+         * @description Answers the audience jobs of a scheduled creative, newest first: one per scheduled run, with its status and, once completed, its customer count. A triggered creative has none. Errors: not_found (404) when the creative does not exist, is deleted or belongs to another organization.
+         */
+        get: operations["AudienceJobs_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -784,8 +1009,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A completed audience job's CSV (header external_id,user_id; one customer a line) */
-        get: operations["AudienceJobsController_download"];
+        /**
+         * Download a completed audience job's CSV
+         * @description Answers the CSV of a completed audience job of the creative (text/csv): the header external_id,user_id, then one targeted customer a line. Errors, as JSON: not_found (404) when the creative does not exist, is deleted or belongs to another organization, or when the job is not one of the creative's, has not completed, or wrote no file (only creatives of ad_type issue_audience_csv and issue_audience_csv_no_msg write one).
+         */
+        get: operations["AudienceJobs_download"];
         put?: never;
         post?: never;
         delete?: never;
@@ -801,11 +1029,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the organization's webhooks, oldest first (never the secret) */
-        get: operations["WebhooksController_list"];
+        /**
+         * List webhooks
+         * @description The organization's live webhooks, oldest first, without their secrets (answered only on create). Not paged.
+         */
+        get: operations["Webhooks_list"];
         put?: never;
-        /** Subscribe a URL to webhook events; the answer carries the signing secret, shown only this once */
-        post: operations["WebhooksController_create"];
+        /**
+         * Create a webhook
+         * @description Subscribes a URL to event types of the organization: notification.created (a triggered creative produced a notification), behavior.completed, tier.changed and points.credited. Every evaluation that commits then sends the URL one signed JSON POST per event of those types, retried with exponential backoff until a 2xx (10 attempts in all). Answers 201 with the webhook and its signing secret, shown only in this answer. Errors: 400 missing_data when the `webhook` wrapper, url or event_types is absent or null; 400 argument_error for a member not listed; 400 validation for a URL that is not absolute http(s) or names a private address (see url), or event_types empty, repeated or unknown.
+         */
+        post: operations["Webhooks_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -822,8 +1056,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a webhook (soft): nothing more is delivered to it; open deliveries are cancelled */
-        delete: operations["WebhooksController_remove"];
+        /**
+         * Delete a webhook
+         * @description Soft delete: nothing more is delivered to the webhook, its pending and retrying deliveries are cancelled, and it answers 404 afterwards. Answers the deleted webhook with deleted_at. 404 not_found for an unknown or deleted webhook.
+         */
+        delete: operations["Webhooks_remove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -836,8 +1073,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A webhook's deliveries, newest first, each with every attempt (limit 1..100, default 10; page from 1) */
-        get: operations["WebhooksController_deliveries"];
+        /**
+         * List a webhook's deliveries
+         * @description The webhook's deliveries, newest first, each with its status and every attempt made (HTTP status, error, duration). `limit` (1-100, default 10) and `page` (from 1) page it; out of range is 400 validation. 404 not_found for an unknown or deleted webhook.
+         */
+        get: operations["Webhooks_deliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -857,9 +1097,15 @@ export interface paths {
         put?: never;
         /**
          * Perform a domain action for a customer on a campaign
-         * @description domain complete_campaign completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded) in one transaction (contract §12, docs/perform.md). 422 failed_to_perform when the campaign is not live, not started, over, already completed by the customer, or has nothing left to complete. An optional transaction_id makes it idempotent as on V1: a repeat under the same api key answers 409 duplicate_transaction and stores nothing.
+         * @description Performs a domain action for one customer on one campaign. The only domain, complete_campaign, completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded, as events would) in one transaction, and marks the campaign completed for the customer. Targeting, division and prerequisites do not block it: the answer's qualified says whether the customer meets them.
+         *
+         *     Answers the campaign (id, permalink, name, status, schedule, qualified) plus the sections the query asks for: sections[]=progress (completion, points earned, balance, tier), behaviors (each with the customer's progress, filtered by filters[]), offers (issued by this campaign to the customer) and redemptions (always empty); creatives[]=promotion|tile adds the campaign's active creatives.
+         *
+         *     An optional transaction_id makes it idempotent as on V1 (keys shared with V1 and V2 events of the api key): a repeat under the same api key answers 409 duplicate_transaction and stores nothing.
+         *
+         *     Errors: 400 missing_data (no domain), not_available (another domain), validation (a malformed member or query value), argument_error (an unknown body member); 404 not_found (no such customer or campaign in the organization); 409 duplicate_transaction; 422 failed_to_perform when the campaign is not live, not started, over, already completed by the customer, or has nothing left to complete (every behavior at a cap). Nothing is stored on any error.
          */
-        post: operations["PerformController_byUser"];
+        post: operations["Perform_byUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -877,9 +1123,15 @@ export interface paths {
         put?: never;
         /**
          * Perform a domain action for a customer on a campaign named by permalink
-         * @description domain complete_campaign completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded) in one transaction (contract §12, docs/perform.md). 422 failed_to_perform when the campaign is not live, not started, over, already completed by the customer, or has nothing left to complete. An optional transaction_id makes it idempotent as on V1: a repeat under the same api key answers 409 duplicate_transaction and stores nothing.
+         * @description Performs a domain action for one customer on one campaign. The only domain, complete_campaign, completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded, as events would) in one transaction, and marks the campaign completed for the customer. Targeting, division and prerequisites do not block it: the answer's qualified says whether the customer meets them.
+         *
+         *     Answers the campaign (id, permalink, name, status, schedule, qualified) plus the sections the query asks for: sections[]=progress (completion, points earned, balance, tier), behaviors (each with the customer's progress, filtered by filters[]), offers (issued by this campaign to the customer) and redemptions (always empty); creatives[]=promotion|tile adds the campaign's active creatives.
+         *
+         *     An optional transaction_id makes it idempotent as on V1 (keys shared with V1 and V2 events of the api key): a repeat under the same api key answers 409 duplicate_transaction and stores nothing.
+         *
+         *     Errors: 400 missing_data (no domain), not_available (another domain), validation (a malformed member or query value), argument_error (an unknown body member); 404 not_found (no such customer or campaign in the organization); 409 duplicate_transaction; 422 failed_to_perform when the campaign is not live, not started, over, already completed by the customer, or has nothing left to complete (every behavior at a cap). Nothing is stored on any error.
          */
-        post: operations["PerformController_byUserPermalink"];
+        post: operations["Perform_byUserPermalink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -897,9 +1149,15 @@ export interface paths {
         put?: never;
         /**
          * Perform a domain action for a customer named by external_id on a campaign
-         * @description domain complete_campaign completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded) in one transaction (contract §12, docs/perform.md). 422 failed_to_perform when the campaign is not live, not started, over, already completed by the customer, or has nothing left to complete. An optional transaction_id makes it idempotent as on V1: a repeat under the same api key answers 409 duplicate_transaction and stores nothing.
+         * @description Performs a domain action for one customer on one campaign. The only domain, complete_campaign, completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded, as events would) in one transaction, and marks the campaign completed for the customer. Targeting, division and prerequisites do not block it: the answer's qualified says whether the customer meets them.
+         *
+         *     Answers the campaign (id, permalink, name, status, schedule, qualified) plus the sections the query asks for: sections[]=progress (completion, points earned, balance, tier), behaviors (each with the customer's progress, filtered by filters[]), offers (issued by this campaign to the customer) and redemptions (always empty); creatives[]=promotion|tile adds the campaign's active creatives.
+         *
+         *     An optional transaction_id makes it idempotent as on V1 (keys shared with V1 and V2 events of the api key): a repeat under the same api key answers 409 duplicate_transaction and stores nothing.
+         *
+         *     Errors: 400 missing_data (no domain), not_available (another domain), validation (a malformed member or query value), argument_error (an unknown body member); 404 not_found (no such customer or campaign in the organization); 409 duplicate_transaction; 422 failed_to_perform when the campaign is not live, not started, over, already completed by the customer, or has nothing left to complete (every behavior at a cap). Nothing is stored on any error.
          */
-        post: operations["PerformController_byExternal"];
+        post: operations["Perform_byExternal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -917,9 +1175,15 @@ export interface paths {
         put?: never;
         /**
          * Perform a domain action for a customer named by external_id on a campaign named by permalink
-         * @description domain complete_campaign completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded) in one transaction (contract §12, docs/perform.md). 422 failed_to_perform when the campaign is not live, not started, over, already completed by the customer, or has nothing left to complete. An optional transaction_id makes it idempotent as on V1: a repeat under the same api key answers 409 duplicate_transaction and stores nothing.
+         * @description Performs a domain action for one customer on one campaign. The only domain, complete_campaign, completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded, as events would) in one transaction, and marks the campaign completed for the customer. Targeting, division and prerequisites do not block it: the answer's qualified says whether the customer meets them.
+         *
+         *     Answers the campaign (id, permalink, name, status, schedule, qualified) plus the sections the query asks for: sections[]=progress (completion, points earned, balance, tier), behaviors (each with the customer's progress, filtered by filters[]), offers (issued by this campaign to the customer) and redemptions (always empty); creatives[]=promotion|tile adds the campaign's active creatives.
+         *
+         *     An optional transaction_id makes it idempotent as on V1 (keys shared with V1 and V2 events of the api key): a repeat under the same api key answers 409 duplicate_transaction and stores nothing.
+         *
+         *     Errors: 400 missing_data (no domain), not_available (another domain), validation (a malformed member or query value), argument_error (an unknown body member); 404 not_found (no such customer or campaign in the organization); 409 duplicate_transaction; 422 failed_to_perform when the campaign is not live, not started, over, already completed by the customer, or has nothing left to complete (every behavior at a cap). Nothing is stored on any error.
          */
-        post: operations["PerformController_byExternalPermalink"];
+        post: operations["Perform_byExternalPermalink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -930,16 +1194,34 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        HealthResponse: {
-            /** @example ok */
-            status: string;
+        LivenessResponse: {
             /**
-             * @example {
-             *       "postgres": "up",
-             *       "redis": "up"
-             *     }
+             * @example ok
+             * @enum {string}
              */
-            checks?: Record<string, never>;
+            status: "ok";
+        };
+        ReadinessChecks: {
+            /**
+             * @description PostgreSQL answered
+             * @example up
+             * @enum {string}
+             */
+            postgres: "up";
+            /**
+             * @description Redis answered
+             * @example up
+             * @enum {string}
+             */
+            redis: "up";
+        };
+        ReadinessResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            checks: components["schemas"]["ReadinessChecks"];
         };
         ErrorDetailView: {
             /** @example user.time_zone */
@@ -969,102 +1251,581 @@ export interface components {
             errors: components["schemas"]["ErrorBody"];
         };
         NotificationData: {
-            /** @example message */
-            action_type: string;
-            /** @example https://example.com/reward */
+            /**
+             * @description message for email, push and messaging creatives; open_ad for the others
+             * @example message
+             * @enum {string}
+             */
+            action_type: "message" | "open_ad";
+            /**
+             * @description The creative's url
+             * @example https://example.com/reward
+             */
             url: string | null;
-            /** @example You earned a coffee! */
+            /**
+             * @description The creative's message
+             * @example You earned a coffee!
+             */
             message: string | null;
             /**
+             * @description The creative's payload: free-form JSON of the campaign manager's choosing
              * @example {
              *       "coupon": "COFFEE"
              *     }
              */
-            payload: Record<string, never> | null;
+            payload: {
+                [key: string]: unknown;
+            } | null;
         };
-        NotificationView: {
-            /** @example 17 */
-            id: number;
-            /** @example push_message */
-            type: string;
+        V1NotificationView: {
+            /**
+             * @description The creative's ad_type
+             * @example push_message
+             * @enum {string}
+             */
+            type: "issue_audience_csv" | "issue_audience_csv_no_msg" | "issue_bulk_offer" | "audience_export" | "messaging_platform" | "email_message" | "push_message";
             /** @example 42 */
             campaign_id: number;
-            /** @example Visit three stores */
+            /**
+             * @description The behavior whose completion triggered the creative
+             * @example Visit three stores
+             */
             behavior_name: string;
             data: components["schemas"]["NotificationData"];
+            /**
+             * @description Notification id; null with read_only: true, where nothing is stored
+             * @example 17
+             */
+            id: number | null;
         };
         UserSummary: {
             /** @example 55 */
             available_points: number;
-            /** @example Gold */
+            /**
+             * @description The customer's tier name; null when none
+             * @example Gold
+             */
             tier: string | null;
         };
-        V1EventResponse: {
-            /** @example ok */
-            status: string;
+        GoalExplanationView: {
+            /** @example 11 */
+            goal_id: number;
+            /** @example Three stores */
+            goal_name: string;
             /**
+             * @description counted; criteria_failed (a criterion did not hold); throttled (min_time_between_events); already_complete; missing_pivot and repeated_pivot (unique goals); same_day, earlier_day and streak_restarted (consecutive goals); ignored_count
+             * @example counted
+             * @enum {string}
+             */
+            verdict: "counted" | "criteria_failed" | "throttled" | "already_complete" | "missing_pivot" | "repeated_pivot" | "same_day" | "earlier_day" | "streak_restarted" | "ignored_count";
+            /** @example new store_id=s-12: 2/3 */
+            detail: string;
+        };
+        BehaviorExplanationView: {
+            /** @example 7 */
+            behavior_id: number;
+            /** @example Visit three stores */
+            behavior_name: string;
+            /**
+             * @example progressed
+             * @enum {string}
+             */
+            verdict: "progressed" | "completed" | "no_progress" | "cap_reached";
+            /**
+             * @description In words; also names resets and raised events
+             * @example 1 of 2 required goal(s) complete in this cycle
+             */
+            detail: string;
+            /** @description The goals listening to the event */
+            goals: components["schemas"]["GoalExplanationView"][];
+        };
+        CampaignExplanationView: {
+            /** @example 42 */
+            campaign_id: number;
+            /** @example Summer explorer */
+            campaign_name: string;
+            /**
+             * @description The state the event met in this campaign
+             * @example qualified
+             * @enum {string}
+             */
+            state: "qualified" | "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap";
+            /** @example qualified */
+            detail: string;
+            /** @description The behaviors listening to the event; empty unless the campaign qualified or is at a cap */
+            behaviors: components["schemas"]["BehaviorExplanationView"][];
+        };
+        EventExplanationView: {
+            /**
+             * @description Index of the submitted instance (raised events share their origin's index)
+             * @example 0
+             */
+            event_index: number;
+            /** @example store_visit */
+            event: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
+            occurred_at: string;
+            /**
+             * @description 0 for a submitted event; 1-5 for events raised by behavior outcomes
+             * @example 0
+             */
+            depth: number;
+            /**
+             * @description Empty, or why no campaign took the event (none listens, none in its division)
+             * @example
+             */
+            detail: string;
+            /** @description The campaigns that listened to the event */
+            campaigns: components["schemas"]["CampaignExplanationView"][];
+        };
+        V1EventResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            /**
+             * @deprecated
              * @description Deprecated: use user.available_points
              * @example 55
              */
-            available_points?: number;
-            notifications: components["schemas"]["NotificationView"][];
-            user?: components["schemas"]["UserSummary"];
+            available_points: number;
+            /** @description The notifications this request produced (triggered creatives of the behaviors it completed); empty when none */
+            notifications: components["schemas"]["V1NotificationView"][];
+            /** @description The customer after the request */
+            user: components["schemas"]["UserSummary"];
+            /** @description Behavior name → the behavior with its progress and the deltas of this request, for the campaigns the request evaluated (only the scoped one when the path names a campaign); empty when no campaign listens. After a completion its goals show the next cycle (completed false, current_count 0) and its deltas achieved 1 and reset true. */
+            behaviors: {
+                [key: string]: components["schemas"]["V1BehaviorView"];
+            };
+            /** @description Behavior name → what this request changed, only for the behaviors of campaigns that qualified: current_count (change of the goals completed in the cycle, negative when a completion reset them), achieved (completions in this request) and reset: true when the goal progress started again from 0 in this request (after a completion the next cycle begins; or with use_same_period, progress of an earlier period dropped). So after a completion the goals answer completed false and current_count 0 with achieved 1 and reset true here: that is the next cycle, not lost progress. */
+            deltas: {
+                [key: string]: components["schemas"]["BehaviorChange"];
+            };
             /**
-             * @description Behavior name → composite behavior with goals, groups and the deltas of this request (as in deltas, plus data and pivot_count listing new unique pivots); after a completion its goals show the next cycle (completed false, current_count 0) and its deltas achieved 1 and reset true
-             * @example {
-             *       "Visit three stores": {
-             *         "type": "composite",
-             *         "achieved": 1,
-             *         "current_count": 0,
-             *         "total_count": 1,
-             *         "deltas": {
-             *           "current_count": 0,
-             *           "achieved": 1,
-             *           "reset": true
-             *         }
-             *       }
-             *     }
+             * @description state is qualified
+             * @example true
              */
-            behaviors?: Record<string, never>;
-            /**
-             * @description Behavior name → what this request changed, for the behaviors of qualified campaigns it evaluated: current_count (change of the goals completed in the cycle), achieved (completions in this request) and reset: true when the goal progress started again from 0 in this request (after a completion, the next cycle begins; or with use_same_period, progress of an earlier period dropped). So after a completion the goals answer completed false and current_count 0 with achieved 1 and reset true here: that is the next cycle, not lost progress. reset is absent when nothing was reset.
-             * @example {
-             *       "Visit three stores": {
-             *         "current_count": 0,
-             *         "achieved": 1,
-             *         "reset": true
-             *       },
-             *       "Daily check-in": {
-             *         "current_count": 1,
-             *         "achieved": 0
-             *       }
-             *     }
-             */
-            deltas?: Record<string, never>;
-            /** @example true */
             qualified: boolean;
-            /** @example qualified */
-            state: string;
-            /** @description With explain=true: why each campaign, behavior and goal did or did not progress */
-            explanation?: Record<string, never>[];
+            /**
+             * @description qualified if any campaign qualified, else the first failure met among the campaigns listening to the events, else events_not_qualified
+             * @example qualified
+             * @enum {string}
+             */
+            state: "qualified" | "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap";
+            /** @description Only with explain=true: for each event instance (and each event raised by an outcome), why each campaign, behavior and goal did or did not progress */
+            explanation?: components["schemas"]["EventExplanationView"][];
+        };
+        /** @description The answer with async=true: the events are stored and queued for a worker; nothing is evaluated in the request */
+        V1AsyncResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+        };
+        QualificationData: {
+            /**
+             * @description The state the events would meet in this campaign
+             * @example events_not_qualified
+             * @enum {string}
+             */
+            state: "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap";
+            /**
+             * @description Why, in words
+             * @example campaign requires opt-in and the customer has not qualified (send "qualify": true)
+             */
+            message: string;
+        };
+        QualificationNotification: {
+            /**
+             * @example qualification
+             * @enum {string}
+             */
+            type: "qualification";
+            /** @example 42 */
+            campaign_id: number;
+            data: components["schemas"]["QualificationData"];
+        };
+        /** @description The answer with qualify=true: a dry eligibility check of the campaign states; nothing is stored, processed or opted in */
+        V1QualificationResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            /**
+             * @description Some campaign listening to the events would qualify them
+             * @example false
+             */
+            qualified: boolean;
+            /**
+             * @description qualified if any campaign qualified, else the first failure met among the campaigns listening to the events, else events_not_qualified
+             * @example events_not_qualified
+             * @enum {string}
+             */
+            state: "qualified" | "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap";
+            /** @description Empty when qualified; otherwise one entry per live campaign checked (those listening to the events, or the scoped one) */
+            notifications: components["schemas"]["QualificationNotification"][];
+        };
+        BehaviorDeltas: {
+            /**
+             * @description Change of the goals completed in the cycle (current_count)
+             * @example 0
+             */
+            current_count: number;
+            /**
+             * @description Completions in this request
+             * @example 1
+             */
+            achieved: number;
+            /**
+             * @description Present (true) when the goal progress started again from 0 in this request: after a completion the next cycle begins, or with use_same_period progress of an earlier period was dropped. Absent when nothing was reset.
+             * @example true
+             * @enum {boolean}
+             */
+            reset?: true;
+            /**
+             * @description Unique goals: the new pivot values this request counted; absent when none
+             * @example [
+             *       "s-12"
+             *     ]
+             */
+            data?: string[];
+            /**
+             * @description How many values data lists; absent with data
+             * @example 1
+             */
+            pivot_count?: number;
+        };
+        V1BehaviorView: {
+            /**
+             * @description Behavior id
+             * @example 7
+             */
+            id: number;
+            /**
+             * @description Its campaign
+             * @example 42
+             */
+            campaign_id: number;
+            /**
+             * @description The first goal's event name (the behavior's name when it has no goal)
+             * @example store_visit
+             */
+            event_name: string;
+            /**
+             * @example composite
+             * @enum {string}
+             */
+            type: "composite";
+            /**
+             * @description Points credited on each completion
+             * @example 50
+             */
+            points: number;
+            /**
+             * @description Times the customer completed the behavior
+             * @example 1
+             */
+            achieved: number;
+            /**
+             * @description Always false: behaviors cannot be skipped
+             * @example false
+             * @enum {boolean}
+             */
+            can_skip: false;
+            /**
+             * @description Always 0
+             * @example 0
+             */
+            skipped: number;
+            /**
+             * @description Total cap of completions (max_times_achievable); null when none
+             * @example 4
+             */
+            max_times_repeatable: number | null;
+            /**
+             * @description Cap per period; null when none
+             * @example 1
+             */
+            max_times_repeatable_per_period: number | null;
+            /**
+             * @description Period of the per-period cap, in seconds; null when none
+             * @example 86400
+             */
+            period: number | null;
+            /**
+             * @description The first goal's throttle window in seconds; null when none
+             * @example null
+             */
+            min_time_between_events: number | null;
+            /**
+             * @description The first goal's throttle count
+             * @example 1
+             */
+            min_time_between_events_count: number;
+            /**
+             * @description The first goal counts days in a row
+             * @example false
+             */
+            consecutive: boolean;
+            /**
+             * @description Goals completed in the current cycle (that the groups require)
+             * @example 0
+             */
+            current_count: number;
+            /**
+             * @description Goals the groups require to complete the behavior
+             * @example 1
+             */
+            total_count: number;
+            /** @description Goal name → the goal with its progress */
+            goals: {
+                [key: string]: components["schemas"]["GoalProgressView"];
+            };
+            /** @description Group index ("0", "1", ...) → the group with its progress */
+            groups: {
+                [key: string]: components["schemas"]["GroupProgressView"];
+            };
+            /** @description What this request changed (current_count 0 and achieved 0 for a behavior it did not progress) */
+            deltas: components["schemas"]["BehaviorDeltas"];
+        };
+        BehaviorChange: {
+            /**
+             * @description Change of the goals completed in the cycle (current_count)
+             * @example 0
+             */
+            current_count: number;
+            /**
+             * @description Completions in this request
+             * @example 1
+             */
+            achieved: number;
+            /**
+             * @description Present (true) when the goal progress started again from 0 in this request: after a completion the next cycle begins, or with use_same_period progress of an earlier period was dropped. Absent when nothing was reset.
+             * @example true
+             * @enum {boolean}
+             */
+            reset?: true;
+        };
+        GoalCounts: {
+            /**
+             * @description The event the goal listens to
+             * @example store_visit
+             */
+            event_name: string;
+            /**
+             * @example unique
+             * @enum {string}
+             */
+            type: "count" | "unique";
+            /**
+             * @description Events counted toward the goal in the current cycle (distinct pivots for a unique goal)
+             * @example 2
+             */
+            current_count: number;
+            /**
+             * @description Events the goal needs (its event_count)
+             * @example 3
+             */
+            total_count: number;
+            /**
+             * @description Throttle window in seconds; null when none
+             * @example null
+             */
+            min_time_between_events: number | null;
+            /**
+             * @description How many events count per throttle window
+             * @example 1
+             */
+            min_time_between_events_count: number;
+            /**
+             * @description Counts customer-local days in a row
+             * @example false
+             */
+            consecutive: boolean;
+            /**
+             * @description Unique goals only: the pivot values counted in the current cycle
+             * @example [
+             *       "s-12",
+             *       "s-40"
+             *     ]
+             */
+            pivots?: string[];
+        };
+        GoalProgressView: {
+            /**
+             * @example goal
+             * @enum {string}
+             */
+            type: "goal";
+            /**
+             * @description Goal id
+             * @example 11
+             */
+            id: number;
+            /** @example store_visit */
+            event_name: string;
+            /**
+             * @description Points credited when the goal completes
+             * @example 10
+             */
+            points: number;
+            /**
+             * @description Completed in the current cycle
+             * @example false
+             */
+            completed: boolean;
+            /**
+             * @description Its group needs it to be complete
+             * @example true
+             */
+            required: boolean;
+            /**
+             * @description Events the goal needs
+             * @example 3
+             */
+            earn_count: number;
+            /**
+             * @description Index of the goal's group: its key in groups
+             * @example 0
+             */
+            group_id: number;
+            progress: components["schemas"]["GoalCounts"];
+        };
+        GroupProgressView: {
+            /**
+             * @example group
+             * @enum {string}
+             */
+            type: "group";
+            /**
+             * @description Goals of the group completed in the current cycle
+             * @example 0
+             */
+            current_count: number;
+            /**
+             * @description Goals the group needs (its goal_count)
+             * @example 1
+             */
+            total_count: number;
+            /**
+             * @description Goals in the group
+             * @example 2
+             */
+            num_goals: number;
+            /** @example false */
+            completed: boolean;
+        };
+        RetrievalBehaviorView: {
+            /**
+             * @description The first goal's event name (the behavior's name when it has no goal)
+             * @example store_visit
+             */
+            event_name: string;
+            /**
+             * @example composite
+             * @enum {string}
+             */
+            type: "composite";
+            /**
+             * @description Times the customer completed the behavior
+             * @example 1
+             */
+            achieved: number;
+            /**
+             * @description Total cap of completions (max_times_achievable); null when none
+             * @example 4
+             */
+            max_times_repeatable: number | null;
+            /**
+             * @description Cap per period; null when none
+             * @example 1
+             */
+            max_times_repeatable_per_period: number | null;
+            /**
+             * @description The first goal's throttle window in seconds; null when none
+             * @example null
+             */
+            min_time_between_events: number | null;
+            /**
+             * @description The first goal counts days in a row
+             * @example false
+             */
+            consecutive: boolean;
+            /**
+             * @description Goals completed in the current cycle (that the groups require)
+             * @example 0
+             */
+            current_count: number;
+            /**
+             * @description Goals the groups require to complete the behavior
+             * @example 1
+             */
+            total_count: number;
+            /** @description Goal name → the goal with its progress */
+            goals: {
+                [key: string]: components["schemas"]["GoalProgressView"];
+            };
         };
         V1EventBody: {
             /**
-             * @description Event name → an integer count; or an object (attributes, optional `context` and `occurred_on` YYYY-MM-DD); or an array of such objects. Context values are flat: boolean, string, integer, decimal or datetime.
+             * @description Event name (1-255 characters) → an integer count (1-1000000, one instance counting that many), an event object (one instance: its attributes, an optional context and an optional occurred_on), or a non-empty array of event objects (one instance each). At most 100 instances per request. Absent, null or {} → 400 missing_event_data; anything else malformed → 400 validation.
              * @example {
              *       "store_visit": {
              *         "store_id": "s-12",
              *         "context": {
-             *           "app_name": "mobile",
-             *           "division_id": "3"
+             *           "app_name": "mobile"
              *         }
              *       },
              *       "app_open": 1
              *     }
              */
-            events: Record<string, never>;
+            events: {
+                [key: string]: number | ({
+                    /**
+                     * @description Flat key → value (boolean, string, integer, decimal or datetime string; no nested objects, arrays or null; keys of 1-100 characters). division_id (digits, e.g. "3") names the division of the event when multi-org is on (a division of the organization, else 400; default the root division); ignored when multi-org is off.
+                     * @example {
+                     *       "app_name": "mobile",
+                     *       "version": "2.1"
+                     *     }
+                     */
+                    context?: {
+                        [key: string]: string | number | boolean;
+                    };
+                    /**
+                     * Format: date
+                     * @description The customer's day of the event (YYYY-MM-DD); default the day of date in the customer's time zone
+                     */
+                    occurred_on?: string;
+                } & {
+                    [key: string]: string | number | boolean;
+                }) | ({
+                    /**
+                     * @description Flat key → value (boolean, string, integer, decimal or datetime string; no nested objects, arrays or null; keys of 1-100 characters). division_id (digits, e.g. "3") names the division of the event when multi-org is on (a division of the organization, else 400; default the root division); ignored when multi-org is off.
+                     * @example {
+                     *       "app_name": "mobile",
+                     *       "version": "2.1"
+                     *     }
+                     */
+                    context?: {
+                        [key: string]: string | number | boolean;
+                    };
+                    /**
+                     * Format: date
+                     * @description The customer's day of the event (YYYY-MM-DD); default the day of date in the customer's time zone
+                     */
+                    occurred_on?: string;
+                } & {
+                    [key: string]: string | number | boolean;
+                })[];
+            };
             /**
-             * @description When the events happened; default now
+             * @description When the events happened: ISO 8601 (2026-01-05T10:00:00Z, 2026-01-05T10:00:00.000+02:00) or 2026-01-05 10:00:00 +0200; default now
              * @example 2026-01-05T10:00:00Z
              */
             date?: string;
@@ -1084,76 +1845,96 @@ export interface components {
              */
             transaction_id?: string;
         };
-        Object: Record<string, never>;
         RetrievalResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             /** @example 55 */
             available_points: number;
-            /**
-             * @example {
-             *       "Visit three stores": {
-             *         "event_name": "store_visit",
-             *         "type": "composite",
-             *         "max_times_repeatable": 4,
-             *         "max_times_repeatable_per_period": 1,
-             *         "min_time_between_events": null,
-             *         "consecutive": false,
-             *         "achieved": 1,
-             *         "current_count": 0,
-             *         "total_count": 1,
-             *         "goals": {}
-             *       }
-             *     }
-             */
-            behaviors: Record<string, never>;
+            /** @description Behavior name → the behavior with the customer's progress, for every live campaign (or those of division_ids) */
+            behaviors: {
+                [key: string]: components["schemas"]["RetrievalBehaviorView"];
+            };
         };
         V2EventObject: {
-            /** @example app_download */
+            /**
+             * @description The event name goals listen to
+             * @example store_visit
+             */
             name: string;
             /**
-             * @description Count (number or numeric string); default 1
+             * @description How many times the event happened: a positive number up to 1,000,000, or a string holding one (e.g. "3"); default 1
              * @example 1
              */
-            by?: number;
+            by?: number | string;
             /**
-             * @description Required when user_id is absent
+             * @description The customer's external_id; required when user_id is absent
              * @example c-1
              */
             external_id?: string;
             /**
-             * @description Required when external_id is absent
+             * Format: uuid
+             * @description The customer's id; required when external_id is absent; with both, user_id names the customer
              * @example 8d4f7a52-2b1e-4c0a-9a57-0f3c1d2e4b6a
              */
             user_id?: string;
-            /** @example 2026-01-05T10:00:00Z */
+            /**
+             * @description When the event happened: ISO 8601 (2026-01-05T10:00:00Z, 2026-01-05T10:00:00.000+02:00) or 2026-01-05 10:00:00 +0200; default now
+             * @example 2026-01-05T10:00:00Z
+             */
             occurred_at?: string;
             /**
-             * @description Idempotency key per api key; a repeat is ignored
+             * @description Idempotency key per api key (shared with V1 and perform): an event with a used one is accepted and ignored
              * @example b7f1c2d4-0e9a-4c1b-8f3e-2a6d5c4b3a21
              */
             transaction_id?: string;
             /**
+             * @description A V2 event has no attributes: everything about it goes here, pivots included. A unique goal finds its unique_attribute (e.g. store_id) here, and goal criteria name these members context.<name>. The seed lists app_name, version and downloaded_at (none required by this service). Flat key → value (boolean, string, integer, decimal or datetime string; no nested objects, arrays or null; keys of 1-100 characters). division_id (digits, e.g. "3") names the division of the event when multi-org is on (a division of the organization, else 400; default the root division); ignored when multi-org is off.
              * @example {
-             *       "app_name": "Acme",
-             *       "version": "2.1",
-             *       "downloaded_at": "2026-01-05T09:58:00Z",
-             *       "division_id": "3"
+             *       "app_name": "mobile",
+             *       "store_id": "s-12"
              *     }
              */
-            context?: Record<string, never>;
+            context?: {
+                [key: string]: string | number | boolean;
+            };
         };
         V2EventsBody: {
-            /** @description One event object, or an array of up to 1,000 */
-            events: components["schemas"]["V2EventObject"][];
+            /**
+             * @description One event object, or an array of 1 to 1000 (more → 413 payload_too_large), for any customers of the organization. Absent, null or [] → 400 missing_data.
+             * @example [
+             *       {
+             *         "name": "store_visit",
+             *         "external_id": "c-1",
+             *         "context": {
+             *           "app_name": "mobile",
+             *           "store_id": "s-12"
+             *         }
+             *       },
+             *       {
+             *         "name": "app_download",
+             *         "user_id": "8d4f7a52-2b1e-4c0a-9a57-0f3c1d2e4b6a",
+             *         "by": 1,
+             *         "occurred_at": "2026-01-05T10:00:00Z",
+             *         "transaction_id": "b7f1c2d4-0e9a-4c1b-8f3e-2a6d5c4b3a21"
+             *       }
+             *     ]
+             */
+            events: components["schemas"]["V2EventObject"] | components["schemas"]["V2EventObject"][];
         };
         V2EventsResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @description The events are stored; the workers evaluate them moments later
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
         };
         RejectedEventView: {
             /**
-             * @description The stored event id
+             * @description The stored event id (a 64-bit integer, as a string)
              * @example 1042
              */
             id: string;
@@ -1167,9 +1948,11 @@ export interface components {
             /**
              * @description Why it was rejected; customer_not_found: no customer of the organization has that user_id or external_id
              * @example customer_not_found
+             * @enum {string}
              */
-            reason: string;
+            reason: "customer_not_found";
             /**
+             * @description v2: POST /priv/v2/apps/{api_key}/events; v1_async: a V1 route with async=true
              * @example v2
              * @enum {string}
              */
@@ -1177,45 +1960,63 @@ export interface components {
             /** @example b7f1c2d4-0e9a-4c1b-8f3e-2a6d5c4b3a21 */
             transaction_id: string | null;
             /**
+             * Format: date-time
              * @description When the event happened (as sent, else when it was received)
              * @example 2026-01-05T10:00:00.000Z
              */
             occurred_at: string;
             /**
+             * Format: date-time
              * @description When the service stored it
              * @example 2026-01-05T10:00:01.000Z
              */
             created_at: string;
         };
         RejectedEventsResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             /** @description Newest first */
             events: components["schemas"]["RejectedEventView"][];
-            /** @example 1 */
+            /**
+             * @description The page answered
+             * @example 1
+             */
             page: number;
-            /** @example 10 */
+            /**
+             * @description Items per page
+             * @example 10
+             */
             limit: number;
-            /** @example 1 */
+            /**
+             * @description Rejected events of the organization in all
+             * @example 1
+             */
             total: number;
         };
         OrganizationInput: {
             /** @example Acme */
             name: string;
             /**
+             * @description true: divisions scope campaigns, events and retrieval (multi-org)
              * @default false
              * @example false
              */
-            multi_org_enabled: boolean;
+            multi_org_enabled?: boolean;
             /**
              * @description IANA time zone; the default for its customers
              * @default UTC
              * @example UTC
              */
-            time_zone: string;
+            time_zone?: string;
         };
         ApplicationInput: {
-            /** @example Web */
+            /**
+             * @description A name for the application (a channel, a client)
+             * @example Web
+             */
             name: string;
         };
         CreateOrganizationBody: {
@@ -1223,32 +2024,53 @@ export interface components {
             application: components["schemas"]["ApplicationInput"];
         };
         ApplicationView: {
-            /** @example 1 */
+            /**
+             * @description Application id
+             * @example 1
+             */
             id: number;
             /** @example Web */
             name: string;
         };
         OrganizationView: {
-            /** @example 1 */
+            /**
+             * @description Organization id
+             * @example 1
+             */
             id: number;
             /** @example Acme */
             name: string;
-            /** @example false */
+            /**
+             * @description Whether divisions scope campaigns and events (multi-org)
+             * @example false
+             */
             multi_org_enabled: boolean;
-            /** @example UTC */
+            /**
+             * @description IANA time zone name: the default of its customers
+             * @example UTC
+             */
             time_zone: string;
-            /** @example 1 */
+            /**
+             * @description The root division, created with the organization (parent of the first divisions)
+             * @example 1
+             */
             root_division_id: number;
         };
         BootstrapResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             application: components["schemas"]["ApplicationView"];
-            /** @example 3f9c2a7e5b1d4c8e9a0b6d2f4e1c7a5b */
+            /**
+             * @description The api key of the application: the :api_key of /priv paths and the user of their HTTP Basic credentials
+             * @example 3f9c2a7e5b1d4c8e9a0b6d2f4e1c7a5b
+             */
             api_key: string;
             /**
-             * @description Shown once; only a hash is stored
-             * @example kq3Zx9...
+             * @description The password of the HTTP Basic credentials. Shown only in this answer: only a hash of it is stored
+             * @example C4hu8Hvh80T8Fim5TX23k5d2xSS0xtJ_pbUhA1l18NA
              */
             api_secret: string;
             organization: components["schemas"]["OrganizationView"];
@@ -1257,20 +2079,29 @@ export interface components {
             application: components["schemas"]["ApplicationInput"];
         };
         CredentialsResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             application: components["schemas"]["ApplicationView"];
-            /** @example 3f9c2a7e5b1d4c8e9a0b6d2f4e1c7a5b */
+            /**
+             * @description The api key of the application: the :api_key of /priv paths and the user of their HTTP Basic credentials
+             * @example 3f9c2a7e5b1d4c8e9a0b6d2f4e1c7a5b
+             */
             api_key: string;
             /**
-             * @description Shown once; only a hash is stored
-             * @example kq3Zx9...
+             * @description The password of the HTTP Basic credentials. Shown only in this answer: only a hash of it is stored
+             * @example C4hu8Hvh80T8Fim5TX23k5d2xSS0xtJ_pbUhA1l18NA
              */
             api_secret: string;
         };
         StatusOk: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
         };
         CreateDivisionInput: {
             /**
@@ -1279,7 +2110,7 @@ export interface components {
              */
             name: string;
             /**
-             * @description A live division of the organization (the root division to start with)
+             * @description A live division of the organization (the root division to start with: `root_division_id` of the bootstrap); another id is 400 validation
              * @example 1
              */
             parent_id: number;
@@ -1288,7 +2119,10 @@ export interface components {
             division: components["schemas"]["CreateDivisionInput"];
         };
         DivisionView: {
-            /** @example 7 */
+            /**
+             * @description Division id
+             * @example 7
+             */
             id: number;
             /**
              * @description A deleted division answers with " [DELETED AT <ISO>]" appended
@@ -1296,7 +2130,7 @@ export interface components {
              */
             name: string;
             /**
-             * @description null only for the root division
+             * @description The parent division; null only for the root division
              * @example 1
              */
             parent_id: number | null;
@@ -1308,24 +2142,37 @@ export interface components {
              *     ]
              */
             ancestor_ids: number[];
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             created_at: string;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             updated_at: string;
             /**
-             * @description Only in the answer to DELETE
-             * @example 2026-02-01T09:30:00.000Z
+             * Format: date-time
+             * @description Only on the answer of a delete
+             * @example 2026-01-06T10:00:00.000Z
              */
             deleted_at?: string;
         };
         DivisionResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             division: components["schemas"]["DivisionView"];
         };
         DivisionListResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             /** @description Every live division in tree order: depth first from the root, siblings by id */
             divisions: components["schemas"]["DivisionView"][];
         };
@@ -1336,7 +2183,7 @@ export interface components {
              */
             name?: string;
             /**
-             * @description Moves the division (with its subtree) under this live division; not the root, not into its own subtree
+             * @description Moves the division (with its subtree) under this live division of the organization. The root is never moved, and a division cannot move under itself or its own subtree (400 validation)
              * @example 1
              */
             parent_id?: number;
@@ -1346,76 +2193,110 @@ export interface components {
             division: components["schemas"]["UpdateDivisionInput"];
         };
         AuditEntryView: {
-            /** @example 17 */
+            /**
+             * @description Entry id: a 64-bit integer, sent as a string of digits
+             * @example 17
+             */
             id: string;
             /**
+             * @description delete is a soft delete
              * @example update
              * @enum {string}
              */
             action: "create" | "update" | "delete";
-            /** @example campaign */
-            object_type: string;
-            /** @example 42 */
+            /**
+             * @description The kind of object changed
+             * @example campaign
+             * @enum {string}
+             */
+            object_type: "campaign" | "line_item" | "creative_group" | "creative" | "behavior" | "offer" | "tier" | "division" | "webhook";
+            /**
+             * @description The changed object's id, as a string of digits
+             * @example 42
+             */
             object_id: string;
             /**
-             * @description The api key that made the change
+             * @description The api key that made the change (deactivated keys included); null if none was recorded
              * @example 3f9c2a7e5b1d4c8e9a0b6d2f4e1c7a5b
              */
             api_key: string | null;
             /**
+             * @description The object as the management API answered it before the change (free-form: its shape is the object type's view); null for a create
              * @example {
+             *       "id": 42,
+             *       "name": "Summer explorer",
              *       "status": "draft"
              *     }
              */
-            before: Record<string, never> | null;
+            before: {
+                [key: string]: unknown;
+            } | null;
             /**
+             * @description The object as the management API answered it after the change (free-form, as before); a delete shows it with its deletion marker
              * @example {
+             *       "id": 42,
+             *       "name": "Summer explorer",
              *       "status": "live"
              *     }
              */
-            after: Record<string, never> | null;
-            /** @example 2026-01-05T10:00:00.000Z */
+            after: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             created_at: string;
         };
         AuditLogResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            /** @description Newest first */
             audit_log: components["schemas"]["AuditEntryView"][];
             /** @example 1 */
             page: number;
             /** @example 10 */
             limit: number;
-            /** @example 1 */
+            /**
+             * @description Every entry of the organization, across pages
+             * @example 1
+             */
             total: number;
         };
         CreateUserInput: {
             /**
-             * @description IANA time zone; default the organization's
+             * @description IANA time zone name; the customer's calendar days and per-month caps use it. Default: the organization's time zone
              * @example America/New_York
              */
             time_zone?: string;
             /**
-             * @description A division of the organization; default its root division
-             * @example 7
+             * @description A live division of the organization (GET .../management/divisions); default the root division. Another id is 400 validation
+             * @example 1
              */
             division_id?: number;
             /**
+             * @description Labels used by targeting (`user.tags`), 1-100 characters each, at most 200; repeats are dropped. A PUT replaces the whole list
              * @example [
              *       "vip"
              *     ]
              */
             tags?: string[];
             /**
-             * @description Flat: boolean, string, integer, decimal or datetime values
+             * @description Free-form attributes of your choosing, used by targeting (`user.attributes.<key>`). Flat: keys of 1-100 characters, each value a boolean, string, integer, decimal or datetime string; nested objects, arrays and null are refused (400 validation). A PUT replaces the whole object
              * @example {
              *       "plan": "gold",
              *       "age": 34,
              *       "newsletter": true
              *     }
              */
-            attributes?: Record<string, never>;
+            attributes?: {
+                [key: string]: string | number | boolean;
+            };
             /**
-             * @description Your id for the customer; unique in the organization
+             * @description Your own id for the customer (1-255 characters), unique in the organization; a repeat is 400 validation
              * @example c-1
              */
             external_id: string;
@@ -1424,13 +2305,26 @@ export interface components {
             user: components["schemas"]["CreateUserInput"];
         };
         UserView: {
-            /** @example 8d4f7a52-2b1e-4c0a-9a57-0f3c1d2e4b6a */
+            /**
+             * Format: uuid
+             * @description The customer's user_id, assigned by the service
+             * @example 8d4f7a52-2b1e-4c0a-9a57-0f3c1d2e4b6a
+             */
             id: string;
-            /** @example c-1 */
+            /**
+             * @description Your own id for the customer
+             * @example c-1
+             */
             external_id: string;
-            /** @example America/New_York */
+            /**
+             * @description IANA time zone name
+             * @example America/New_York
+             */
             time_zone: string;
-            /** @example 1 */
+            /**
+             * @description The customer's division
+             * @example 1
+             */
             division_id: number;
             /**
              * @example [
@@ -1439,57 +2333,81 @@ export interface components {
              */
             tags: string[];
             /**
+             * @description Free-form attributes of your choosing, used by targeting (`user.attributes.<key>`). Flat: keys of 1-100 characters, each value a boolean, string, integer, decimal or datetime string; nested objects, arrays and null are refused (400 validation).
              * @example {
              *       "plan": "gold",
              *       "age": 34,
              *       "newsletter": true
              *     }
              */
-            attributes: Record<string, never>;
-            /** @example 0 */
+            attributes: {
+                [key: string]: string | number | boolean;
+            };
+            /**
+             * @description Points the customer can spend now
+             * @example 0
+             */
             available_points: number;
-            /** @example 0 */
+            /**
+             * @description Every point ever credited; tiers are earned on it
+             * @example 0
+             */
             lifetime_points: number;
-            /** @example null */
+            /**
+             * @description Name of the highest tier the customer has reached, null for none; a deleted tier answers its name with " [DELETED AT <ISO>]"
+             * @example null
+             */
             tier: string | null;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             created_at: string;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             updated_at: string;
         };
         UserResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             user: components["schemas"]["UserView"];
         };
         UpdateUserInput: {
             /**
-             * @description IANA time zone; default the organization's
+             * @description IANA time zone name; the customer's calendar days and per-month caps use it. Default: the organization's time zone
              * @example America/New_York
              */
             time_zone?: string;
             /**
-             * @description A division of the organization; default its root division
-             * @example 7
+             * @description A live division of the organization (GET .../management/divisions); default the root division. Another id is 400 validation
+             * @example 1
              */
             division_id?: number;
             /**
+             * @description Labels used by targeting (`user.tags`), 1-100 characters each, at most 200; repeats are dropped. A PUT replaces the whole list
              * @example [
              *       "vip"
              *     ]
              */
             tags?: string[];
             /**
-             * @description Flat: boolean, string, integer, decimal or datetime values
+             * @description Free-form attributes of your choosing, used by targeting (`user.attributes.<key>`). Flat: keys of 1-100 characters, each value a boolean, string, integer, decimal or datetime string; nested objects, arrays and null are refused (400 validation). A PUT replaces the whole object
              * @example {
              *       "plan": "gold",
              *       "age": 34,
              *       "newsletter": true
              *     }
              */
-            attributes?: Record<string, never>;
+            attributes?: {
+                [key: string]: string | number | boolean;
+            };
             /**
-             * @description Your id for the customer; unique in the organization
+             * @description Your own id for the customer (1-255 characters), unique in the organization; a repeat is 400 validation
              * @example c-1
              */
             external_id?: string;
@@ -1497,59 +2415,114 @@ export interface components {
         UpdateUserBody: {
             user: components["schemas"]["UpdateUserInput"];
         };
-        TimelineEntry: {
+        NotificationView: {
+            /**
+             * @description The creative's ad_type
+             * @example push_message
+             * @enum {string}
+             */
+            type: "issue_audience_csv" | "issue_audience_csv_no_msg" | "issue_bulk_offer" | "audience_export" | "messaging_platform" | "email_message" | "push_message";
             /** @example 42 */
+            campaign_id: number;
+            /**
+             * @description The behavior whose completion triggered the creative
+             * @example Visit three stores
+             */
+            behavior_name: string;
+            data: components["schemas"]["NotificationData"];
+            /**
+             * @description Notification id
+             * @example 17
+             */
+            id: number;
+        };
+        TimelineEntry: {
+            /**
+             * @description Event id: a 64-bit integer, sent as a string of digits
+             * @example 42
+             */
             id: string;
-            /** @example store_visit */
+            /**
+             * @description The event name
+             * @example store_visit
+             */
             name: string;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @description When the event happened
+             * @example 2026-01-05T10:00:00.000Z
+             */
             occurred_at: string;
-            /** @example 1 */
+            /**
+             * @description With multi-org on, the event's division (its context.division_id, default the root); null with multi-org off
+             * @example 1
+             */
             division_id: number | null;
             /**
+             * @description processed: evaluated; stored: saved but not processed (an opt-in campaign listened and the customer had not opted in); pending: queued (V2, async=true), not evaluated yet; failed: its processing failed (see reason); rejected: refused by the worker
              * @example processed
              * @enum {string}
              */
             status: "pending" | "processed" | "rejected" | "failed" | "stored";
-            /** @example null */
+            /**
+             * @description Why it did not progress, null when it did: the campaign state (campaign_not_started, campaign_over, not_targeted_to_campaign, missing_prerequisites, events_not_qualified, reached_frequency_cap, reached_frequency_period_cap), no_listening_campaign, No_active_campaign_found, or the failure
+             * @example null
+             */
             reason: string | null;
-            /** @example 5 */
+            /**
+             * @description Points this event earned
+             * @example 5
+             */
             points_earned: number;
             /**
+             * @description How it came in: V1 (evaluated in the request), V1 with async=true, V2, or perform
              * @example v1
              * @enum {string}
              */
             source: "v1" | "v1_async" | "v2" | "perform";
-            /** @example c1f0b5b2-6a0e-4b7e-9d55-3a2f1c9e8d7a */
+            /**
+             * @description The transaction_id it was sent with, if any
+             * @example c1f0b5b2-6a0e-4b7e-9d55-3a2f1c9e8d7a
+             */
             transaction_id: string | null;
-            /** @description Notifications this event produced (triggered creatives) */
+            /** @description Notifications this event produced (triggered creatives), in the order produced; mostly empty */
             notifications: components["schemas"]["NotificationView"][];
         };
         TimelineResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            /** @description Newest first (by occurred_at, then id) */
             events: components["schemas"]["TimelineEntry"][];
             /** @example 1 */
             page: number;
             /** @example 10 */
             limit: number;
-            /** @example 0 */
+            /**
+             * @description Every event of the customer, across pages
+             * @example 0
+             */
             total: number;
         };
         NotificationsResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             /** @description Newest first */
             notifications: components["schemas"]["NotificationView"][];
         };
         CreateTierInput: {
             /**
-             * @description Unique per organization, case-insensitively
+             * @description Not blank; unique among the live tiers of the organization, case-insensitively
              * @example Gold
              */
             name: string;
             /**
-             * @description Lifetime points that earn the tier; unique per organization
+             * @description Lifetime points that earn the tier; unique among the live tiers of the organization
              * @example 500
              */
             min_points: number;
@@ -1558,44 +2531,63 @@ export interface components {
             tier: components["schemas"]["CreateTierInput"];
         };
         TierView: {
-            /** @example 3 */
+            /**
+             * @description Tier id
+             * @example 3
+             */
             id: number;
             /**
              * @description A deleted tier answers with " [DELETED AT <ISO>]" appended
              * @example Gold
              */
             name: string;
-            /** @example 500 */
+            /**
+             * @description Lifetime points that earn the tier
+             * @example 500
+             */
             min_points: number;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             created_at: string;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             updated_at: string;
             /**
-             * @description Only in the answer to DELETE
-             * @example 2026-02-01T09:30:00.000Z
+             * Format: date-time
+             * @description Only on the answer of a delete
+             * @example 2026-01-06T10:00:00.000Z
              */
             deleted_at?: string;
         };
         TierResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             tier: components["schemas"]["TierView"];
         };
         TierListResponse: {
-            /** @example ok */
-            status: string;
-            /** @description Every tier of the organization, by min_points then id */
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            /** @description Every live tier of the organization, lowest first (by min_points, then id) */
             tiers: components["schemas"]["TierView"][];
         };
         UpdateTierInput: {
             /**
-             * @description Unique per organization, case-insensitively
+             * @description Not blank; unique among the live tiers of the organization, case-insensitively. Not changeable while a tier outcome names the tier
              * @example Gold
              */
             name?: string;
             /**
-             * @description Unique per organization
+             * @description Lifetime points that earn the tier; unique among the live tiers of the organization
              * @example 750
              */
             min_points?: number;
@@ -1604,6 +2596,25 @@ export interface components {
             /** @description Partial: only the members sent change */
             tier: components["schemas"]["UpdateTierInput"];
         };
+        /** @description A condition {field, op, value}; a list of them holds when every one holds */
+        Criterion: {
+            /**
+             * @description Targeting (campaign and creative group): user.tags, user.tier, user.division_id, user.lifetime_points, user.available_points or user.attributes.<key>. Goal criteria: count, context.<key> or an attribute of the event
+             * @example user.tags
+             */
+            field: string;
+            /**
+             * @description in and nin take an array value; exists takes true (default) or false
+             * @example contains
+             * @enum {string}
+             */
+            op: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "nin" | "exists" | "contains";
+            /**
+             * @description What the field is compared with: a string, number, boolean or null; an array (at most 1000 values) for in and nin; true or false for exists, where it may be left out (true). Numbers and datetimes given as strings compare as numbers and instants
+             * @example vip
+             */
+            value?: (string | null) | number | boolean | unknown[];
+        };
         CreateCampaignInput: {
             /**
              * @description Unique per organization; generated from the name when absent
@@ -1611,7 +2622,7 @@ export interface components {
              */
             permalink?: string;
             /**
-             * @description A division of the organization; default its root
+             * @description A division of the organization; default its root division
              * @example 1
              */
             division_id?: number;
@@ -1621,12 +2632,12 @@ export interface components {
              */
             opt_in_required?: boolean;
             /**
-             * @description Campaigns the customer must have completed first
+             * @description Ids of campaigns of the organization the customer must have completed first (not this campaign); default none
              * @example []
              */
             prerequisite_campaign_ids?: number[];
             /**
-             * @description Criteria on the customer (contract §5); all must hold
+             * @description Criteria on the customer (contract §5), all of which must hold for the campaign to count their events; default none
              * @example [
              *       {
              *         "field": "user.tags",
@@ -1635,18 +2646,21 @@ export interface components {
              *       }
              *     ]
              */
-            targeting?: string[];
+            targeting?: components["schemas"]["Criterion"][];
             /** @example Spring visits */
             name: string;
             /**
              * @default draft
              * @enum {string}
              */
-            status: "draft" | "inreview" | "live" | "paused" | "completed";
-            /** @example 2026-03-01T00:00:00Z */
+            status?: "draft" | "inreview" | "live" | "paused" | "completed";
+            /**
+             * @description ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
+             * @example 2026-03-01T00:00:00Z
+             */
             starts_at: string;
             /**
-             * @description After starts_at
+             * @description After starts_at. ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
              * @example 2026-06-01T00:00:00Z
              */
             ends_at: string;
@@ -1657,9 +2671,15 @@ export interface components {
         CampaignView: {
             /** @example 42 */
             id: number;
-            /** @example Spring visits */
+            /**
+             * @description On the answer of a delete it ends with [DELETED AT <timestamp>]
+             * @example Spring visits
+             */
             name: string;
-            /** @example spring-visits */
+            /**
+             * @description Unique per organization; names the campaign in the external/campaigns routes
+             * @example spring-visits
+             */
             permalink: string;
             /**
              * @example live
@@ -1683,6 +2703,7 @@ export interface components {
             /** @example [] */
             prerequisite_campaign_ids: number[];
             /**
+             * @description Empty when every customer is targeted
              * @example [
              *       {
              *         "field": "user.tags",
@@ -1691,7 +2712,7 @@ export interface components {
              *       }
              *     ]
              */
-            targeting: string[];
+            targeting: components["schemas"]["Criterion"][];
             /**
              * Format: date-time
              * @example 2026-01-05T10:00:00.000Z
@@ -1702,26 +2723,40 @@ export interface components {
              * @example 2026-01-05T10:00:00.000Z
              */
             updated_at: string;
-            /** @example null */
-            deleted_at?: string | null;
+            /**
+             * Format: date-time
+             * @description Only on the answer of a delete
+             * @example 2026-01-06T10:00:00.000Z
+             */
+            deleted_at?: string;
         };
         CampaignResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             campaign: components["schemas"]["CampaignView"];
         };
         CampaignListResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            /** @description The page asked for, oldest first */
             campaigns: components["schemas"]["CampaignView"][];
             /** @example 1 */
             page: number;
             /** @example 10 */
             limit: number;
-            /** @example 1 */
+            /**
+             * @description Campaigns of the organization that are not deleted, on all pages
+             * @example 1
+             */
             total: number;
         };
-        CreativeNode: {
+        NavigationCreative: {
             /** @example 7 */
             id: number;
             /** @example Welcome push */
@@ -1732,7 +2767,7 @@ export interface components {
              */
             status: "draft" | "inreview" | "live" | "paused" | "completed";
         };
-        CreativeGroupNode: {
+        NavigationCreativeGroup: {
             /** @example 5 */
             id: number;
             /** @example Everyone */
@@ -1752,9 +2787,9 @@ export interface components {
              * @example 2026-06-01T00:00:00.000Z
              */
             ends_at: string;
-            creatives: components["schemas"]["CreativeNode"][];
+            creatives: components["schemas"]["NavigationCreative"][];
         };
-        LineItemNode: {
+        NavigationLineItem: {
             /** @example 3 */
             id: number;
             /** @example Main */
@@ -1774,7 +2809,7 @@ export interface components {
              * @example 2026-06-01T00:00:00.000Z
              */
             ends_at: string;
-            creative_groups: components["schemas"]["CreativeGroupNode"][];
+            creative_groups: components["schemas"]["NavigationCreativeGroup"][];
         };
         NavigationCampaign: {
             /** @example 42 */
@@ -1796,11 +2831,15 @@ export interface components {
              * @example 2026-06-01T00:00:00.000Z
              */
             ends_at: string;
-            line_items: components["schemas"]["LineItemNode"][];
+            /** @description Not deleted ones, oldest first; each with its creative groups and their creatives */
+            line_items: components["schemas"]["NavigationLineItem"][];
         };
         NavigationResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             campaign: components["schemas"]["NavigationCampaign"];
         };
         UpdateCampaignInput: {
@@ -1810,7 +2849,7 @@ export interface components {
              */
             permalink?: string;
             /**
-             * @description A division of the organization; default its root
+             * @description A division of the organization; default its root division
              * @example 1
              */
             division_id?: number;
@@ -1820,12 +2859,12 @@ export interface components {
              */
             opt_in_required?: boolean;
             /**
-             * @description Campaigns the customer must have completed first
+             * @description Ids of campaigns of the organization the customer must have completed first (not this campaign); default none
              * @example []
              */
             prerequisite_campaign_ids?: number[];
             /**
-             * @description Criteria on the customer (contract §5); all must hold
+             * @description Criteria on the customer (contract §5), all of which must hold for the campaign to count their events; default none
              * @example [
              *       {
              *         "field": "user.tags",
@@ -1834,7 +2873,7 @@ export interface components {
              *       }
              *     ]
              */
-            targeting?: string[];
+            targeting?: components["schemas"]["Criterion"][];
             /** @example Spring visits */
             name: string;
             /**
@@ -1842,9 +2881,15 @@ export interface components {
              * @enum {string}
              */
             status: "draft" | "inreview" | "live" | "paused" | "completed";
-            /** @example 2026-03-01T00:00:00Z */
+            /**
+             * @description ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
+             * @example 2026-03-01T00:00:00Z
+             */
             starts_at: string;
-            /** @example 2026-06-01T00:00:00Z */
+            /**
+             * @description After starts_at. ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
+             * @example 2026-06-01T00:00:00Z
+             */
             ends_at: string;
         };
         UpdateCampaignBody: {
@@ -1859,12 +2904,12 @@ export interface components {
             /** @example Main */
             name: string;
             /**
-             * @description Should match the campaign's starts_at
+             * @description Should match the campaign's starts_at. ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
              * @example 2026-03-01T00:00:00Z
              */
             starts_at: string;
             /**
-             * @description After starts_at
+             * @description After starts_at. ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
              * @example 2026-06-01T00:00:00Z
              */
             ends_at: string;
@@ -1883,7 +2928,10 @@ export interface components {
             id: number;
             /** @example 42 */
             campaign_id: number;
-            /** @example Main */
+            /**
+             * @description On the answer of a delete it ends with [DELETED AT <timestamp>]
+             * @example Main
+             */
             name: string;
             /** @example Spring visits: main container */
             display_name: string | null;
@@ -1922,8 +2970,12 @@ export interface components {
             deleted_at?: string;
         };
         LineItemListResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            /** @description The line item written or asked for, or the line items of the campaign */
             line_items: components["schemas"]["LineItemView"][];
         };
         UpdateLineItemInput: {
@@ -1933,10 +2985,13 @@ export interface components {
             description?: string;
             /** @example Main */
             name?: string;
-            /** @example 2026-03-01T00:00:00Z */
+            /**
+             * @description ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
+             * @example 2026-03-01T00:00:00Z
+             */
             starts_at?: string;
             /**
-             * @description After starts_at (the stored one when absent)
+             * @description After starts_at (the stored one when absent). ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
              * @example 2026-06-01T00:00:00Z
              */
             ends_at?: string;
@@ -1951,76 +3006,88 @@ export interface components {
             line_item: components["schemas"]["UpdateLineItemInput"];
         };
         LineItemDeletedResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             /** @description The removed line item; its name ends with [DELETED AT <timestamp>] */
             line_item: components["schemas"]["LineItemView"];
         };
+        /** @description Caps and period of a behavior, and the defaults of its goals; null means not set; other members are stored and echoed */
         BehaviorDataInput: {
             /**
-             * @description Seconds (> 0); the window of max_times_achievable_per_period and use_same_period
+             * @description Seconds; the window of max_times_achievable_per_period and use_same_period
              * @example 604800
              */
-            period?: number;
+            period?: number | null;
             /**
-             * @description Total completions per customer (≥ 1)
+             * @description Completions per customer in all
              * @example 4
              */
-            max_times_achievable?: number;
+            max_times_achievable?: number | null;
             /**
-             * @description Completions per period (≥ 1)
+             * @description Completions per period
              * @example 1
              */
-            max_times_achievable_per_period?: number;
+            max_times_achievable_per_period?: number | null;
             /**
-             * @description Completions per calendar month of the customer (≥ 1)
+             * @description Completions per calendar month of the customer
              * @example 2
              */
-            max_times_achievable_per_month?: number;
+            max_times_achievable_per_month?: number | null;
             /**
-             * @description Completions per calendar year of the customer (≥ 1)
+             * @description Completions per calendar year of the customer
              * @example 12
              */
-            max_times_achievable_per_year?: number;
+            max_times_achievable_per_year?: number | null;
             /**
              * @description All goals must be completed within one period
              * @example false
              */
-            use_same_period?: boolean;
+            use_same_period?: boolean | null;
             /**
              * @description Default for goals: events on consecutive days
              * @example false
              */
-            consecutive?: boolean;
-            /** @example false */
-            eligible_spend?: boolean;
+            consecutive?: boolean | null;
             /**
-             * @description Default for goals: throttle window in seconds (≥ 1)
+             * @description Stored and echoed
+             * @example false
+             */
+            eligible_spend?: boolean | null;
+            /**
+             * @description Default for goals: throttle window in seconds
              * @example 60
              */
-            min_time_between_events?: number;
+            min_time_between_events?: number | null;
             /**
-             * @description Default for goals: events counted per throttle window (≥ 1)
+             * @description Default for goals: events counted per throttle window
              * @example 1
              */
-            min_time_between_events_count?: number;
+            min_time_between_events_count?: number | null;
+        } & {
+            [key: string]: unknown;
         };
+        /** @description A goal's throttle and streak settings; null means not set (the behavior's data gives the default); other members are stored and echoed */
         GoalDataInput: {
             /**
-             * @description Throttle window in seconds (≥ 1)
+             * @description Throttle window in seconds
              * @example 60
              */
-            min_time_between_events?: number;
+            min_time_between_events?: number | null;
             /**
-             * @description Events counted per throttle window (≥ 1, default 1)
+             * @description Events counted per throttle window (default 1)
              * @example 1
              */
-            min_time_between_events_count?: number;
+            min_time_between_events_count?: number | null;
             /**
              * @description Counts customer-local days in a row
              * @example false
              */
-            consecutive?: boolean;
+            consecutive?: boolean | null;
+        } & {
+            [key: string]: unknown;
         };
         AchievementInput: {
             /**
@@ -2028,39 +3095,42 @@ export interface components {
              * @example store_visit
              */
             name: string;
-            /** @example store_visit */
+            /**
+             * @description The event listened to; default the name
+             * @example store_visit
+             */
             internal_event_name?: string | null;
             /**
-             * @description Count (or distinct values for unique) that completes the goal (≥ 1)
+             * @description Count (or distinct values for unique) that completes the goal
              * @default 1
              * @example 3
              */
-            event_count: number;
+            event_count?: number;
             /**
              * @default count
              * @example unique
              * @enum {string}
              */
-            type: "count" | "unique";
+            type?: "count" | "unique";
             /**
              * @description Required when type is unique
              * @example store_id
              */
             unique_attribute?: string | null;
             /**
-             * @description Credited when the behavior completes with this goal done (≥ 0)
+             * @description Credited when the behavior completes with this goal done
              * @default 0
              * @example 5
              */
-            points: number;
+            points?: number;
             /**
              * @description The group needs this goal whatever its goal_count
              * @default false
              * @example true
              */
-            required: boolean;
+            required?: boolean;
             /**
-             * @description Conditions on the event instance: <attribute>, context.<key>, count
+             * @description Conditions on the event instance (fields: an attribute of the event, context.<key>, count), all of which must hold; default none
              * @example [
              *       {
              *         "field": "context.app_name",
@@ -2069,11 +3139,13 @@ export interface components {
              *       }
              *     ]
              */
-            criteria?: string[];
-            /** @example visitor */
+            criteria?: components["schemas"]["Criterion"][];
+            /**
+             * @description Tags joined with |
+             * @example visitor
+             */
             tags?: string | null;
             /**
-             * @description Other members are stored and echoed
              * @example {
              *       "min_time_between_events": 60
              *     }
@@ -2085,44 +3157,50 @@ export interface components {
         };
         GoalGroupInput: {
             /**
-             * @description 1 to the number of goals; default all of them
+             * @description Goals that complete the group: 1 to the number of goals; default all
              * @example 1
              */
             goal_count?: number;
             goals: components["schemas"]["GoalInput"][];
         };
-        IdRef: {
+        OutcomeIdRef: {
             /** @example 12 */
             id: number;
         };
         EventOutcomeInput: {
-            /** @example explorer_done */
+            /**
+             * @description The event raised for the customer
+             * @example explorer_done
+             */
             name: string;
             /**
              * @description Count of the raised event (> 0)
              * @default 1
              * @example 1
              */
-            by: number;
+            by?: number;
         };
-        TierRef: {
-            /** @example Gold */
+        OutcomeTierRef: {
+            /**
+             * @description A tier of the organization (any case)
+             * @example Gold
+             */
             name: string;
         };
         OutcomeInput: {
             /** @description An offer of the organization */
-            deal?: components["schemas"]["IdRef"];
+            deal?: components["schemas"]["OutcomeIdRef"];
             /** @description A creative (message) of the same campaign */
-            ad_unit?: components["schemas"]["IdRef"];
+            ad_unit?: components["schemas"]["OutcomeIdRef"];
             /**
-             * @description Points credited (≥ 1)
+             * @description Points credited
              * @example 10
              */
             points?: number;
             /** @description An event raised for the customer */
             event?: components["schemas"]["EventOutcomeInput"];
             /** @description A tier of the organization the customer is lifted to */
-            tier?: components["schemas"]["TierRef"];
+            tier?: components["schemas"]["OutcomeTierRef"];
         };
         BehaviorInput: {
             /**
@@ -2136,13 +3214,12 @@ export interface components {
              */
             tags?: string | null;
             /**
-             * @description Credited on completion (≥ 0)
+             * @description Credited on completion
              * @default 0
              * @example 50
              */
-            points: number;
+            points?: number;
             /**
-             * @description Caps and period; other members are stored and echoed
              * @example {
              *       "period": 604800,
              *       "max_times_achievable": 4,
@@ -2183,7 +3260,7 @@ export interface components {
              */
             goal_groups: components["schemas"]["GoalGroupInput"][];
             /**
-             * @description Each object holds exactly one outcome
+             * @description What a completion awards; each object holds exactly one outcome
              * @example [
              *       {
              *         "deal": {
@@ -2284,8 +3361,92 @@ export interface components {
              */
             behaviors: components["schemas"]["BehaviorInput"][];
         };
+        /** @description A behavior's data as stored (members sent null are answered null), plus goals_csv_data; other members are echoed as sent */
+        BehaviorDataView: {
+            /**
+             * @description Seconds; the window of max_times_achievable_per_period and use_same_period
+             * @example 604800
+             */
+            period?: number | null;
+            /**
+             * @description Completions per customer in all
+             * @example 4
+             */
+            max_times_achievable?: number | null;
+            /**
+             * @description Completions per period
+             * @example 1
+             */
+            max_times_achievable_per_period?: number | null;
+            /**
+             * @description Completions per calendar month of the customer
+             * @example 2
+             */
+            max_times_achievable_per_month?: number | null;
+            /**
+             * @description Completions per calendar year of the customer
+             * @example 12
+             */
+            max_times_achievable_per_year?: number | null;
+            /**
+             * @description All goals must be completed within one period
+             * @example false
+             */
+            use_same_period?: boolean | null;
+            /**
+             * @description Default for goals: events on consecutive days
+             * @example false
+             */
+            consecutive?: boolean | null;
+            /**
+             * @description Stored and echoed
+             * @example false
+             */
+            eligible_spend?: boolean | null;
+            /**
+             * @description Default for goals: throttle window in seconds
+             * @example 60
+             */
+            min_time_between_events?: number | null;
+            /**
+             * @description Default for goals: events counted per throttle window
+             * @example 1
+             */
+            min_time_between_events_count?: number | null;
+            /**
+             * @description Generated on every read: a header line, then one line per goal (id, name, internal_event_name, event_count)
+             * @example goal_id,name,internal_event_name,event_count
+             *     501,store_visit,store_visit,3
+             */
+            goals_csv_data: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A goal's data as stored (members sent null are answered null); other members are echoed as sent */
+        GoalDataView: {
+            /**
+             * @description Throttle window in seconds
+             * @example 60
+             */
+            min_time_between_events?: number | null;
+            /**
+             * @description Events counted per throttle window (default 1)
+             * @example 1
+             */
+            min_time_between_events_count?: number | null;
+            /**
+             * @description Counts customer-local days in a row
+             * @example false
+             */
+            consecutive?: boolean | null;
+        } & {
+            [key: string]: unknown;
+        };
         AchievementView: {
-            /** @example 501 */
+            /**
+             * @description The goal id; kept by name across updates
+             * @example 501
+             */
             id: number;
             /** @example store_visit */
             name: string;
@@ -2313,7 +3474,7 @@ export interface components {
              *       }
              *     ]
              */
-            criteria: string[];
+            criteria: components["schemas"]["Criterion"][];
             /** @example null */
             tags: string | null;
             /**
@@ -2321,37 +3482,51 @@ export interface components {
              *       "min_time_between_events": 60
              *     }
              */
-            data: Record<string, never>;
-            /** @example {} */
-            errors: Record<string, never>;
+            data: components["schemas"]["GoalDataView"];
+            /**
+             * @description Always empty in a success answer
+             * @example {}
+             */
+            errors: {
+                [key: string]: string;
+            };
         };
         GoalView: {
             achievement: components["schemas"]["AchievementView"];
         };
         GoalGroupView: {
-            /** @example 1 */
+            /**
+             * @description The number of goals when it was not given
+             * @example 1
+             */
             goal_count: number;
             goals: components["schemas"]["GoalView"][];
         };
         OutcomeConfigView: {
             /** @description An offer of the organization */
-            deal?: components["schemas"]["IdRef"];
+            deal?: components["schemas"]["OutcomeIdRef"];
             /** @description A creative (message) of the same campaign */
-            ad_unit?: components["schemas"]["IdRef"];
+            ad_unit?: components["schemas"]["OutcomeIdRef"];
             /**
-             * @description Points credited (≥ 1)
+             * @description Points credited
              * @example 10
              */
             points?: number;
             /** @description An event raised for the customer */
             event?: components["schemas"]["EventOutcomeInput"];
             /** @description A tier of the organization the customer is lifted to */
-            tier?: components["schemas"]["TierRef"];
-            /** @example 31 */
+            tier?: components["schemas"]["OutcomeTierRef"];
+            /**
+             * @description Kept across updates while the outcome awards the same thing
+             * @example 31
+             */
             id: number;
         };
         OutcomeView: {
-            /** @example 31 */
+            /**
+             * @description The id of the outcome in outcome_config
+             * @example 31
+             */
             id: number;
             /**
              * @description The organization id
@@ -2361,7 +3536,7 @@ export interface components {
             /** @example 7 */
             organization_id: number;
             /**
-             * @description Offer, creative or tier id; null for points and event
+             * @description The offer, creative or tier id; null for points and event outcomes, and for a tier deleted since
              * @example 12
              */
             model_id: number | null;
@@ -2370,9 +3545,15 @@ export interface components {
              * @enum {string}
              */
             model_type: "Offer" | "AdUnit" | "Points" | "EventOutcome" | "Tier";
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             created_at: string;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             updated_at: string;
         };
         BehaviorView: {
@@ -2380,14 +3561,16 @@ export interface components {
             id: number;
             /** @example 42 */
             campaign_id: number;
-            /** @example Visit three stores */
+            /**
+             * @description On the answer of a delete it ends with [DELETED AT <timestamp>]
+             * @example Visit three stores
+             */
             name: string;
             /** @example explorer|visitor */
             tags: string | null;
             /** @example 50 */
             points: number;
             /**
-             * @description As stored, plus goals_csv_data generated on read
              * @example {
              *       "period": 604800,
              *       "max_times_achievable": 4,
@@ -2395,7 +3578,7 @@ export interface components {
              *       "goals_csv_data": "goal_id,name,internal_event_name,event_count\n501,store_visit,store_visit,3\n"
              *     }
              */
-            data: Record<string, never>;
+            data: components["schemas"]["BehaviorDataView"];
             goal_groups: components["schemas"]["GoalGroupView"][];
             /**
              * @example [
@@ -2412,28 +3595,182 @@ export interface components {
              *     ]
              */
             outcome_config: components["schemas"]["OutcomeConfigView"][];
+            /** @description One per outcome of outcome_config, in the same order */
             outcomes: components["schemas"]["OutcomeView"][];
-            /** @example {} */
-            errors: Record<string, never>;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * @description Always empty in a success answer
+             * @example {}
+             */
+            errors: {
+                [key: string]: string;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             created_at: string;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             updated_at: string;
             /**
+             * Format: date-time
              * @description Only on the answer of a delete
-             * @example null
+             * @example 2026-01-06T10:00:00.000Z
              */
-            deleted_at?: string | null;
+            deleted_at?: string;
         };
         BehaviorListResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            /** @description Oldest first */
             behaviors: components["schemas"]["BehaviorView"][];
         };
+        /** @description A behavior as it was submitted (its members echoed as sent), with what is wrong with it */
+        SubmittedBehavior: {
+            /**
+             * @description A dotted field of the behavior → what is wrong with it; empty when the behavior itself is valid
+             * @example {
+             *       "goal_groups.0.goals.0.achievement.unique_attribute": "is required when type is unique"
+             *     }
+             */
+            errors: {
+                [key: string]: string;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        BehaviorBatchError: {
+            /**
+             * @example error
+             * @enum {string}
+             */
+            status: "error";
+            /**
+             * @example {
+             *       "code": "validation",
+             *       "message": "1 of 1 behaviors are invalid and none was stored: behaviors.0.goal_groups.0.goals.0.achievement.unique_attribute is required when type is unique",
+             *       "details": [
+             *         {
+             *           "field": "behaviors.0.goal_groups.0.goals.0.achievement.unique_attribute",
+             *           "message": "is required when type is unique"
+             *         }
+             *       ]
+             *     }
+             */
+            errors: components["schemas"]["ErrorBody"];
+            /**
+             * @description On validation of the behaviors themselves: every submitted behavior, in order, each with its own errors (none was stored)
+             * @example [
+             *       {
+             *         "name": "Visit three stores",
+             *         "errors": {
+             *           "goal_groups.0.goals.0.achievement.unique_attribute": "is required when type is unique"
+             *         }
+             *       }
+             *     ]
+             */
+            behaviors?: components["schemas"]["SubmittedBehavior"][];
+        };
         BehaviorResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             behavior: components["schemas"]["BehaviorView"];
+        };
+        UpdateBehaviorInput: {
+            /**
+             * @description 1-255 characters, unique per organization (case-insensitive)
+             * @example Visit three stores
+             */
+            name?: string;
+            /**
+             * @description Tags added to the customer on completion, joined with |
+             * @example explorer|visitor
+             */
+            tags?: string | null;
+            /**
+             * @description Credited on completion
+             * @default 0
+             * @example 50
+             */
+            points?: number;
+            /**
+             * @example {
+             *       "period": 604800,
+             *       "max_times_achievable": 4,
+             *       "max_times_achievable_per_period": 1
+             *     }
+             */
+            data?: components["schemas"]["BehaviorDataInput"];
+            /**
+             * @description Every group must complete
+             * @example [
+             *       {
+             *         "goal_count": 1,
+             *         "goals": [
+             *           {
+             *             "achievement": {
+             *               "name": "store_visit",
+             *               "internal_event_name": "store_visit",
+             *               "event_count": 3,
+             *               "type": "unique",
+             *               "unique_attribute": "store_id",
+             *               "points": 5,
+             *               "required": true,
+             *               "criteria": [
+             *                 {
+             *                   "field": "context.app_name",
+             *                   "op": "eq",
+             *                   "value": "mobile"
+             *                 }
+             *               ],
+             *               "data": {
+             *                 "min_time_between_events": 60
+             *               }
+             *             }
+             *           }
+             *         ]
+             *       }
+             *     ]
+             */
+            goal_groups?: components["schemas"]["GoalGroupInput"][];
+            /**
+             * @description What a completion awards; each object holds exactly one outcome
+             * @example [
+             *       {
+             *         "deal": {
+             *           "id": 12
+             *         }
+             *       },
+             *       {
+             *         "ad_unit": {
+             *           "id": 40
+             *         }
+             *       },
+             *       {
+             *         "points": 10
+             *       },
+             *       {
+             *         "event": {
+             *           "name": "explorer_done",
+             *           "by": 1
+             *         }
+             *       },
+             *       {
+             *         "tier": {
+             *           "name": "Gold"
+             *         }
+             *       }
+             *     ]
+             */
+            outcome_config?: components["schemas"]["OutcomeInput"][];
         };
         UpdateBehaviorBody: {
             /**
@@ -2442,7 +3779,17 @@ export interface components {
              *       "points": 60
              *     }
              */
-            behavior: components["schemas"]["BehaviorInput"];
+            behavior: components["schemas"]["UpdateBehaviorInput"];
+        };
+        BehaviorUpdateError: {
+            /**
+             * @example error
+             * @enum {string}
+             */
+            status: "error";
+            errors: components["schemas"]["ErrorBody"];
+            /** @description On validation of the behavior itself: the members submitted, with the errors of the behavior they make (nothing was changed) */
+            behavior?: components["schemas"]["SubmittedBehavior"];
         };
         CreateOfferInput: {
             /**
@@ -2455,7 +3802,7 @@ export interface components {
              * @default 0
              * @example 20
              */
-            points: number;
+            points?: number;
             /** @example One free coffee at any store */
             description?: string | null;
         };
@@ -2465,36 +3812,56 @@ export interface components {
         OfferView: {
             /** @example 12 */
             id: number;
-            /** @example Free coffee */
+            /**
+             * @description On the answer of a delete it ends with [DELETED AT <timestamp>]
+             * @example Free coffee
+             */
             name: string;
             /** @example 20 */
             points: number;
             /** @example One free coffee at any store */
             description: string | null;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             created_at: string;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             updated_at: string;
             /**
+             * Format: date-time
              * @description Only on the answer of a delete
-             * @example null
+             * @example 2026-01-06T10:00:00.000Z
              */
-            deleted_at?: string | null;
+            deleted_at?: string;
         };
         OfferResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             offer: components["schemas"]["OfferView"];
         };
         OfferListResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            /** @description The page asked for, oldest first */
             offers: components["schemas"]["OfferView"][];
             /** @example 1 */
             page: number;
             /** @example 10 */
             limit: number;
-            /** @example 1 */
+            /**
+             * @description Offers of the organization that are not deleted, on all pages
+             * @example 1
+             */
             total: number;
         };
         UpdateOfferInput: {
@@ -2503,7 +3870,10 @@ export interface components {
              * @example Free coffee
              */
             name?: string;
-            /** @example 20 */
+            /**
+             * @description Points credited when the offer is awarded
+             * @example 20
+             */
             points?: number;
             /**
              * @description null clears it
@@ -2519,7 +3889,7 @@ export interface components {
             /** @example Gold members */
             display_name?: string;
             /**
-             * @description Criteria on the customer (contract §5); all must hold; default []
+             * @description Criteria on the customer (contract §5), all of which must hold for the group's creative to reach them; default none
              * @example [
              *       {
              *         "field": "user.tier",
@@ -2528,7 +3898,7 @@ export interface components {
              *       }
              *     ]
              */
-            targeting?: string[];
+            targeting?: components["schemas"]["Criterion"][];
             /** @example Gold */
             name: string;
             /**
@@ -2538,12 +3908,12 @@ export interface components {
              */
             status: "draft" | "inreview" | "live" | "paused" | "completed";
             /**
-             * @description Should match the campaign's starts_at
+             * @description Should match the campaign's starts_at. ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
              * @example 2026-03-01T00:00:00Z
              */
             starts_at: string;
             /**
-             * @description After starts_at
+             * @description After starts_at. ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
              * @example 2026-06-01T00:00:00Z
              */
             ends_at: string;
@@ -2556,7 +3926,10 @@ export interface components {
             id: number;
             /** @example 3 */
             line_item_id: number;
-            /** @example Gold */
+            /**
+             * @description On the answer of a delete it ends with [DELETED AT <timestamp>]
+             * @example Gold
+             */
             name: string;
             /** @example Gold members */
             display_name: string | null;
@@ -2576,6 +3949,7 @@ export interface components {
              */
             ends_at: string;
             /**
+             * @description Empty when every customer of the campaign is targeted
              * @example [
              *       {
              *         "field": "user.tier",
@@ -2584,7 +3958,7 @@ export interface components {
              *       }
              *     ]
              */
-            targeting: string[];
+            targeting: components["schemas"]["Criterion"][];
             /**
              * Format: date-time
              * @example 2026-01-05T10:00:00.000Z
@@ -2603,15 +3977,19 @@ export interface components {
             deleted_at?: string;
         };
         CreativeGroupListResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            /** @description The group written or asked for, or the groups of the line item */
             creative_groups: components["schemas"]["CreativeGroupView"][];
         };
         UpdateCreativeGroupInput: {
             /** @example Gold members */
             display_name?: string;
             /**
-             * @description Criteria on the customer (contract §5); all must hold; default []
+             * @description Criteria on the customer (contract §5), all of which must hold for the group's creative to reach them; default none
              * @example [
              *       {
              *         "field": "user.tier",
@@ -2620,7 +3998,7 @@ export interface components {
              *       }
              *     ]
              */
-            targeting?: string[];
+            targeting?: components["schemas"]["Criterion"][];
             /** @example Gold */
             name?: string;
             /**
@@ -2628,10 +4006,13 @@ export interface components {
              * @enum {string}
              */
             status?: "draft" | "inreview" | "live" | "paused" | "completed";
-            /** @example 2026-03-01T00:00:00Z */
+            /**
+             * @description ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
+             * @example 2026-03-01T00:00:00Z
+             */
             starts_at?: string;
             /**
-             * @description After starts_at (the stored one when absent)
+             * @description After starts_at (the stored one when absent). ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
              * @example 2026-06-01T00:00:00Z
              */
             ends_at?: string;
@@ -2641,20 +4022,24 @@ export interface components {
             creative_group: components["schemas"]["UpdateCreativeGroupInput"];
         };
         CreativeGroupDeletedResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             /** @description The removed group; its name ends with [DELETED AT <timestamp>] */
             creative_group: components["schemas"]["CreativeGroupView"];
         };
         IssueAudienceCsvInput: {
             /**
+             * @description triggered: a notification each time a targeted customer completes behavior_id; scheduled: one audience job at scheduled_delivery_date
              * @example triggered
              * @enum {string}
              */
             delivery_method: "triggered" | "scheduled";
             /**
-             * @description Required for scheduled delivery, in the future; not allowed for triggered
-             * @example 2026-03-02T09:00:00Z
+             * @description Required for scheduled delivery, in the future; not allowed for triggered. ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
+             * @example 2030-03-02T09:00:00Z
              */
             scheduled_delivery_date?: string;
             /**
@@ -2677,7 +4062,7 @@ export interface components {
              */
             url?: string;
             /**
-             * @description Any JSON object
+             * @description Free-form: any JSON object, sent on as it is
              * @example {
              *       "screen": "rewards",
              *       "badge": "explorer"
@@ -2721,25 +4106,53 @@ export interface components {
              * @enum {string}
              */
             delivery_method: "triggered" | "scheduled";
-            /** @example null */
+            /**
+             * Format: date-time
+             * @description Set for scheduled delivery, else null
+             * @example null
+             */
             scheduled_delivery_date: string | null;
             /** @example 3f2504e0-4f89-11d3-9a0c-0305e82c3301 */
             template_id: string | null;
-            /** @example 12 */
+            /**
+             * @description Set for triggered delivery, else null
+             * @example 12
+             */
             behavior_id: number | null;
-            /** @example null */
+            /**
+             * @description A seed member nothing fills yet: always null
+             * @example null
+             */
             issue_offer_date: string | null;
-            /** @example null */
+            /**
+             * @description A seed member nothing fills yet: always null
+             * @example null
+             */
             next_ad_type: string | null;
-            /** @example [] */
+            /**
+             * @description A seed member nothing fills yet: always empty
+             * @example []
+             */
             offer_ids: number[];
-            /** @example null */
+            /**
+             * @description A seed member nothing fills yet: always null
+             * @example null
+             */
             orientation: string | null;
-            /** @example null */
+            /**
+             * @description A seed member nothing fills yet: always null
+             * @example null
+             */
             portal_description: string | null;
-            /** @example null */
+            /**
+             * @description A seed member nothing fills yet: always null
+             * @example null
+             */
             portal_icon: string | null;
-            /** @example null */
+            /**
+             * @description A seed member nothing fills yet: always null
+             * @example null
+             */
             second_sn_audience_guid: string | null;
             /**
              * @description The delivery_method
@@ -2753,7 +4166,10 @@ export interface components {
             id: number;
             /** @example 5 */
             creative_group_id: number;
-            /** @example Explorer push */
+            /**
+             * @description On the answer of a delete it ends with [DELETED AT <timestamp>]
+             * @example Explorer push
+             */
             name: string;
             /**
              * @example live
@@ -2782,6 +4198,7 @@ export interface components {
             /** @example https://example.com/rewards */
             url: string | null;
             /**
+             * @description Free-form, as sent
              * @example {
              *       "screen": "rewards",
              *       "badge": "explorer"
@@ -2809,8 +4226,12 @@ export interface components {
             deleted_at?: string;
         };
         CreativeListResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            /** @description The creative written or asked for, or the creatives of the group */
             creatives: components["schemas"]["CreativeView"][];
         };
         UpdateCreativeInput: {
@@ -2822,7 +4243,7 @@ export interface components {
              */
             url?: string;
             /**
-             * @description Any JSON object
+             * @description Free-form: any JSON object, sent on as it is
              * @example {
              *       "screen": "rewards",
              *       "badge": "explorer"
@@ -2871,30 +4292,35 @@ export interface components {
              */
             customer_count: number | null;
             /**
+             * Format: date-time
              * @description The creative's scheduled_delivery_date this run was for
              * @example 2026-01-05T10:00:00.000Z
              */
             scheduled_at: string;
             /**
+             * Format: date-time
              * @description When it completed (or failed); null before
              * @example 2026-01-05T10:00:02.125Z
              */
             completed_at: string | null;
         };
         AudienceJobListResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             /** @description Newest first */
             audience_jobs: components["schemas"]["AudienceJobView"][];
         };
         CreateWebhookInput: {
             /**
-             * @description http(s); private, loopback and link-local addresses are refused unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true
+             * @description An absolute http(s) URL. Unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true, localhost and private, loopback, link-local and other non-public addresses are refused (400 validation); host names are resolved, and checked again, at every delivery attempt
              * @example https://example.com/hooks/loyalty
              */
             url: string;
             /**
-             * @description At least one, no repeats
+             * @description The event types to receive: at least one, no repeats
              * @example [
              *       "notification.created",
              *       "points.credited"
@@ -2906,63 +4332,95 @@ export interface components {
             webhook: components["schemas"]["CreateWebhookInput"];
         };
         CreatedWebhookView: {
-            /** @example 3 */
+            /**
+             * @description Webhook id
+             * @example 3
+             */
             id: number;
-            /** @example https://example.com/hooks/loyalty */
+            /**
+             * @description Where deliveries are POSTed
+             * @example https://example.com/hooks/loyalty
+             */
             url: string;
             /**
+             * @description The event types it receives
              * @example [
              *       "notification.created",
              *       "points.credited"
              *     ]
              */
             event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited")[];
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             created_at: string;
             /**
+             * Format: date-time
              * @description Only on the answer of a delete
-             * @example 2026-01-05T10:00:00.000Z
+             * @example 2026-01-06T10:00:00.000Z
              */
             deleted_at?: string;
             /**
-             * @description The signing secret (HMAC-SHA256 key). Shown only in this answer: store it now, it is never answered again.
-             * @example whsec_5f0c...
+             * @description The signing secret: the HMAC-SHA256 key of the x-webhook-signature header. Shown only in this answer: store it now, it is never answered again.
+             * @example whsec_5f0c1d2e3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3
              */
             secret: string;
         };
         CreatedWebhookResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             webhook: components["schemas"]["CreatedWebhookView"];
         };
         WebhookView: {
-            /** @example 3 */
+            /**
+             * @description Webhook id
+             * @example 3
+             */
             id: number;
-            /** @example https://example.com/hooks/loyalty */
+            /**
+             * @description Where deliveries are POSTed
+             * @example https://example.com/hooks/loyalty
+             */
             url: string;
             /**
+             * @description The event types it receives
              * @example [
              *       "notification.created",
              *       "points.credited"
              *     ]
              */
             event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited")[];
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             created_at: string;
             /**
+             * Format: date-time
              * @description Only on the answer of a delete
-             * @example 2026-01-05T10:00:00.000Z
+             * @example 2026-01-06T10:00:00.000Z
              */
             deleted_at?: string;
         };
         WebhookListResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            /** @description The live webhooks, oldest first */
             webhooks: components["schemas"]["WebhookView"][];
         };
         WebhookResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             webhook: components["schemas"]["WebhookView"];
         };
         DeliveryAttemptView: {
@@ -2972,32 +4430,46 @@ export interface components {
              */
             attempt: number;
             /**
+             * @description succeeded: a 2xx answer within 10 seconds
              * @example failed
              * @enum {string}
              */
             status: "succeeded" | "failed";
             /**
-             * @description null when no HTTP answer came (network error, timeout)
+             * @description The HTTP status answered; null when no HTTP answer came (network error, timeout)
              * @example 500
              */
             response_code: number | null;
-            /** @example HTTP 500 */
+            /**
+             * @description Why it failed (HTTP 500, ECONNREFUSED, timed out after 10000 ms, ...); null on success
+             * @example HTTP 500
+             */
             error: string | null;
-            /** @example 42 */
+            /**
+             * @description How long the attempt took, in milliseconds
+             * @example 42
+             */
             duration_ms: number;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             started_at: string;
-            /** @example 2026-01-05T10:00:00.042Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.042Z
+             */
             finished_at: string;
         };
         DeliveryView: {
             /**
-             * @description The delivery (x-webhook-delivery header)
+             * @description The delivery id (x-webhook-delivery header): a 64-bit integer, sent as a string of digits
              * @example 17
              */
             id: string;
             /**
-             * @description The payload id (x-webhook-id header), the same on every attempt
+             * Format: uuid
+             * @description The payload id (x-webhook-id header), the same on every attempt and for every webhook that gets this event
              * @example 0d3f2c1e-8a5b-4a4e-9f47-6a1c2b3d4e5f
              */
             event_id: string;
@@ -3007,29 +4479,46 @@ export interface components {
              */
             type: "notification.created" | "behavior.completed" | "tier.changed" | "points.credited";
             /**
+             * @description pending: not tried yet; retrying: failed, another attempt is scheduled; delivered; failed: out of attempts; cancelled: the webhook was deleted
              * @example delivered
              * @enum {string}
              */
             status: "pending" | "retrying" | "delivered" | "failed" | "cancelled";
-            /** @example 2 */
+            /**
+             * @description Attempts made so far
+             * @example 2
+             */
             attempt_count: number;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             created_at: string;
-            /** @example 2026-01-05T10:00:01.100Z */
+            /**
+             * Format: date-time
+             * @description null until delivered
+             * @example 2026-01-05T10:00:01.100Z
+             */
             delivered_at: string | null;
             /** @description Every attempt, first first */
             attempts: components["schemas"]["DeliveryAttemptView"][];
         };
         DeliveryListResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             /** @description Newest first */
             deliveries: components["schemas"]["DeliveryView"][];
             /** @example 1 */
             page: number;
             /** @example 10 */
             limit: number;
-            /** @example 1 */
+            /**
+             * @description Every delivery of the webhook, across pages
+             * @example 1
+             */
             total: number;
         };
         PerformBody: {
@@ -3050,7 +4539,10 @@ export interface components {
              * @example true
              */
             completed: boolean;
-            /** @example 2 */
+            /**
+             * @description The campaign's behaviors
+             * @example 2
+             */
             behaviors_total: number;
             /**
              * @description Behaviors the customer has achieved at least once
@@ -3062,31 +4554,196 @@ export interface components {
              * @example 85
              */
             points_earned: number;
-            /** @example 85 */
+            /**
+             * @description The customer's balance after the perform
+             * @example 85
+             */
             available_points: number;
             /** @example 85 */
             lifetime_points: number;
-            /** @example Silver */
+            /**
+             * @description The customer's tier name after the perform; null when none
+             * @example Silver
+             */
             tier: string | null;
+        };
+        PerformBehaviorView: {
+            /**
+             * @description Behavior id
+             * @example 7
+             */
+            id: number;
+            /**
+             * @description Its campaign
+             * @example 42
+             */
+            campaign_id: number;
+            /**
+             * @description The first goal's event name (the behavior's name when it has no goal)
+             * @example store_visit
+             */
+            event_name: string;
+            /**
+             * @example composite
+             * @enum {string}
+             */
+            type: "composite";
+            /**
+             * @description Points credited on each completion
+             * @example 50
+             */
+            points: number;
+            /**
+             * @description Times the customer completed the behavior
+             * @example 1
+             */
+            achieved: number;
+            /**
+             * @description Always false: behaviors cannot be skipped
+             * @example false
+             * @enum {boolean}
+             */
+            can_skip: false;
+            /**
+             * @description Always 0
+             * @example 0
+             */
+            skipped: number;
+            /**
+             * @description Total cap of completions (max_times_achievable); null when none
+             * @example 4
+             */
+            max_times_repeatable: number | null;
+            /**
+             * @description Cap per period; null when none
+             * @example 1
+             */
+            max_times_repeatable_per_period: number | null;
+            /**
+             * @description Period of the per-period cap, in seconds; null when none
+             * @example 86400
+             */
+            period: number | null;
+            /**
+             * @description The first goal's throttle window in seconds; null when none
+             * @example null
+             */
+            min_time_between_events: number | null;
+            /**
+             * @description The first goal's throttle count
+             * @example 1
+             */
+            min_time_between_events_count: number;
+            /**
+             * @description The first goal counts days in a row
+             * @example false
+             */
+            consecutive: boolean;
+            /**
+             * @description Goals completed in the current cycle (that the groups require)
+             * @example 0
+             */
+            current_count: number;
+            /**
+             * @description Goals the groups require to complete the behavior
+             * @example 1
+             */
+            total_count: number;
+            /** @description Goal name → the goal with its progress */
+            goals: {
+                [key: string]: components["schemas"]["GoalProgressView"];
+            };
+            /** @description Group index ("0", "1", ...) → the group with its progress */
+            groups: {
+                [key: string]: components["schemas"]["GroupProgressView"];
+            };
+            /** @example Visit three stores */
+            name: string;
+            /**
+             * @description The behavior can still take progress now (no cap reached)
+             * @example false
+             */
+            eligible: boolean;
         };
         PerformOffer: {
             /**
-             * @description The issued offer (customer offer) id
+             * @description The issue (customer offer) id
              * @example 31
              */
             id: number;
-            /** @example 12 */
+            /**
+             * @description The offer id
+             * @example 12
+             */
             offer_id: number;
             /** @example Free coffee */
             name: string;
             /** @example One coffee, any size */
             description: string | null;
-            /** @example 20 */
+            /**
+             * @description Points the offer credited
+             * @example 20
+             */
             points: number;
-            /** @example 7 */
+            /**
+             * @description The behavior whose completion issued it
+             * @example 7
+             */
             behavior_id: number;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             issued_at: string;
+        };
+        PerformCreative: {
+            /** @example 40 */
+            id: number;
+            /** @example Explorer push */
+            name: string;
+            /**
+             * @description Always live: only active creatives are listed
+             * @example live
+             * @enum {string}
+             */
+            status: "live";
+            /**
+             * @example push_message
+             * @enum {string}
+             */
+            ad_type: "issue_audience_csv" | "issue_audience_csv_no_msg" | "issue_bulk_offer" | "audience_export" | "messaging_platform" | "email_message" | "push_message";
+            /**
+             * @example messaging-platform-push
+             * @enum {string}
+             */
+            creative_type: "issue-audience-csv" | "issue-audience-csv-no-msg" | "issue-bulk-offer" | "audience-export-vendor1" | "audience-export-vendor2" | "audience-export-vendor3" | "audience-export-vendor4" | "messaging-platform-external" | "messaging-platform-email" | "messaging-platform-push";
+            /** @example 9 */
+            creative_group_id: number;
+            /**
+             * @description null when the creative has no delivery configured
+             * @example triggered
+             * @enum {string|null}
+             */
+            delivery_method: "triggered" | "scheduled" | null;
+            /** @example You earned the explorer badge! */
+            message: string | null;
+            /** @example https://example.com/rewards */
+            url: string | null;
+            /**
+             * @description Free-form JSON
+             * @example {
+             *       "screen": "rewards"
+             *     }
+             */
+            payload: {
+                [key: string]: unknown;
+            } | null;
+        };
+        PerformCreatives: {
+            /** @description With creatives[]=promotion */
+            promotion?: components["schemas"]["PerformCreative"][];
+            /** @description With creatives[]=tile */
+            tile?: components["schemas"]["PerformCreative"][];
         };
         PerformCampaign: {
             /** @example 42 */
@@ -3095,11 +4752,20 @@ export interface components {
             campaign_permalink: string;
             /** @example Summer explorer */
             name: string;
-            /** @example live */
-            status: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * @example live
+             * @enum {string}
+             */
+            status: "draft" | "inreview" | "live" | "paused" | "completed";
+            /**
+             * Format: date-time
+             * @example 2026-03-01T00:00:00.000Z
+             */
             starts_at: string;
-            /** @example 2026-12-31T23:59:59.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-06-01T00:00:00.000Z
+             */
             ends_at: string;
             /**
              * @description The customer meets the campaign's targeting, division and prerequisites (opt-in counts as met)
@@ -3108,46 +4774,24 @@ export interface components {
             qualified: boolean;
             /** @description With sections[]=progress */
             progress?: components["schemas"]["PerformProgress"];
-            /**
-             * @description With sections[]=behaviors: the campaign's behaviors with the customer's progress, each with name and eligible
-             * @example [
-             *       {
-             *         "id": 7,
-             *         "name": "Visit three stores",
-             *         "eligible": false,
-             *         "type": "composite",
-             *         "achieved": 1,
-             *         "current_count": 0,
-             *         "total_count": 1
-             *       }
-             *     ]
-             */
-            behaviors?: Record<string, never>[];
-            /** @description With sections[]=offers: offers this campaign has issued to the customer */
+            /** @description With sections[]=behaviors: the campaign's behaviors (in its order) with the customer's progress after the perform, as filters[] selects */
+            behaviors?: components["schemas"]["PerformBehaviorView"][];
+            /** @description With sections[]=offers: offers this campaign has issued to the customer, oldest first */
             offers?: components["schemas"]["PerformOffer"][];
             /**
              * @description With sections[]=redemptions: always empty (the service has no offer redemption)
              * @example []
              */
             redemptions?: Record<string, never>[];
-            /**
-             * @description With creatives[]=promotion|tile: placement → the campaign's active creatives
-             * @example {
-             *       "promotion": [
-             *         {
-             *           "id": 40,
-             *           "name": "Explorer push",
-             *           "status": "live",
-             *           "ad_type": "push_message"
-             *         }
-             *       ]
-             *     }
-             */
-            creatives?: Record<string, never>;
+            /** @description With creatives[]=promotion|tile: placement → the campaign's active creatives */
+            creatives?: components["schemas"]["PerformCreatives"];
         };
         PerformResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
             campaign: components["schemas"]["PerformCampaign"];
         };
     };
@@ -3159,7 +4803,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    HealthController_live: {
+    Health_live: {
         parameters: {
             query?: never;
             header?: never;
@@ -3168,12 +4812,31 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The process is up */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HealthResponse"];
+                    "application/json": components["schemas"]["LivenessResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description internal_error */
@@ -3196,7 +4859,7 @@ export interface operations {
             };
         };
     };
-    HealthController_ready: {
+    Health_ready: {
         parameters: {
             query?: never;
             header?: never;
@@ -3205,12 +4868,31 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description PostgreSQL and Redis answer */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HealthResponse"];
+                    "application/json": components["schemas"]["ReadinessResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description internal_error */
@@ -3233,7 +4915,7 @@ export interface operations {
             };
         };
     };
-    MetricsController_scrape: {
+    Metrics_scrape: {
         parameters: {
             query?: never;
             header?: never;
@@ -3242,7 +4924,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Prometheus text format */
+            /** @description Prometheus text exposition format 0.0.4 (`text/plain; version=0.0.4; charset=utf-8`) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3251,6 +4933,24 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description internal_error */
             500: {
                 headers: {
@@ -3271,14 +4971,15 @@ export interface operations {
             };
         };
     };
-    V1EventsController_retrieve: {
+    V1Events_retrieve: {
         parameters: {
             query?: {
-                /** @description Multi-org: division ids (comma-separated, or division_ids[]=1&division_ids[]=2) */
-                division_ids?: components["schemas"]["Object"];
+                /** @description Multi-org only: division ids, comma-separated (division_ids=1,2) or repeated with brackets (division_ids[]=1&division_ids[]=2). Limits the behaviors to campaigns of those divisions; every id must be a division of the organization (else 400 validation). Ignored when multi-org is off; absent, every live campaign. */
+                division_ids?: number[];
             };
             header?: never;
             path: {
+                /** @description The customer's id (a UUID, as answered when the customer was created); unknown or malformed → 404 not_found */
                 user_id: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -3295,7 +4996,7 @@ export interface operations {
                     "application/json": components["schemas"]["RetrievalResponse"];
                 };
             };
-            /** @description validation */
+            /** @description validation, invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3322,103 +5023,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    V1EventsController_byUser: {
-        parameters: {
-            query?: {
-                /** @description true: a dry eligibility check, not an opt-in. Answers {"status","qualified","state","notifications"}: the campaign state the events would meet, and when not qualified one qualification notification per campaign checked. Stores, processes and opts in nothing; goals are not evaluated. Wins over async, read_only and explain. Not the body member qualify, which opts the customer in and processes the events. */
-                qualify?: "true" | "false";
-                /** @description true: validate, store the events, queue them for a worker and answer {"status":"ok"} at once (no progress in the answer; read it later with GET .../events). explain=true is then ignored: nothing is evaluated in the request, so there is nothing to explain. read_only: true in the body wins (evaluated in the request, nothing stored). */
-                async?: "true" | "false";
-                /** @description true: the answer adds explanation, why each campaign, behavior and goal did or did not progress (also stored with the event). Only for an evaluation in the request: ignored with async=true (answered {"status":"ok"} before any evaluation) and with qualify=true (a check, not an evaluation). */
-                explain?: "true" | "false";
-            };
-            header?: never;
-            path: {
-                user_id: string;
-                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
-                api_key: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["V1EventBody"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["V1EventResponse"];
-                };
-            };
-            /** @description missing_event_data, argument_error, validation, invalid_json */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description not_found, No_active_campaign_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description duplicate_transaction */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description payload_too_large */
             413: {
                 headers: {
@@ -3457,31 +5061,41 @@ export interface operations {
             };
         };
     };
-    V1EventsController_retrieveExternal: {
+    V1Events_byUser: {
         parameters: {
             query?: {
-                /** @description Multi-org: division ids (comma-separated, or division_ids[]=1&division_ids[]=2) */
-                division_ids?: components["schemas"]["Object"];
+                /** @description true: a dry eligibility check, not an opt-in. Answers {"status","qualified","state","notifications"}: the campaign state the events would meet, and when not qualified one qualification notification per campaign checked. Stores, processes and opts in nothing; goals are not evaluated. Wins over async, read_only and explain. Not the body member qualify, which opts the customer in and processes the events. */
+                qualify?: "true" | "false";
+                /** @description true: validate, store the events, queue them for a worker and answer {"status":"ok"} at once (no progress in the answer; read it later with GET .../events). explain=true is then ignored: nothing is evaluated in the request, so there is nothing to explain. read_only: true in the body wins (evaluated in the request, nothing stored). */
+                async?: "true" | "false";
+                /** @description true: the answer adds explanation, why each campaign, behavior and goal did or did not progress (also stored with the event). Only for an evaluation in the request: ignored with async=true (answered {"status":"ok"} before any evaluation) and with qualify=true (a check, not an evaluation). */
+                explain?: "true" | "false";
             };
             header?: never;
             path: {
-                external_id: string;
+                /** @description The customer's id (a UUID, as answered when the customer was created); unknown or malformed → 404 not_found */
+                user_id: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["V1EventBody"];
+            };
+        };
         responses: {
+            /** @description V1EventResponse without async or qualify (and whenever read_only: true is in the body, unless qualify=true); V1AsyncResponse with async=true; V1QualificationResponse with qualify=true */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RetrievalResponse"];
+                    "application/json": components["schemas"]["V1EventResponse"] | components["schemas"]["V1AsyncResponse"] | components["schemas"]["V1QualificationResponse"];
                 };
             };
-            /** @description validation */
+            /** @description missing_event_data, argument_error, validation, invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3508,6 +5122,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description duplicate_transaction */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description rate_limited */
             429: {
                 headers: {
@@ -3537,7 +5169,97 @@ export interface operations {
             };
         };
     };
-    V1EventsController_byExternal: {
+    V1Events_retrieveExternal: {
+        parameters: {
+            query?: {
+                /** @description Multi-org only: division ids, comma-separated (division_ids=1,2) or repeated with brackets (division_ids[]=1&division_ids[]=2). Limits the behaviors to campaigns of those divisions; every id must be a division of the organization (else 400 validation). Ignored when multi-org is off; absent, every live campaign. */
+                division_ids?: number[];
+            };
+            header?: never;
+            path: {
+                /** @description The customer's external_id (the organization's own id for the customer); unknown → 404 not_found */
+                external_id: string;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetrievalResponse"];
+                };
+            };
+            /** @description validation, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    V1Events_byExternal: {
         parameters: {
             query?: {
                 /** @description true: a dry eligibility check, not an opt-in. Answers {"status","qualified","state","notifications"}: the campaign state the events would meet, and when not qualified one qualification notification per campaign checked. Stores, processes and opts in nothing; goals are not evaluated. Wins over async, read_only and explain. Not the body member qualify, which opts the customer in and processes the events. */
@@ -3549,6 +5271,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The customer's external_id (the organization's own id for the customer); unknown → 404 not_found */
                 external_id: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -3561,12 +5284,13 @@ export interface operations {
             };
         };
         responses: {
+            /** @description V1EventResponse without async or qualify (and whenever read_only: true is in the body, unless qualify=true); V1AsyncResponse with async=true; V1QualificationResponse with qualify=true */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["V1EventResponse"];
+                    "application/json": components["schemas"]["V1EventResponse"] | components["schemas"]["V1AsyncResponse"] | components["schemas"]["V1QualificationResponse"];
                 };
             };
             /** @description missing_event_data, argument_error, validation, invalid_json */
@@ -3587,7 +5311,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description not_found, No_active_campaign_found */
+            /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3643,7 +5367,7 @@ export interface operations {
             };
         };
     };
-    V1EventsController_byUserCampaign: {
+    V1Events_byUserCampaign: {
         parameters: {
             query?: {
                 /** @description true: a dry eligibility check, not an opt-in. Answers {"status","qualified","state","notifications"}: the campaign state the events would meet, and when not qualified one qualification notification per campaign checked. Stores, processes and opts in nothing; goals are not evaluated. Wins over async, read_only and explain. Not the body member qualify, which opts the customer in and processes the events. */
@@ -3655,7 +5379,9 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The customer's id (a UUID, as answered when the customer was created); unknown or malformed → 404 not_found */
                 user_id: string;
+                /** @description Campaign id; not a live campaign of the organization (missing, not live or deleted) → 404 No_active_campaign_found */
                 campaign_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -3668,12 +5394,13 @@ export interface operations {
             };
         };
         responses: {
+            /** @description V1EventResponse without async or qualify (and whenever read_only: true is in the body, unless qualify=true); V1AsyncResponse with async=true; V1QualificationResponse with qualify=true */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["V1EventResponse"];
+                    "application/json": components["schemas"]["V1EventResponse"] | components["schemas"]["V1AsyncResponse"] | components["schemas"]["V1QualificationResponse"];
                 };
             };
             /** @description missing_event_data, argument_error, validation, invalid_json */
@@ -3750,7 +5477,7 @@ export interface operations {
             };
         };
     };
-    V1EventsController_byExternalCampaign: {
+    V1Events_byExternalCampaign: {
         parameters: {
             query?: {
                 /** @description true: a dry eligibility check, not an opt-in. Answers {"status","qualified","state","notifications"}: the campaign state the events would meet, and when not qualified one qualification notification per campaign checked. Stores, processes and opts in nothing; goals are not evaluated. Wins over async, read_only and explain. Not the body member qualify, which opts the customer in and processes the events. */
@@ -3762,7 +5489,9 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The customer's external_id (the organization's own id for the customer); unknown → 404 not_found */
                 external_id: string;
+                /** @description Campaign id; not a live campaign of the organization (missing, not live or deleted) → 404 No_active_campaign_found */
                 campaign_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -3775,12 +5504,13 @@ export interface operations {
             };
         };
         responses: {
+            /** @description V1EventResponse without async or qualify (and whenever read_only: true is in the body, unless qualify=true); V1AsyncResponse with async=true; V1QualificationResponse with qualify=true */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["V1EventResponse"];
+                    "application/json": components["schemas"]["V1EventResponse"] | components["schemas"]["V1AsyncResponse"] | components["schemas"]["V1QualificationResponse"];
                 };
             };
             /** @description missing_event_data, argument_error, validation, invalid_json */
@@ -3857,7 +5587,7 @@ export interface operations {
             };
         };
     };
-    V1EventsController_byUserPermalink: {
+    V1Events_byUserPermalink: {
         parameters: {
             query?: {
                 /** @description true: a dry eligibility check, not an opt-in. Answers {"status","qualified","state","notifications"}: the campaign state the events would meet, and when not qualified one qualification notification per campaign checked. Stores, processes and opts in nothing; goals are not evaluated. Wins over async, read_only and explain. Not the body member qualify, which opts the customer in and processes the events. */
@@ -3869,7 +5599,9 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The customer's id (a UUID, as answered when the customer was created); unknown or malformed → 404 not_found */
                 user_id: string;
+                /** @description Campaign permalink; not a live campaign of the organization (missing, not live or deleted) → 404 No_active_campaign_found */
                 permalink: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -3882,12 +5614,13 @@ export interface operations {
             };
         };
         responses: {
+            /** @description V1EventResponse without async or qualify (and whenever read_only: true is in the body, unless qualify=true); V1AsyncResponse with async=true; V1QualificationResponse with qualify=true */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["V1EventResponse"];
+                    "application/json": components["schemas"]["V1EventResponse"] | components["schemas"]["V1AsyncResponse"] | components["schemas"]["V1QualificationResponse"];
                 };
             };
             /** @description missing_event_data, argument_error, validation, invalid_json */
@@ -3964,7 +5697,7 @@ export interface operations {
             };
         };
     };
-    V1EventsController_byExternalPermalink: {
+    V1Events_byExternalPermalink: {
         parameters: {
             query?: {
                 /** @description true: a dry eligibility check, not an opt-in. Answers {"status","qualified","state","notifications"}: the campaign state the events would meet, and when not qualified one qualification notification per campaign checked. Stores, processes and opts in nothing; goals are not evaluated. Wins over async, read_only and explain. Not the body member qualify, which opts the customer in and processes the events. */
@@ -3976,7 +5709,9 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The customer's external_id (the organization's own id for the customer); unknown → 404 not_found */
                 external_id: string;
+                /** @description Campaign permalink; not a live campaign of the organization (missing, not live or deleted) → 404 No_active_campaign_found */
                 permalink: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -3989,12 +5724,13 @@ export interface operations {
             };
         };
         responses: {
+            /** @description V1EventResponse without async or qualify (and whenever read_only: true is in the body, unless qualify=true); V1AsyncResponse with async=true; V1QualificationResponse with qualify=true */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["V1EventResponse"];
+                    "application/json": components["schemas"]["V1EventResponse"] | components["schemas"]["V1AsyncResponse"] | components["schemas"]["V1QualificationResponse"];
                 };
             };
             /** @description missing_event_data, argument_error, validation, invalid_json */
@@ -4071,7 +5807,7 @@ export interface operations {
             };
         };
     };
-    V2EventsController_send: {
+    V2Events_send: {
         parameters: {
             query?: never;
             header?: never;
@@ -4151,7 +5887,7 @@ export interface operations {
             };
         };
     };
-    RejectedEventsController_list: {
+    RejectedEvents_list: {
         parameters: {
             query?: {
                 /** @description Items per page */
@@ -4176,7 +5912,7 @@ export interface operations {
                     "application/json": components["schemas"]["RejectedEventsResponse"];
                 };
             };
-            /** @description validation */
+            /** @description validation, invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4187,6 +5923,15 @@ export interface operations {
             };
             /** @description unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4223,7 +5968,7 @@ export interface operations {
             };
         };
     };
-    AdminController_createOrganization: {
+    Admin_createOrganization: {
         parameters: {
             query?: never;
             header?: never;
@@ -4236,6 +5981,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The organization, its first application and their credentials */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4291,11 +6037,12 @@ export interface operations {
             };
         };
     };
-    AdminController_createApplication: {
+    Admin_createApplication: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization id (`organization.id` of POST /admin/v1/organizations); an unknown one answers 404 not_found */
                 id: number;
             };
             cookie?: never;
@@ -4306,6 +6053,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The application and its credentials */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4370,23 +6118,34 @@ export interface operations {
             };
         };
     };
-    AdminController_deactivateKey: {
+    Admin_deactivateKey: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The api key to deactivate (32 lower-case hex characters, as answered with its secret); any other value answers 404 not_found */
                 api_key: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The key is deactivated */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StatusOk"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description unauthorized */
@@ -4400,6 +6159,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4427,7 +6195,7 @@ export interface operations {
             };
         };
     };
-    DivisionsController_list: {
+    Divisions_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -4439,6 +6207,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Every live division, in tree order */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4447,8 +6216,26 @@ export interface operations {
                     "application/json": components["schemas"]["DivisionListResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4485,7 +6272,7 @@ export interface operations {
             };
         };
     };
-    DivisionsController_create: {
+    Divisions_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -4501,6 +6288,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The division created */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4565,11 +6353,12 @@ export interface operations {
             };
         };
     };
-    DivisionsController_get: {
+    Divisions_get: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The division's id. An unknown, deleted or another organization's division answers 404 not_found */
                 division_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -4578,12 +6367,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The division */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DivisionResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description unauthorized */
@@ -4597,6 +6396,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4633,11 +6441,12 @@ export interface operations {
             };
         };
     };
-    DivisionsController_update: {
+    Divisions_update: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The division's id. An unknown, deleted or another organization's division answers 404 not_found */
                 division_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -4650,6 +6459,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The division after the update */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4723,11 +6533,12 @@ export interface operations {
             };
         };
     };
-    DivisionsController_remove: {
+    Divisions_remove: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The division's id. An unknown, deleted or another organization's division answers 404 not_found */
                 division_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -4736,6 +6547,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The deleted division, with deleted_at */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4744,7 +6556,7 @@ export interface operations {
                     "application/json": components["schemas"]["DivisionResponse"];
                 };
             };
-            /** @description validation */
+            /** @description validation, invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4771,6 +6583,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description rate_limited */
             429: {
                 headers: {
@@ -4800,7 +6621,7 @@ export interface operations {
             };
         };
     };
-    AuditController_list: {
+    Audit_list: {
         parameters: {
             query?: {
                 /** @description Items per page */
@@ -4817,6 +6638,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description A page of the audit log, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4825,7 +6647,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditLogResponse"];
                 };
             };
-            /** @description validation */
+            /** @description validation, invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4843,6 +6665,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description rate_limited */
             429: {
                 headers: {
@@ -4872,7 +6703,7 @@ export interface operations {
             };
         };
     };
-    CustomersController_create: {
+    Customers_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -4888,6 +6719,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The customer created, with 0 points and no tier */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4952,11 +6784,12 @@ export interface operations {
             };
         };
     };
-    CustomersController_get: {
+    Customers_get: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The customer's UUID, assigned by the service when the customer is created (the `id` of POST .../users). An unknown id, another organization's customer, or a value that is not a UUID answers 404 not_found */
                 user_id: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -4965,12 +6798,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The customer */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UserResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description unauthorized */
@@ -4984,6 +6827,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5020,11 +6872,12 @@ export interface operations {
             };
         };
     };
-    CustomersController_update: {
+    Customers_update: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The customer's UUID, assigned by the service when the customer is created (the `id` of POST .../users). An unknown id, another organization's customer, or a value that is not a UUID answers 404 not_found */
                 user_id: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -5037,6 +6890,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The customer after the update */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5110,11 +6964,12 @@ export interface operations {
             };
         };
     };
-    CustomersController_getExternal: {
+    Customers_getExternal: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The customer's external_id: your own id for the customer, given on create (URL-encoded). An unknown one answers 404 not_found */
                 external_id: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -5123,12 +6978,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The customer */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UserResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description unauthorized */
@@ -5142,6 +7007,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5178,11 +7052,12 @@ export interface operations {
             };
         };
     };
-    CustomersController_updateExternal: {
+    Customers_updateExternal: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The customer's external_id: your own id for the customer, given on create (URL-encoded). An unknown one answers 404 not_found */
                 external_id: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -5195,6 +7070,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The customer after the update */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5268,7 +7144,7 @@ export interface operations {
             };
         };
     };
-    CustomersController_timeline: {
+    Customers_timeline: {
         parameters: {
             query?: {
                 /** @description Items per page */
@@ -5278,6 +7154,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The customer's UUID, assigned by the service when the customer is created (the `id` of POST .../users). An unknown id, another organization's customer, or a value that is not a UUID answers 404 not_found */
                 user_id: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -5286,6 +7163,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description A page of the customer's events, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5294,7 +7172,7 @@ export interface operations {
                     "application/json": components["schemas"]["TimelineResponse"];
                 };
             };
-            /** @description validation */
+            /** @description validation, invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5314,6 +7192,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5350,7 +7237,7 @@ export interface operations {
             };
         };
     };
-    CustomersController_timelineExternal: {
+    Customers_timelineExternal: {
         parameters: {
             query?: {
                 /** @description Items per page */
@@ -5360,6 +7247,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The customer's external_id: your own id for the customer, given on create (URL-encoded). An unknown one answers 404 not_found */
                 external_id: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -5368,6 +7256,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description A page of the customer's events, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5376,7 +7265,7 @@ export interface operations {
                     "application/json": components["schemas"]["TimelineResponse"];
                 };
             };
-            /** @description validation */
+            /** @description validation, invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5396,6 +7285,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5432,7 +7330,7 @@ export interface operations {
             };
         };
     };
-    CustomersController_notifications: {
+    Customers_notifications: {
         parameters: {
             query?: {
                 /** @description Items per page */
@@ -5442,6 +7340,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The customer's UUID, assigned by the service when the customer is created (the `id` of POST .../users). An unknown id, another organization's customer, or a value that is not a UUID answers 404 not_found */
                 user_id: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -5450,6 +7349,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description A page of the customer's notifications, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5458,7 +7358,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotificationsResponse"];
                 };
             };
-            /** @description validation */
+            /** @description validation, invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5478,6 +7378,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5514,7 +7423,7 @@ export interface operations {
             };
         };
     };
-    CustomersController_notificationsExternal: {
+    Customers_notificationsExternal: {
         parameters: {
             query?: {
                 /** @description Items per page */
@@ -5524,6 +7433,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The customer's external_id: your own id for the customer, given on create (URL-encoded). An unknown one answers 404 not_found */
                 external_id: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -5532,6 +7442,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description A page of the customer's notifications, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5540,7 +7451,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotificationsResponse"];
                 };
             };
-            /** @description validation */
+            /** @description validation, invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5560,6 +7471,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5596,7 +7516,7 @@ export interface operations {
             };
         };
     };
-    TiersController_list: {
+    Tiers_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -5608,6 +7528,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Every live tier, lowest first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5616,8 +7537,26 @@ export interface operations {
                     "application/json": components["schemas"]["TierListResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5654,7 +7593,7 @@ export interface operations {
             };
         };
     };
-    TiersController_create: {
+    Tiers_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -5670,6 +7609,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The tier created */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -5734,11 +7674,12 @@ export interface operations {
             };
         };
     };
-    TiersController_get: {
+    Tiers_get: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The tier's id (the `id` of POST .../management/tiers). An unknown, deleted or another organization's tier answers 404 not_found */
                 tier_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -5747,12 +7688,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The tier */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TierResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description unauthorized */
@@ -5766,6 +7717,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5802,11 +7762,12 @@ export interface operations {
             };
         };
     };
-    TiersController_update: {
+    Tiers_update: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The tier's id (the `id` of POST .../management/tiers). An unknown, deleted or another organization's tier answers 404 not_found */
                 tier_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -5819,6 +7780,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The tier after the update */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5892,11 +7854,12 @@ export interface operations {
             };
         };
     };
-    TiersController_remove: {
+    Tiers_remove: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The tier's id (the `id` of POST .../management/tiers). An unknown, deleted or another organization's tier answers 404 not_found */
                 tier_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -5905,6 +7868,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The deleted tier, with deleted_at */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5913,7 +7877,7 @@ export interface operations {
                     "application/json": components["schemas"]["TierResponse"];
                 };
             };
-            /** @description validation */
+            /** @description validation, invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5933,6 +7897,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5969,7 +7942,7 @@ export interface operations {
             };
         };
     };
-    CampaignsController_list: {
+    Campaigns_list: {
         parameters: {
             query?: {
                 /** @description Items per page */
@@ -5994,7 +7967,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignListResponse"];
                 };
             };
-            /** @description validation */
+            /** @description validation, invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6005,6 +7978,15 @@ export interface operations {
             };
             /** @description unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6041,7 +8023,7 @@ export interface operations {
             };
         };
     };
-    CampaignsController_create: {
+    Campaigns_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -6121,11 +8103,12 @@ export interface operations {
             };
         };
     };
-    CampaignsController_get: {
+    Campaigns_get: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The campaign id */
                 campaign_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -6142,6 +8125,15 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -6153,6 +8145,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6189,11 +8190,12 @@ export interface operations {
             };
         };
     };
-    CampaignsController_update: {
+    Campaigns_update: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The campaign id */
                 campaign_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -6279,11 +8281,12 @@ export interface operations {
             };
         };
     };
-    CampaignsController_remove: {
+    Campaigns_remove: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The campaign id */
                 campaign_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -6300,6 +8303,15 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -6311,6 +8323,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6347,11 +8368,12 @@ export interface operations {
             };
         };
     };
-    CampaignsController_getByPermalink: {
+    Campaigns_getByPermalink: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The campaign's permalink (unique per organization) */
                 permalink: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -6368,6 +8390,15 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -6379,6 +8410,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6415,11 +8455,12 @@ export interface operations {
             };
         };
     };
-    CampaignsController_updateByPermalink: {
+    Campaigns_updateByPermalink: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The campaign's permalink (unique per organization) */
                 permalink: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -6505,11 +8546,12 @@ export interface operations {
             };
         };
     };
-    CampaignsController_removeByPermalink: {
+    Campaigns_removeByPermalink: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The campaign's permalink (unique per organization) */
                 permalink: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -6526,6 +8568,15 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -6537,6 +8588,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6573,11 +8633,12 @@ export interface operations {
             };
         };
     };
-    CampaignsController_navigation: {
+    Campaigns_navigation: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The campaign id */
                 campaign_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -6594,6 +8655,15 @@ export interface operations {
                     "application/json": components["schemas"]["NavigationResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -6605,6 +8675,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6641,11 +8720,12 @@ export interface operations {
             };
         };
     };
-    LineItemsController_list: {
+    LineItems_list: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The campaign id */
                 campaign_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -6662,6 +8742,15 @@ export interface operations {
                     "application/json": components["schemas"]["LineItemListResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -6673,6 +8762,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6709,11 +8807,12 @@ export interface operations {
             };
         };
     };
-    LineItemsController_create: {
+    LineItems_create: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The campaign id */
                 campaign_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -6799,11 +8898,12 @@ export interface operations {
             };
         };
     };
-    LineItemsController_get: {
+    LineItems_get: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The line item id */
                 line_item_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -6820,6 +8920,15 @@ export interface operations {
                     "application/json": components["schemas"]["LineItemListResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -6831,6 +8940,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6867,11 +8985,12 @@ export interface operations {
             };
         };
     };
-    LineItemsController_update: {
+    LineItems_update: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The line item id */
                 line_item_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -6957,11 +9076,12 @@ export interface operations {
             };
         };
     };
-    LineItemsController_remove: {
+    LineItems_remove: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The line item id */
                 line_item_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -6978,6 +9098,15 @@ export interface operations {
                     "application/json": components["schemas"]["LineItemDeletedResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -6989,6 +9118,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7025,11 +9163,12 @@ export interface operations {
             };
         };
     };
-    BehaviorsController_createBatch: {
+    Behaviors_createBatch: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The campaign id */
                 campaign_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -7056,6 +9195,93 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["BehaviorBatchError"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Behaviors_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The campaign id */
+                campaign_id: number;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BehaviorListResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7115,79 +9341,12 @@ export interface operations {
             };
         };
     };
-    BehaviorsController_list: {
+    Behaviors_get: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                campaign_id: number;
-                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
-                api_key: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BehaviorListResponse"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    BehaviorsController_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
+                /** @description The behavior id */
                 behavior_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -7204,6 +9363,15 @@ export interface operations {
                     "application/json": components["schemas"]["BehaviorResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -7215,6 +9383,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7251,11 +9428,12 @@ export interface operations {
             };
         };
     };
-    BehaviorsController_update: {
+    Behaviors_update: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The behavior id */
                 behavior_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -7282,6 +9460,93 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["BehaviorUpdateError"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Behaviors_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The behavior id */
+                behavior_id: number;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BehaviorResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7341,75 +9606,7 @@ export interface operations {
             };
         };
     };
-    BehaviorsController_remove: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                behavior_id: number;
-                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
-                api_key: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BehaviorResponse"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    OffersController_list: {
+    Offers_list: {
         parameters: {
             query?: {
                 /** @description Items per page */
@@ -7434,7 +9631,7 @@ export interface operations {
                     "application/json": components["schemas"]["OfferListResponse"];
                 };
             };
-            /** @description validation */
+            /** @description validation, invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7445,6 +9642,15 @@ export interface operations {
             };
             /** @description unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7481,7 +9687,7 @@ export interface operations {
             };
         };
     };
-    OffersController_create: {
+    Offers_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -7561,11 +9767,12 @@ export interface operations {
             };
         };
     };
-    OffersController_get: {
+    Offers_get: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The offer id */
                 offer_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -7582,6 +9789,15 @@ export interface operations {
                     "application/json": components["schemas"]["OfferResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -7593,6 +9809,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7629,11 +9854,12 @@ export interface operations {
             };
         };
     };
-    OffersController_update: {
+    Offers_update: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The offer id */
                 offer_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -7719,11 +9945,12 @@ export interface operations {
             };
         };
     };
-    OffersController_remove: {
+    Offers_remove: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The offer id */
                 offer_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -7740,6 +9967,15 @@ export interface operations {
                     "application/json": components["schemas"]["OfferResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -7751,6 +9987,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7787,11 +10032,12 @@ export interface operations {
             };
         };
     };
-    CreativeGroupsController_list: {
+    CreativeGroups_list: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The line item id */
                 line_item_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -7808,6 +10054,15 @@ export interface operations {
                     "application/json": components["schemas"]["CreativeGroupListResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -7819,6 +10074,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7855,11 +10119,12 @@ export interface operations {
             };
         };
     };
-    CreativeGroupsController_create: {
+    CreativeGroups_create: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The line item id */
                 line_item_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -7945,11 +10210,12 @@ export interface operations {
             };
         };
     };
-    CreativeGroupsController_get: {
+    CreativeGroups_get: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The creative group id */
                 creative_group_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -7966,6 +10232,15 @@ export interface operations {
                     "application/json": components["schemas"]["CreativeGroupListResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -7977,6 +10252,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8013,11 +10297,12 @@ export interface operations {
             };
         };
     };
-    CreativeGroupsController_update: {
+    CreativeGroups_update: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The creative group id */
                 creative_group_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -8103,11 +10388,12 @@ export interface operations {
             };
         };
     };
-    CreativeGroupsController_remove: {
+    CreativeGroups_remove: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The creative group id */
                 creative_group_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -8124,6 +10410,15 @@ export interface operations {
                     "application/json": components["schemas"]["CreativeGroupDeletedResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -8135,6 +10430,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8171,11 +10475,12 @@ export interface operations {
             };
         };
     };
-    CreativesController_list: {
+    Creatives_list: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The creative group id */
                 creative_group_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -8192,6 +10497,15 @@ export interface operations {
                     "application/json": components["schemas"]["CreativeListResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -8203,6 +10517,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8239,11 +10562,12 @@ export interface operations {
             };
         };
     };
-    CreativesController_create: {
+    Creatives_create: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The creative group id */
                 creative_group_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -8329,11 +10653,12 @@ export interface operations {
             };
         };
     };
-    CreativesController_get: {
+    Creatives_get: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The creative id */
                 creative_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -8350,6 +10675,15 @@ export interface operations {
                     "application/json": components["schemas"]["CreativeListResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -8361,6 +10695,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8397,11 +10740,12 @@ export interface operations {
             };
         };
     };
-    CreativesController_update: {
+    Creatives_update: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The creative id */
                 creative_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -8487,11 +10831,12 @@ export interface operations {
             };
         };
     };
-    CreativesController_remove: {
+    Creatives_remove: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The creative id */
                 creative_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -8508,6 +10853,15 @@ export interface operations {
                     "application/json": components["schemas"]["CreativeListResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -8519,6 +10873,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8555,11 +10918,12 @@ export interface operations {
             };
         };
     };
-    AudienceJobsController_list: {
+    AudienceJobs_list: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The creative id */
                 creative_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -8576,6 +10940,15 @@ export interface operations {
                     "application/json": components["schemas"]["AudienceJobListResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -8587,6 +10960,15 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8623,12 +11005,14 @@ export interface operations {
             };
         };
     };
-    AudienceJobsController_download: {
+    AudienceJobs_download: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The creative id */
                 creative_id: number;
+                /** @description The audience job id, from the list of the creative's audience jobs */
                 job_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -8637,13 +11021,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The CSV file */
+            /** @description The CSV file, as an attachment named audience-job-<job_id>.csv */
             200: {
                 headers: {
+                    /** @description attachment; filename="audience-job-<job_id>.csv" */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "text/csv": string;
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description unauthorized */
@@ -8661,7 +11056,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/csv": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description rate_limited */
@@ -8693,7 +11097,7 @@ export interface operations {
             };
         };
     };
-    WebhooksController_list: {
+    Webhooks_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -8705,6 +11109,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The live webhooks, oldest first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8713,8 +11118,26 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookListResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8751,7 +11174,7 @@ export interface operations {
             };
         };
     };
-    WebhooksController_create: {
+    Webhooks_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -8767,6 +11190,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The webhook created, with its signing secret */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -8831,11 +11255,12 @@ export interface operations {
             };
         };
     };
-    WebhooksController_remove: {
+    Webhooks_remove: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The webhook's id (the `id` of POST .../management/webhooks). An unknown, deleted or another organization's webhook answers 404 not_found */
                 webhook_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -8844,6 +11269,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The deleted webhook, with deleted_at */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8852,80 +11278,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookResponse"];
                 };
             };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    WebhooksController_deliveries: {
-        parameters: {
-            query?: {
-                /** @description Items per page */
-                limit?: number;
-                /** @description Page number, from 1 */
-                page?: number;
-            };
-            header?: never;
-            path: {
-                webhook_id: number;
-                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
-                api_key: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeliveryListResponse"];
-                };
-            };
-            /** @description validation */
+            /** @description invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8952,6 +11305,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description rate_limited */
             429: {
                 headers: {
@@ -8981,7 +11343,100 @@ export interface operations {
             };
         };
     };
-    PerformController_byUser: {
+    Webhooks_deliveries: {
+        parameters: {
+            query?: {
+                /** @description Items per page */
+                limit?: number;
+                /** @description Page number, from 1 */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The webhook's id (the `id` of POST .../management/webhooks). An unknown, deleted or another organization's webhook answers 404 not_found */
+                webhook_id: number;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the deliveries, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryListResponse"];
+                };
+            };
+            /** @description validation, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Perform_byUser: {
         parameters: {
             query?: {
                 /** @description Sections added to the campaign */
@@ -8993,7 +11448,9 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The customer's id (a UUID, as answered when the customer was created); unknown or malformed → 404 not_found */
                 user_id: string;
+                /** @description Campaign id; missing, deleted or of another organization → 404 not_found */
                 ad_campaign_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -9097,7 +11554,7 @@ export interface operations {
             };
         };
     };
-    PerformController_byUserPermalink: {
+    Perform_byUserPermalink: {
         parameters: {
             query?: {
                 /** @description Sections added to the campaign */
@@ -9109,7 +11566,9 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The customer's id (a UUID, as answered when the customer was created); unknown or malformed → 404 not_found */
                 user_id: string;
+                /** @description Campaign permalink; missing, deleted or of another organization → 404 not_found */
                 permalink: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -9213,7 +11672,7 @@ export interface operations {
             };
         };
     };
-    PerformController_byExternal: {
+    Perform_byExternal: {
         parameters: {
             query?: {
                 /** @description Sections added to the campaign */
@@ -9225,7 +11684,9 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The customer's external_id (the organization's own id for the customer); unknown → 404 not_found */
                 external_id: string;
+                /** @description Campaign id; missing, deleted or of another organization → 404 not_found */
                 ad_campaign_id: number;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -9329,7 +11790,7 @@ export interface operations {
             };
         };
     };
-    PerformController_byExternalPermalink: {
+    Perform_byExternalPermalink: {
         parameters: {
             query?: {
                 /** @description Sections added to the campaign */
@@ -9341,7 +11802,9 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The customer's external_id (the organization's own id for the customer); unknown → 404 not_found */
                 external_id: string;
+                /** @description Campaign permalink; missing, deleted or of another organization → 404 not_found */
                 permalink: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
