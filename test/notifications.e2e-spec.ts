@@ -1,7 +1,6 @@
 import { jest } from '@jest/globals';
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
 import { createTestApp } from './support/app.js';
 import { expectError } from './support/errors.js';
 import { deleteQueueKeys, ownQueuePrefix, startTestWorker, waitFor } from './support/worker.js';
@@ -100,29 +99,9 @@ describe("a customer's notifications (triggered creatives)", () => {
   });
 
   it('shows a creative without content as an open_ad notification whose url, message and payload are null', async () => {
-    const window = { starts_at: new Date(Date.now() - 86_400_000).toISOString(), ends_at: new Date(Date.now() + 30 * 86_400_000).toISOString() };
     const campaign = await createCampaign(app, tenant);
     const behavior = await createBehavior(app, tenant, campaign.id, { name: 'Opened the app', event: 'app_open', points: 1 });
-    const lineItem = await api(app, tenant)
-      .post(`/management/campaigns/${campaign.id}/line_items`)
-      .send({ line_item: { name: 'Main', status: 'live', ...window } })
-      .expect(201);
-    const group = await api(app, tenant)
-      .post(`/management/line_items/${lineItem.body.line_items[0].id}/creative_groups`)
-      .send({ creative_group: { name: 'Everyone', status: 'live', ...window } })
-      .expect(201);
-    const [application]: Array<{ id: number }> = await app
-      .get(DataSource)
-      .query(`SELECT id FROM applications WHERE organization_id = $1 ORDER BY id LIMIT 1`, [tenant.organizationId]);
-    const creative = {
-      name: 'Bulk offer',
-      status: 'live',
-      ad_type: 'issue_bulk_offer',
-      creative_type: 'issue-bulk-offer',
-      application_id: application.id,
-      issue_audience_csv: { delivery_method: 'triggered', behavior_id: behavior.id },
-    };
-    await api(app, tenant).post(`/management/creative_groups/${group.body.creative_groups[0].id}/creatives`).send({ creative }).expect(201);
+    await createTriggeredCreative(app, tenant, campaign.id, behavior.id, { name: 'Bulk offer', ad_type: 'issue_bulk_offer', creative_type: 'issue-bulk-offer' });
     const customer = await createCustomer(app, tenant);
     await api(app, tenant).post(`/users/${customer.id}/events`).send({ events: { app_open: 1 } }).expect(200);
 

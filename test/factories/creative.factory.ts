@@ -6,14 +6,15 @@ const DAY = 86_400_000;
 
 /**
  * A live line item, creative group (everyone) and triggered push creative for `behaviorId`, through the management
- * API: each completion of the behavior then yields one notification. Answers the creative's id.
+ * API: each completion of the behavior then yields one notification. `content` adds or replaces creative members
+ * (message, url, payload; or name, ad_type and creative_type for another kind). Answers the creative's id.
  */
 export async function createTriggeredCreative(
   app: INestApplication,
   tenant: TestTenant,
   campaignId: number,
   behaviorId: number,
-  content: { message?: string; url?: string; payload?: Record<string, unknown> } = {},
+  content: { message?: string; url?: string; payload?: Record<string, unknown>; name?: string; ad_type?: string; creative_type?: string } = {},
 ): Promise<number> {
   const window = { starts_at: new Date(Date.now() - DAY).toISOString(), ends_at: new Date(Date.now() + 30 * DAY).toISOString() };
   const lineItem = await api(app, tenant)

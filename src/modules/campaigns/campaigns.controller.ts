@@ -6,7 +6,7 @@ import { CurrentTenant } from '../../common/http/current-tenant.decorator.js';
 import { IdPipe } from '../../common/http/id.pipe.js';
 import { PageQuery } from '../../common/http/pagination.dto.js';
 import type { Tenant } from '../../common/http/request-context.js';
-import { ApiIdParam } from './api-id-param.js';
+import { ApiIdParam } from '../../common/http/api-params.js';
 import { CampaignsService } from './campaigns.service.js';
 import {
   CampaignListResponse,

@@ -5,7 +5,7 @@ import { ApiErrors } from '../../common/http/api-errors.decorator.js';
 import { CurrentTenant } from '../../common/http/current-tenant.decorator.js';
 import { PageQuery } from '../../common/http/pagination.dto.js';
 import type { Tenant } from '../../common/http/request-context.js';
-import { ApiExternalIdParam, ApiUserIdParam } from './dto/customer-params.js';
+import { ApiExternalIdParam, ApiUserIdParam } from '../../common/http/api-params.js';
 import { CreateUserBody, NotificationsResponse, TimelineResponse, UpdateUserBody, UserResponse } from './dto/user.dto.js';
 import { CustomersService } from './customers.service.js';
 

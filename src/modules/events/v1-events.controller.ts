@@ -8,7 +8,7 @@ import { CurrentTenant } from '../../common/http/current-tenant.decorator.js';
 import { IdPipe } from '../../common/http/id.pipe.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { BehaviorChange, GoalProgressView, GroupProgressView, RetrievalBehaviorView, V1BehaviorView } from './dto/behavior-progress.dto.js';
-import { ApiCampaignIdParam, ApiExternalIdParam, ApiPermalinkParam, ApiUserIdParam } from './dto/path-params.js';
+import { ApiIdParam, ApiExternalIdParam, ApiPermalinkParam, ApiUserIdParam } from '../../common/http/api-params.js';
 import { DIVISION_IDS_QUERY, RetrievalQuery, RetrievalResponse } from './dto/retrieval.dto.js';
 import { V1AsyncResponse, V1EventResponse, V1QualificationResponse } from './dto/v1-answer.dto.js';
 import { V1EventBody, V1EventQuery } from './dto/v1-event.dto.js';
@@ -104,7 +104,7 @@ export class V1EventsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Send events for a customer to one campaign', description: BY_ID })
   @ApiUserIdParam()
-  @ApiCampaignIdParam('campaign_id', NO_CAMPAIGN)
+  @ApiIdParam('campaign_id', `Campaign id; ${NO_CAMPAIGN}`)
   @SEND_OK
   @ApiErrors(...SEND_ERRORS, 'No_active_campaign_found')
   byUserCampaign(
@@ -122,7 +122,7 @@ export class V1EventsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Send events for a customer named by external_id to one campaign', description: BY_ID })
   @ApiExternalIdParam()
-  @ApiCampaignIdParam('campaign_id', NO_CAMPAIGN)
+  @ApiIdParam('campaign_id', `Campaign id; ${NO_CAMPAIGN}`)
   @SEND_OK
   @ApiErrors(...SEND_ERRORS, 'No_active_campaign_found')
   byExternalCampaign(

@@ -9,7 +9,7 @@ import type { Tenant } from '../../common/http/request-context.js';
 import type { CustomerKey } from '../evaluation/evaluation.repository.js';
 import type { CampaignKey } from '../events/scope.js';
 import { GoalProgressView, GroupProgressView } from '../events/dto/behavior-progress.dto.js';
-import { ApiCampaignIdParam, ApiExternalIdParam, ApiPermalinkParam, ApiUserIdParam } from '../events/dto/path-params.js';
+import { ApiIdParam, ApiExternalIdParam, ApiPermalinkParam, ApiUserIdParam } from '../../common/http/api-params.js';
 import { PerformBody, PerformQuery, PerformResponse } from './dto/perform.dto.js';
 import { PerformUseCase } from './perform.use-case.js';
 
@@ -46,7 +46,7 @@ export class PerformController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Perform a domain action for a customer on a campaign', description: DESCRIPTION })
   @ApiUserIdParam()
-  @ApiCampaignIdParam('ad_campaign_id', NO_CAMPAIGN)
+  @ApiIdParam('ad_campaign_id', `Campaign id; ${NO_CAMPAIGN}`)
   @ApiOkResponse({ type: PerformResponse })
   @ApiErrors(...ERRORS)
   byUser(
@@ -82,7 +82,7 @@ export class PerformController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Perform a domain action for a customer named by external_id on a campaign', description: DESCRIPTION })
   @ApiExternalIdParam()
-  @ApiCampaignIdParam('ad_campaign_id', NO_CAMPAIGN)
+  @ApiIdParam('ad_campaign_id', `Campaign id; ${NO_CAMPAIGN}`)
   @ApiOkResponse({ type: PerformResponse })
   @ApiErrors(...ERRORS)
   byExternal(

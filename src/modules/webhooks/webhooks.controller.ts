@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiIdParam } from '../../common/http/api-params.js';
 import { ApiKeyAuth } from '../../common/auth/api-key-auth.decorator.js';
 import { ApiErrors } from '../../common/http/api-errors.decorator.js';
 import { CurrentTenant } from '../../common/http/current-tenant.decorator.js';
@@ -9,13 +10,7 @@ import type { Tenant } from '../../common/http/request-context.js';
 import { CreatedWebhookResponse, CreateWebhookBody, DeliveryListResponse, WebhookListResponse, WebhookResponse } from './dto/webhook.dto.js';
 import { WebhooksService } from './webhooks.service.js';
 
-const ApiWebhookIdParam = () =>
-  ApiParam({
-    name: 'webhook_id',
-    schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
-    example: 3,
-    description: "The webhook's id (the `id` of POST .../management/webhooks). An unknown, deleted or another organization's webhook answers 404 not_found",
-  });
+const ApiWebhookIdParam = () => ApiIdParam('webhook_id', "The webhook's id (the `id` of POST .../management/webhooks). An unknown, deleted or another organization's webhook answers 404 not_found", 3);
 
 @ApiTags('management: webhooks')
 @ApiKeyAuth()

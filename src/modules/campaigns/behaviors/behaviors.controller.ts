@@ -5,7 +5,7 @@ import { ApiErrors } from '../../../common/http/api-errors.decorator.js';
 import { CurrentTenant } from '../../../common/http/current-tenant.decorator.js';
 import { IdPipe } from '../../../common/http/id.pipe.js';
 import type { Tenant } from '../../../common/http/request-context.js';
-import { ApiIdParam } from '../api-id-param.js';
+import { ApiIdParam } from '../../../common/http/api-params.js';
 import { BehaviorsService } from './behaviors.service.js';
 import { BatchBehaviorsBody, UpdateBehaviorBody } from './dto/behavior.dto.js';
 import { BehaviorBatchError, BehaviorListResponse, BehaviorResponse, BehaviorUpdateError } from './dto/behavior-view.dto.js';

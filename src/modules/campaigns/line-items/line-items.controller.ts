@@ -6,7 +6,7 @@ import { CurrentTenant } from '../../../common/http/current-tenant.decorator.js'
 import { IdPipe } from '../../../common/http/id.pipe.js';
 import type { Tenant } from '../../../common/http/request-context.js';
 import { CreateLineItemBody, LineItemDeletedResponse, LineItemListResponse, UpdateLineItemBody } from './dto/line-item.dto.js';
-import { ApiIdParam } from '../api-id-param.js';
+import { ApiIdParam } from '../../../common/http/api-params.js';
 import { LineItemsService } from './line-items.service.js';
 
 const WRITE_ERRORS = ['missing_data', 'argument_error', 'validation', 'not_found'] as const;

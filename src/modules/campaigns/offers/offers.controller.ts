@@ -7,7 +7,7 @@ import { IdPipe } from '../../../common/http/id.pipe.js';
 import { PageQuery } from '../../../common/http/pagination.dto.js';
 import type { Tenant } from '../../../common/http/request-context.js';
 import { CreateOfferBody, OfferListResponse, OfferResponse, UpdateOfferBody } from './dto/offer.dto.js';
-import { ApiIdParam } from '../api-id-param.js';
+import { ApiIdParam } from '../../../common/http/api-params.js';
 import { OffersService } from './offers.service.js';
 
 const WRITE_ERRORS = ['missing_data', 'argument_error', 'validation'] as const;

@@ -5,7 +5,7 @@ import { ApiErrors } from '../../../common/http/api-errors.decorator.js';
 import { CurrentTenant } from '../../../common/http/current-tenant.decorator.js';
 import { IdPipe } from '../../../common/http/id.pipe.js';
 import type { Tenant } from '../../../common/http/request-context.js';
-import { ApiIdParam } from '../../campaigns/api-id-param.js';
+import { ApiIdParam } from '../../../common/http/api-params.js';
 import { AudienceJobsService } from './audience-jobs.service.js';
 import { AudienceJobListResponse } from './dto/audience-job.dto.js';
 

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiIdParam } from '../../../common/http/api-params.js';
 import { ApiKeyAuth } from '../../../common/auth/api-key-auth.decorator.js';
 import { ApiErrors } from '../../../common/http/api-errors.decorator.js';
 import { CurrentTenant } from '../../../common/http/current-tenant.decorator.js';
@@ -14,13 +15,7 @@ const BODY_ERRORS =
   '400 missing_data when the `tier` wrapper or a required member is absent or null; 400 argument_error for a member not listed; ' +
   '400 validation for a wrong type or range, a blank name, or a name (case-insensitively) or min_points another live tier of the organization has';
 
-const ApiTierIdParam = () =>
-  ApiParam({
-    name: 'tier_id',
-    schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
-    example: 3,
-    description: "The tier's id (the `id` of POST .../management/tiers). An unknown, deleted or another organization's tier answers 404 not_found",
-  });
+const ApiTierIdParam = () => ApiIdParam('tier_id', "The tier's id (the `id` of POST .../management/tiers). An unknown, deleted or another organization's tier answers 404 not_found", 3);
 
 @ApiTags('management: tiers')
 @ApiKeyAuth()

@@ -1,4 +1,5 @@
-import { ApiProperty, ApiSchema, type ApiSchemaOptions } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
+import { ApiSchemaOf } from '../../../common/http/api-schema.js';
 import type { CampaignState } from '../../../engine/index.js';
 import { BehaviorChange, mapOf, V1BehaviorView } from './behavior-progress.dto.js';
 import { CAMPAIGN_STATES, FAILURE_STATES } from './engine-values.js';
@@ -11,9 +12,9 @@ import { V1NotificationView } from './v1-event.dto.js';
 /**
  * The two short answers are closed to other members (additionalProperties: false), so that the oneOf of the three
  * answers is exclusive in the served document too: without it the full answer would also match the short ones, as
- * it has all their members. @nestjs/swagger spreads @ApiSchema's options into the class schema, beyond its typing.
+ * it has all their members.
  */
-const Closed = (description: string) => ApiSchema({ description, additionalProperties: false } as ApiSchemaOptions);
+const Closed = (description: string) => ApiSchemaOf(description, false);
 
 const STATE_DESCRIPTION =
   'qualified if any campaign qualified, else the first failure met among the campaigns listening to the events, else events_not_qualified';

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiIdParam } from '../../../common/http/api-params.js';
 import { ApiKeyAuth } from '../../../common/auth/api-key-auth.decorator.js';
 import { ApiErrors } from '../../../common/http/api-errors.decorator.js';
 import { CurrentTenant } from '../../../common/http/current-tenant.decorator.js';
@@ -15,13 +16,7 @@ const BODY_ERRORS =
   'listed; 400 validation for a wrong type or range, a blank name, a name (case-insensitively) another live division of the ' +
   'organization has, or a parent_id that is not a live division of the organization';
 
-const ApiDivisionIdParam = () =>
-  ApiParam({
-    name: 'division_id',
-    schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
-    example: 7,
-    description: "The division's id. An unknown, deleted or another organization's division answers 404 not_found",
-  });
+const ApiDivisionIdParam = () => ApiIdParam('division_id', "The division's id. An unknown, deleted or another organization's division answers 404 not_found", 7);
 
 @ApiTags('management: divisions')
 @ApiKeyAuth()

@@ -1,4 +1,5 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema, PartialType, type ApiSchemaOptions } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { ApiSchemaOf } from '../../../../common/http/api-schema.js';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject } from 'class-validator';
 import { Criterion } from '../../../../common/validation/criterion.dto.js';
 import { Required } from '../../../../common/validation/validators.js';
@@ -8,8 +9,8 @@ import { Required } from '../../../../common/validation/validators.js';
  * behavior-validation.ts, not by class-validator, so that every behavior of a batch is answered with its own errors.
  */
 
-/** A named schema that also takes members it does not list (ApiSchema copies its options into the schema). */
-export const OpenSchema = (description: string): ClassDecorator => ApiSchema({ description, additionalProperties: true } as ApiSchemaOptions);
+/** A named schema that also takes members it does not list. */
+export const OpenSchema = (description: string): ClassDecorator => ApiSchemaOf(description, true);
 
 export const CRITERIA_EXAMPLE = [{ field: 'context.app_name', op: 'eq', value: 'mobile' }];
 
