@@ -8,7 +8,7 @@ const CHECKED_IN = 'docs/openapi.json';
 
 /**
  * docs/openapi.json is the document the service serves at /docs-json, checked in: `npm run lint:openapi` lints it and
- * the typed client (clients/typescript) is generated from it. `UPDATE_OPENAPI=1` rewrites it from the served one.
+ * the typed client (clients/typescript) is generated from it. `npm run openapi:update` rewrites both from the served one.
  */
 describe('The checked-in OpenAPI document', () => {
   let app: INestApplication;
@@ -22,7 +22,7 @@ describe('The checked-in OpenAPI document', () => {
   });
   afterAll(() => app.close());
 
-  it('is the document the service serves (rewrite it with UPDATE_OPENAPI=1 and regenerate the client)', () => {
+  it('is the document the service serves (after a change to the API: npm run openapi:update)', () => {
     expect(readFileSync(CHECKED_IN, 'utf8')).toBe(served);
   });
 

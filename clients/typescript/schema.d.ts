@@ -4979,7 +4979,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The customer's id (a UUID, as answered when the customer was created); unknown or malformed → 404 not_found */
+                /** @description The customer's UUID, assigned by the service when the customer is created (the `id` of POST .../users). An unknown id, another organization's customer, or a value that is not a UUID answers 404 not_found */
                 user_id: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -5073,7 +5073,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The customer's id (a UUID, as answered when the customer was created); unknown or malformed → 404 not_found */
+                /** @description The customer's UUID, assigned by the service when the customer is created (the `id` of POST .../users). An unknown id, another organization's customer, or a value that is not a UUID answers 404 not_found */
                 user_id: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -5177,7 +5177,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The customer's external_id (the organization's own id for the customer); unknown → 404 not_found */
+                /** @description The customer's external_id: your own id for the customer, given on create (URL-encoded). An unknown one answers 404 not_found */
                 external_id: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -5271,7 +5271,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The customer's external_id (the organization's own id for the customer); unknown → 404 not_found */
+                /** @description The customer's external_id: your own id for the customer, given on create (URL-encoded). An unknown one answers 404 not_found */
                 external_id: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -5379,7 +5379,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The customer's id (a UUID, as answered when the customer was created); unknown or malformed → 404 not_found */
+                /** @description The customer's UUID, assigned by the service when the customer is created (the `id` of POST .../users). An unknown id, another organization's customer, or a value that is not a UUID answers 404 not_found */
                 user_id: string;
                 /** @description Campaign id; not a live campaign of the organization (missing, not live or deleted) → 404 No_active_campaign_found */
                 campaign_id: number;
@@ -5489,7 +5489,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The customer's external_id (the organization's own id for the customer); unknown → 404 not_found */
+                /** @description The customer's external_id: your own id for the customer, given on create (URL-encoded). An unknown one answers 404 not_found */
                 external_id: string;
                 /** @description Campaign id; not a live campaign of the organization (missing, not live or deleted) → 404 No_active_campaign_found */
                 campaign_id: number;
@@ -5599,9 +5599,9 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The customer's id (a UUID, as answered when the customer was created); unknown or malformed → 404 not_found */
+                /** @description The customer's UUID, assigned by the service when the customer is created (the `id` of POST .../users). An unknown id, another organization's customer, or a value that is not a UUID answers 404 not_found */
                 user_id: string;
-                /** @description Campaign permalink; not a live campaign of the organization (missing, not live or deleted) → 404 No_active_campaign_found */
+                /** @description not a live campaign of the organization (missing, not live or deleted) → 404 No_active_campaign_found */
                 permalink: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -5709,9 +5709,9 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The customer's external_id (the organization's own id for the customer); unknown → 404 not_found */
+                /** @description The customer's external_id: your own id for the customer, given on create (URL-encoded). An unknown one answers 404 not_found */
                 external_id: string;
-                /** @description Campaign permalink; not a live campaign of the organization (missing, not live or deleted) → 404 No_active_campaign_found */
+                /** @description not a live campaign of the organization (missing, not live or deleted) → 404 No_active_campaign_found */
                 permalink: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -11448,7 +11448,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The customer's id (a UUID, as answered when the customer was created); unknown or malformed → 404 not_found */
+                /** @description The customer's UUID, assigned by the service when the customer is created (the `id` of POST .../users). An unknown id, another organization's customer, or a value that is not a UUID answers 404 not_found */
                 user_id: string;
                 /** @description Campaign id; missing, deleted or of another organization → 404 not_found */
                 ad_campaign_id: number;
@@ -11566,9 +11566,9 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The customer's id (a UUID, as answered when the customer was created); unknown or malformed → 404 not_found */
+                /** @description The customer's UUID, assigned by the service when the customer is created (the `id` of POST .../users). An unknown id, another organization's customer, or a value that is not a UUID answers 404 not_found */
                 user_id: string;
-                /** @description Campaign permalink; missing, deleted or of another organization → 404 not_found */
+                /** @description missing, deleted or of another organization → 404 not_found */
                 permalink: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
@@ -11684,7 +11684,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The customer's external_id (the organization's own id for the customer); unknown → 404 not_found */
+                /** @description The customer's external_id: your own id for the customer, given on create (URL-encoded). An unknown one answers 404 not_found */
                 external_id: string;
                 /** @description Campaign id; missing, deleted or of another organization → 404 not_found */
                 ad_campaign_id: number;
@@ -11802,9 +11802,9 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The customer's external_id (the organization's own id for the customer); unknown → 404 not_found */
+                /** @description The customer's external_id: your own id for the customer, given on create (URL-encoded). An unknown one answers 404 not_found */
                 external_id: string;
-                /** @description Campaign permalink; missing, deleted or of another organization → 404 not_found */
+                /** @description missing, deleted or of another organization → 404 not_found */
                 permalink: string;
                 /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
                 api_key: string;
