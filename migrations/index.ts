@@ -8,6 +8,7 @@ import { Webhooks1764400000000 } from './1764400000000-webhooks.js';
 import { AudienceJobs1764500000000 } from './1764500000000-audience-jobs.js';
 import { CustomerIndexes1764600000000 } from './1764600000000-customer-indexes.js';
 import { RejectedEventsIndex1764700000000 } from './1764700000000-rejected-events-index.js';
+import { PartitionedEventLog1764800000000 } from './1764800000000-partitioned-event-log.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -21,4 +22,5 @@ export const migrations = [
   AudienceJobs1764500000000,
   CustomerIndexes1764600000000,
   RejectedEventsIndex1764700000000,
+  PartitionedEventLog1764800000000,
 ];

@@ -66,17 +66,23 @@ SELECT e.id, e.organization_id, e.customer_id, e.campaign_id, e.name, e.count, e
 
 -- EvaluationRepository.transactionUsed (read_only)
 -- prepared as "transaction-used"
-SELECT 1 FROM events WHERE api_key_id = $1 AND transaction_id = $2;
+SELECT 1 FROM event_transactions WHERE api_key_id = $1 AND transaction_id = $2;
 
 -- EvaluationRepository.write: new events (V1, perform); sent with COMMIT
 -- prepared as "write-new-events"
-WITH inserted_events AS (
+WITH claimed_transactions AS (
+    INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at)
+    SELECT t.api_key_id, t.transaction_id, t.occurred_at
+      FROM json_to_recordset($1::json) AS t(api_key_id int, transaction_id text, occurred_at timestamptz)
+    RETURNING 1
+  ),
+  inserted_events AS (
     INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, attributes, context,
                         division_id, campaign_id, occurred_at, status, reason, result, points_earned, processed_at, request_id, qualify)
     SELECT t.organization_id, t.api_key_id, t.customer_id, t.user_ref, t.source, t.transaction_id, t.name, t.count, t.attributes, t.context,
            t.division_id, t.campaign_id, t.occurred_at, t.status, t.reason, t.result, t.points,
            CASE WHEN t.status <> 'pending' THEN now() END, t.request_id, t.qualify
-      FROM ROWS FROM (json_to_recordset($1::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
+      FROM ROWS FROM (json_to_recordset($2::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
              source text, transaction_id text, name text, count numeric, attributes jsonb, context jsonb, division_id int, campaign_id int,
              occurred_at timestamptz, status text, reason text, result jsonb, points int, request_id text, qualify boolean))
            WITH ORDINALITY AS t
@@ -89,29 +95,29 @@ WITH inserted_events AS (
   progress AS (
     INSERT INTO customer_progress (customer_id, behavior_id, state, achieved, updated_at)
     SELECT t.customer_id, t.behavior_id, t.state, t.achieved, now()
-      FROM json_to_recordset($2::json) AS t(customer_id uuid, behavior_id int, state jsonb, achieved int)
+      FROM json_to_recordset($3::json) AS t(customer_id uuid, behavior_id int, state jsonb, achieved int)
     ON CONFLICT (customer_id, behavior_id) DO UPDATE SET state = EXCLUDED.state, achieved = EXCLUDED.achieved, updated_at = now()
     RETURNING 1
   ),
   customers_changed AS (
     UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tags = t.tags,
            qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
-      FROM json_to_recordset($3::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
+      FROM json_to_recordset($4::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
            qualified_campaign_ids int[], completed_campaign_ids int[])
-     WHERE c.id = ANY($4::uuid[]) AND c.id = t.id
+     WHERE c.id = ANY($5::uuid[]) AND c.id = t.id
     RETURNING 1
   ),
   credits AS (
     INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source)
     SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source
-      FROM json_to_recordset($5::json) AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb)
+      FROM json_to_recordset($6::json) AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb)
       JOIN event_ids e ON e.idx = t.idx
     RETURNING 1
   ),
   offers_issued AS (
     INSERT INTO customer_offers (organization_id, customer_id, offer_id, campaign_id, behavior_id, event_id, issued_at)
     SELECT t.organization_id, t.customer_id, t.offer_id, t.campaign_id, t.behavior_id, e.id, t.issued_at
-      FROM json_to_recordset($6::json)
+      FROM json_to_recordset($7::json)
            AS t(idx int, organization_id int, customer_id uuid, offer_id int, campaign_id int, behavior_id int, issued_at timestamptz)
       JOIN event_ids e ON e.idx = t.idx
     RETURNING 1
@@ -119,7 +125,7 @@ WITH inserted_events AS (
   notifications AS (
     INSERT INTO notifications (organization_id, customer_id, event_id, creative_id, campaign_id, behavior_id, type, data)
     SELECT t.organization_id, t.customer_id, e.id, t.creative_id, t.campaign_id, t.behavior_id, t.type, t.data
-      FROM ROWS FROM (json_to_recordset($7::json)
+      FROM ROWS FROM (json_to_recordset($8::json)
            AS (idx int, organization_id int, customer_id uuid, creative_id int, campaign_id int, behavior_id int, type text, data jsonb))
            WITH ORDINALITY AS t
       JOIN event_ids e ON e.idx = t.idx
@@ -186,13 +192,19 @@ WITH event_ids AS (
 
 -- EvaluationRepository.write: new events (V1, perform), with webhook deliveries; sent with COMMIT
 -- prepared as "write-new-events-webhooks"
-WITH inserted_events AS (
+WITH claimed_transactions AS (
+    INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at)
+    SELECT t.api_key_id, t.transaction_id, t.occurred_at
+      FROM json_to_recordset($1::json) AS t(api_key_id int, transaction_id text, occurred_at timestamptz)
+    RETURNING 1
+  ),
+  inserted_events AS (
     INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, attributes, context,
                         division_id, campaign_id, occurred_at, status, reason, result, points_earned, processed_at, request_id, qualify)
     SELECT t.organization_id, t.api_key_id, t.customer_id, t.user_ref, t.source, t.transaction_id, t.name, t.count, t.attributes, t.context,
            t.division_id, t.campaign_id, t.occurred_at, t.status, t.reason, t.result, t.points,
            CASE WHEN t.status <> 'pending' THEN now() END, t.request_id, t.qualify
-      FROM ROWS FROM (json_to_recordset($1::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
+      FROM ROWS FROM (json_to_recordset($2::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
              source text, transaction_id text, name text, count numeric, attributes jsonb, context jsonb, division_id int, campaign_id int,
              occurred_at timestamptz, status text, reason text, result jsonb, points int, request_id text, qualify boolean))
            WITH ORDINALITY AS t
@@ -205,29 +217,29 @@ WITH inserted_events AS (
   progress AS (
     INSERT INTO customer_progress (customer_id, behavior_id, state, achieved, updated_at)
     SELECT t.customer_id, t.behavior_id, t.state, t.achieved, now()
-      FROM json_to_recordset($2::json) AS t(customer_id uuid, behavior_id int, state jsonb, achieved int)
+      FROM json_to_recordset($3::json) AS t(customer_id uuid, behavior_id int, state jsonb, achieved int)
     ON CONFLICT (customer_id, behavior_id) DO UPDATE SET state = EXCLUDED.state, achieved = EXCLUDED.achieved, updated_at = now()
     RETURNING 1
   ),
   customers_changed AS (
     UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tags = t.tags,
            qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
-      FROM json_to_recordset($3::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
+      FROM json_to_recordset($4::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
            qualified_campaign_ids int[], completed_campaign_ids int[])
-     WHERE c.id = ANY($4::uuid[]) AND c.id = t.id
+     WHERE c.id = ANY($5::uuid[]) AND c.id = t.id
     RETURNING 1
   ),
   credits AS (
     INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source)
     SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source
-      FROM json_to_recordset($5::json) AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb)
+      FROM json_to_recordset($6::json) AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb)
       JOIN event_ids e ON e.idx = t.idx
     RETURNING 1
   ),
   offers_issued AS (
     INSERT INTO customer_offers (organization_id, customer_id, offer_id, campaign_id, behavior_id, event_id, issued_at)
     SELECT t.organization_id, t.customer_id, t.offer_id, t.campaign_id, t.behavior_id, e.id, t.issued_at
-      FROM json_to_recordset($6::json)
+      FROM json_to_recordset($7::json)
            AS t(idx int, organization_id int, customer_id uuid, offer_id int, campaign_id int, behavior_id int, issued_at timestamptz)
       JOIN event_ids e ON e.idx = t.idx
     RETURNING 1
@@ -235,7 +247,7 @@ WITH inserted_events AS (
   notifications AS (
     INSERT INTO notifications (organization_id, customer_id, event_id, creative_id, campaign_id, behavior_id, type, data)
     SELECT t.organization_id, t.customer_id, e.id, t.creative_id, t.campaign_id, t.behavior_id, t.type, t.data
-      FROM ROWS FROM (json_to_recordset($7::json)
+      FROM ROWS FROM (json_to_recordset($8::json)
            AS (idx int, organization_id int, customer_id uuid, creative_id int, campaign_id int, behavior_id int, type text, data jsonb))
            WITH ORDINALITY AS t
       JOIN event_ids e ON e.idx = t.idx
@@ -250,7 +262,7 @@ WITH inserted_events AS (
     SELECT w.organization_id, w.id, e.id, t.type,
            jsonb_build_object('id', t.id, 'type', t.type, 'created_at', t.created_at,
              'data', CASE WHEN t.notification_n IS NULL THEN t.data ELSE jsonb_build_object('id', n.id) || t.data END)
-      FROM json_to_recordset($8::json) AS t(idx int, organization_id int, id text, type text, created_at text, notification_n int, data jsonb)
+      FROM json_to_recordset($9::json) AS t(idx int, organization_id int, id text, type text, created_at text, notification_n int, data jsonb)
       JOIN event_ids e ON e.idx = t.idx
       LEFT JOIN notification_ns n ON n.n = t.notification_n
       JOIN webhooks w ON w.organization_id = t.organization_id AND w.deleted_at IS NULL AND t.type = ANY(w.event_types)
@@ -332,13 +344,19 @@ WITH event_ids AS (
 
 -- EvaluationRepository.storePending (V1 async=true)
 -- prepared as "store-pending-events"
-WITH inserted_events AS (
+WITH claimed_transactions AS (
+    INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at)
+    SELECT t.api_key_id, t.transaction_id, t.occurred_at
+      FROM json_to_recordset($1::json) AS t(api_key_id int, transaction_id text, occurred_at timestamptz)
+    RETURNING 1
+  ),
+  inserted_events AS (
     INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, attributes, context,
                         division_id, campaign_id, occurred_at, status, reason, result, points_earned, processed_at, request_id, qualify)
     SELECT t.organization_id, t.api_key_id, t.customer_id, t.user_ref, t.source, t.transaction_id, t.name, t.count, t.attributes, t.context,
            t.division_id, t.campaign_id, t.occurred_at, t.status, t.reason, t.result, t.points,
            CASE WHEN t.status <> 'pending' THEN now() END, t.request_id, t.qualify
-      FROM ROWS FROM (json_to_recordset($1::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
+      FROM ROWS FROM (json_to_recordset($2::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
              source text, transaction_id text, name text, count numeric, attributes jsonb, context jsonb, division_id int, campaign_id int,
              occurred_at timestamptz, status text, reason text, result jsonb, points int, request_id text, qualify boolean))
            WITH ORDINALITY AS t

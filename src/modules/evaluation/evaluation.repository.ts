@@ -154,9 +154,13 @@ export class EvaluationRepository {
     }));
   }
 
-  /** True when the api key has already used the transaction id (read_only's check; writes rely on the unique index). */
+  /** True when the api key has already used the transaction id (read_only's check; writes claim it in event_transactions). */
   async transactionUsed(uow: UnitOfWork, apiKeyId: number, transactionId: string): Promise<boolean> {
-    const rows = await uow.run({ name: 'transaction-used', text: `SELECT 1 FROM events WHERE api_key_id = $1 AND transaction_id = $2`, values: [apiKeyId, transactionId] });
+    const rows = await uow.run({
+      name: 'transaction-used',
+      text: `SELECT 1 FROM event_transactions WHERE api_key_id = $1 AND transaction_id = $2`,
+      values: [apiKeyId, transactionId],
+    });
     return rows.length > 0;
   }
 
@@ -253,7 +257,7 @@ function loadedCustomer(row: CustomerRow): LoadedCustomer {
 function duplicateOf(events: WritePlan['events']) {
   return (error: unknown): never => {
     const driver = error as { code?: string; constraint?: string } | null;
-    if (driver?.code === '23505' && driver.constraint === 'events_transaction' && 'insert' in events) {
+    if (driver?.code === '23505' && driver.constraint === 'event_transactions_pkey' && 'insert' in events) {
       const used = events.insert.find((e) => e.transaction_id !== null)?.transaction_id;
       if (used) throw new DuplicateTransaction(used);
     }

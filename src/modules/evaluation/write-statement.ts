@@ -16,7 +16,21 @@ interface Step {
 
 const json = (rows: unknown[]) => JSON.stringify(rows);
 
+/** The idempotency keys of the rows (a submission's first instance holds it), as event_transactions stores them. */
+const transactionsOf = (rows: unknown[]) =>
+  (rows as Array<{ api_key_id: number; transaction_id: string | null; occurred_at: unknown }>)
+    .filter((r) => r.transaction_id !== null)
+    .map((r) => ({ api_key_id: r.api_key_id, transaction_id: r.transaction_id, occurred_at: r.occurred_at }));
+
 const steps = {
+  /** A used (api key, transaction id) violates event_transactions' key: the repository answers DuplicateTransaction. */
+  claimTransactions: (rows: unknown[]): Step => ({
+    name: 'claimed_transactions',
+    sql: (p) => `INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at)
+         SELECT t.api_key_id, t.transaction_id, t.occurred_at
+           FROM json_to_recordset(${p(json(transactionsOf(rows)))}::json) AS t(api_key_id int, transaction_id text, occurred_at timestamptz)
+         RETURNING 1`,
+  }),
   insertEvents: (rows: unknown[]): Step => ({
     name: 'inserted_events',
     sql: (p) => `INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, attributes, context,
@@ -106,6 +120,11 @@ const steps = {
   }),
 };
 
+/** The steps as the named CTEs of one WITH. */
+function named(list: Step[], param: (value: unknown) => string): string {
+  return list.map((step) => `${step.name} AS (\n         ${step.sql(param)}\n       )`).join(',\n       ');
+}
+
 /** The answer of the write: ids of the events, notifications and webhook deliveries written, each in order. */
 export interface WrittenRow {
   event_ids: string[];
@@ -121,7 +140,9 @@ export function writeStatement(plan: WritePlan): Statement {
   const inserting = 'insert' in plan.events;
   const withDeliveries = plan.deliveries.length > 0;
   const list: Step[] = [
-    ...('insert' in plan.events ? [steps.insertEvents(plan.events.insert), steps.numberInserted()] : [steps.markEvents(plan.events.mark)]),
+    ...('insert' in plan.events
+      ? [steps.claimTransactions(plan.events.insert), steps.insertEvents(plan.events.insert), steps.numberInserted()]
+      : [steps.markEvents(plan.events.mark)]),
     steps.upsertProgress(plan.progress),
     steps.updateCustomers(plan.customers),
     steps.creditPoints(plan.credits),
@@ -131,8 +152,7 @@ export function writeStatement(plan: WritePlan): Statement {
   ];
   const values: unknown[] = [];
   const param = (value: unknown) => `$${values.push(value)}`;
-  const ctes = list.map((step) => `${step.name} AS (\n         ${step.sql(param)}\n       )`).join(',\n       ');
-  const text = `WITH ${ctes}
+  const text = `WITH ${named(list, param)}
        SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
               (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
               ${withDeliveries ? '(SELECT array_agg(id ORDER BY id) FROM deliveries)' : 'NULL::bigint[]'} AS delivery_ids`;
@@ -143,6 +163,6 @@ export function writeStatement(plan: WritePlan): Statement {
 export function storePendingStatement(rows: unknown[]): Statement {
   const values: unknown[] = [];
   const param = (value: unknown) => `$${values.push(value)}`;
-  const insert = steps.insertEvents(rows);
-  return { name: 'store-pending-events', text: `WITH ${insert.name} AS (\n         ${insert.sql(param)}\n       )\n       SELECT array_agg(id ORDER BY id) AS event_ids FROM inserted_events`, values };
+  const text = named([steps.claimTransactions(rows), steps.insertEvents(rows)], param);
+  return { name: 'store-pending-events', text: `WITH ${text}\n       SELECT array_agg(id ORDER BY id) AS event_ids FROM inserted_events`, values };
 }

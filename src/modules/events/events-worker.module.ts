@@ -2,10 +2,11 @@ import { Module } from '@nestjs/common';
 import { EvaluationModule } from '../evaluation/evaluation.module.js';
 import { EventsProcessor } from './events.processor.js';
 import { EventsSweeper } from './events.sweeper.js';
+import { EventLogMaintenance } from './event-log/event-log-maintenance.js';
 
-/** What a worker process runs for events: the queue processor and the sweeper. */
+/** What a worker process runs for events: the queue processor, the sweeper and the event log's partitions. */
 @Module({
   imports: [EvaluationModule],
-  providers: [EventsProcessor, EventsSweeper],
+  providers: [EventsProcessor, EventsSweeper, EventLogMaintenance],
 })
 export class EventsWorkerModule {}

@@ -31,7 +31,22 @@ export class V2EventsUseCase {
     const events = parseV2Body(body, this.clock.now());
     const divisions = await this.divisions(tenant, events);
     const stored: Array<{ id: string; customer_id: string | null }> = await this.db.query(
-      `INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, context, division_id,
+      `WITH t AS (
+         -- first: the batch's first event with its transaction id (a later one with the same id is a duplicate).
+         SELECT *, row_number() OVER (PARTITION BY transaction_id ORDER BY n) = 1 AS first
+           FROM ROWS FROM (json_to_recordset($4::json) AS (user_id uuid, external_id text, transaction_id text, name text, count numeric,
+                  context jsonb, division_id int, occurred_at timestamptz))
+                WITH ORDINALITY AS t(user_id, external_id, transaction_id, name, count, context, division_id, occurred_at, n)
+       ),
+       -- Idempotency keys are claimed in event_transactions (the partitioned log cannot hold a unique index on them):
+       -- a key already used, or used earlier in this batch, stores nothing.
+       claimed AS (
+         INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at)
+         SELECT $2, t.transaction_id, t.occurred_at FROM t WHERE t.transaction_id IS NOT NULL AND t.first
+         ON CONFLICT DO NOTHING
+         RETURNING transaction_id
+       )
+       INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, context, division_id,
                            occurred_at, status, request_id)
        SELECT $1, $2,
               -- Two lookups, each on an index (a CASE inside one WHERE scanned the customers table per event).
@@ -40,11 +55,9 @@ export class V2EventsUseCase {
                    ELSE (SELECT c.id FROM customers c WHERE c.organization_id = $1 AND c.external_id = t.external_id) END,
               coalesce(t.external_id, t.user_id::text), 'v2', t.transaction_id, t.name, t.count, t.context,
               t.division_id, t.occurred_at, 'pending', $3
-         FROM ROWS FROM (json_to_recordset($4::json) AS (user_id uuid, external_id text, transaction_id text, name text, count numeric, context jsonb,
-                division_id int, occurred_at timestamptz))
-              WITH ORDINALITY AS t(user_id, external_id, transaction_id, name, count, context, division_id, occurred_at, n)
+         FROM t
+        WHERE t.transaction_id IS NULL OR (t.first AND t.transaction_id IN (SELECT transaction_id FROM claimed))
         ORDER BY t.n
-       ON CONFLICT (api_key_id, transaction_id) WHERE transaction_id IS NOT NULL DO NOTHING
        RETURNING id, customer_id`,
       [
         tenant.organizationId,
