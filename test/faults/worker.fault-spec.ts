@@ -480,7 +480,7 @@ describe('the events worker', () => {
         const mismatched = await db.query(
           `SELECT e.id, e.points_earned::int AS earned, coalesce(sum(l.amount), 0)::int AS credited
              FROM events e LEFT JOIN points_ledger l ON l.event_id = e.id
-            WHERE e.organization_id = $1 GROUP BY e.id HAVING coalesce(sum(l.amount), 0) <> e.points_earned`,
+            WHERE e.organization_id = $1 GROUP BY e.id, e.points_earned HAVING coalesce(sum(l.amount), 0) <> e.points_earned`,
           [tenant.organizationId],
         );
         expect(mismatched).toEqual([]);

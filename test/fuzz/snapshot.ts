@@ -27,6 +27,8 @@ export class DataSnapshot {
                                      WHERE c.table_schema = t.table_schema AND c.table_name = t.table_name AND c.column_name = 'organization_id') AS scoped
          FROM information_schema.tables t
         WHERE t.table_schema = 'public' AND t.table_type = 'BASE TABLE' AND t.table_name <> 'migrations'
+          -- A partitioned table is read whole through its parent (events), not again partition by partition.
+          AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = (quote_ident(t.table_name))::regclass)
         ORDER BY t.table_name`,
     );
     if (rows.length < 10) throw new Error(`expected the app's tables, found ${rows.map((r) => r.table_name).join(', ')}`);
@@ -35,7 +37,8 @@ export class DataSnapshot {
         const where = scoped ? 'organization_id = ANY($1)' : (THROUGH_PARENT[table] ?? 'true');
         return `SELECT '${table}' AS t, count(*)::int AS n, md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) AS h FROM ${table} x WHERE ${where}`;
       })
-      .join('\nUNION ALL ');
+      .join('\nUNION ALL ')
+      .concat('\nORDER BY t');
   }
 
   /** One line per table: "table rows md5". */

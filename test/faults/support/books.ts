@@ -103,7 +103,7 @@ export async function unbalancedEvents(db: pg.Pool, tenant: TestTenant): Promise
   const { rows } = await db.query(
     `SELECT e.id, e.points_earned AS earned, coalesce(sum(l.amount), 0)::int AS credited
        FROM events e LEFT JOIN points_ledger l ON l.event_id = e.id
-      WHERE e.organization_id = $1 GROUP BY e.id HAVING coalesce(sum(l.amount), 0) <> e.points_earned`,
+      WHERE e.organization_id = $1 GROUP BY e.id, e.points_earned HAVING coalesce(sum(l.amount), 0) <> e.points_earned`,
     [tenant.organizationId],
   );
   return rows;
