@@ -16,6 +16,9 @@ import { queueConnection } from './queues/queue-connection.js';
 import { EventsJob, QueueName } from './queues/queue-names.js';
 import { enqueueEvents } from './modules/events/enqueue.js';
 import { listRejectedEvents } from './modules/events/rejected-events.js';
+import { EventLogMaintenance, MAINTENANCE_LOCK } from './modules/events/event-log/event-log-maintenance.js';
+import { createLogger } from './common/logging/logger.js';
+import { systemClock } from './common/clock.js';
 
 const USAGE = `usage:
   npm run cli -- migrate
@@ -23,7 +26,9 @@ const USAGE = `usage:
   npm run cli -- events:failed             list the events whose job failed every attempt
   npm run cli -- events:replay --failed    set them pending again and queue them
   npm run cli -- events:rejected [--org ID] [--limit N] [--page N]
-                                           list the events the workers rejected (customer_not_found), newest first`;
+                                           list the events the workers rejected (customer_not_found), newest first
+  npm run cli -- events:maintain           what the workers do each minute to the event log's monthly partitions,
+                                           now: add the months ahead, drop those past EVENT_RETENTION_DAYS`;
 
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -108,6 +113,23 @@ async function rejectedEvents(args: string[]): Promise<void> {
   }
 }
 
+/** One run of the event log's maintenance (the workers run it every minute), printing what it did. */
+async function maintainEventLog(): Promise<void> {
+  const config = configFromEnv();
+  const dataSource = createDataSource(config.databaseUrl);
+  await dataSource.initialize();
+  try {
+    const maintenance = new EventLogMaintenance(dataSource, config, createLogger('silent', 'cli'), systemClock);
+    const report = await dataSource.transaction(async (em) => {
+      await em.query(`SELECT pg_advisory_xact_lock($1)`, [MAINTENANCE_LOCK]); // after a worker's run, if one is running
+      return maintenance.maintain(em, systemClock.now());
+    });
+    print({ status: 'ok', ...report });
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
 const [command, ...rest] = process.argv.slice(2);
 await runProcess('cli', async () => {
   try {
@@ -116,6 +138,7 @@ await runProcess('cli', async () => {
     if (command === 'events:failed') return await failedEvents(false);
     if (command === 'events:replay' && rest.includes('--failed')) return await failedEvents(true);
     if (command === 'events:rejected') return await rejectedEvents(rest);
+    if (command === 'events:maintain') return await maintainEventLog();
     process.stderr.write(`${USAGE}\n`);
     process.exitCode = 2;
   } catch (error) {

@@ -8,6 +8,8 @@ import { APP_CONFIG } from '../../../config/config.module.js';
 import type { AppConfig } from '../../../config/config.js';
 import { EventPartitionsRepository, partitionName, type MonthPartition } from './event-partitions.repository.js';
 
+/** The advisory lock that makes one process at a time change the partitions (workers and `events:maintain`). */
+export const MAINTENANCE_LOCK = 7_700_004;
 /** Months kept ready ahead of the current one. */
 export const MONTHS_AHEAD = 3;
 /** How long a partition's DDL may wait for the statements using the log before it gives up until the next run. */
@@ -51,7 +53,7 @@ export class EventLogMaintenance extends PeriodicSweep {
     @Inject(LOGGER) logger: Logger,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
-    super(db, logger, 7_700_004, 'event log maintenance');
+    super(db, logger, MAINTENANCE_LOCK, 'event log maintenance');
   }
 
   protected async sweepLocked(em: EntityManager): Promise<number> {
