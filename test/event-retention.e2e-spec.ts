@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { spawnSync } from 'node:child_process';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { SettableClock, type Clock } from '../src/common/clock.js';
@@ -125,5 +126,14 @@ describe('Event log retention', () => {
     expect(new Set(months).size).toBe(months.length);
     const ahead = new Date(later.now());
     expect(months).toContain(`events_${ahead.getUTCFullYear()}_${String(ahead.getUTCMonth() + 1).padStart(2, '0')}`);
+  });
+
+  it('runs once from the command line (npm run cli -- events:maintain), printing what it did', async () => {
+    await send({ events: { visit: 1 }, date: '2023-11-20T10:00:00Z' }).expect(200);
+    const run = spawnSync(process.execPath, ['dist/src/cli.js', 'events:maintain'], { env: { ...process.env, EVENT_RETENTION_DAYS: '365' }, encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(expect.objectContaining({ status: 'ok', added: [], dropped: [], deleted: expect.any(Number) }));
+    expect(JSON.parse(run.stdout).deleted).toBeGreaterThanOrEqual(1);
+    expect((await timeline()).map((e) => e.occurred_at)).not.toContain('2023-11-20T10:00:00.000Z');
   });
 });
