@@ -35,17 +35,16 @@ function closed(document: OpenAPIObject): OpenAPIObject {
   return close(document) as OpenAPIObject;
 }
 
-type Operation = { responses?: Record<string, { content?: Record<string, unknown> }> };
+let cached: { json: string; handlers: ReturnType<typeof OpenApiValidator.middleware> } | undefined;
 
 /**
- * Every response the app sends is checked against `document`, the one it serves at /docs-json:
- * - the JSON body against the schema documented for its status, by express-openapi-validator (Ajv underneath);
- * - the status and the media type against the operation's documented responses, once the response is finished
- *   (this also covers bodies that are not JSON: CSV downloads, Prometheus text).
- * Routes outside the document (the Swagger UI itself, the queue dashboard) are not checked.
+ * The validator of `document`, built once per test file and shared by its apps (they serve the same document): the
+ * library compiles a route's schemas on first use, and a file that creates many apps would compile them again.
  */
-export function validateResponses(app: NestExpressApplication, document: OpenAPIObject): void {
-  const validator = OpenApiValidator.middleware({
+function validatorFor(document: OpenAPIObject): ReturnType<typeof OpenApiValidator.middleware> {
+  const json = JSON.stringify(document);
+  if (cached?.json === json) return cached.handlers;
+  const handlers = OpenApiValidator.middleware({
     apiSpec: closed(document) as never,
     validateApiSpec: true,
     validateRequests: false,
@@ -58,6 +57,21 @@ export function validateResponses(app: NestExpressApplication, document: OpenAPI
         record({ request: `${req.method} ${req.originalUrl}`, status: Number(req.res?.statusCode), problem: error.message }),
     },
   });
+  cached = { json, handlers };
+  return handlers;
+}
+
+type Operation = { responses?: Record<string, { content?: Record<string, unknown> }> };
+
+/**
+ * Every response the app sends is checked against `document`, the one it serves at /docs-json:
+ * - the JSON body against the schema documented for its status, by express-openapi-validator (Ajv underneath);
+ * - the status and the media type against the operation's documented responses, once the response is finished
+ *   (this also covers bodies that are not JSON: CSV downloads, Prometheus text).
+ * Routes outside the document (the Swagger UI itself, the queue dashboard) are not checked.
+ */
+export function validateResponses(app: NestExpressApplication, document: OpenAPIObject): void {
+  const validator = validatorFor(document);
   // Requests are not validated here (the service's own validation is under test): an error the library raises while
   // matching a request (a path that is not valid UTF-8, a method the path does not document) only means that
   // request's answer is not checked; the app answers it as it would without the validator.
