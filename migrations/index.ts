@@ -9,6 +9,7 @@ import { AudienceJobs1764500000000 } from './1764500000000-audience-jobs.js';
 import { CustomerIndexes1764600000000 } from './1764600000000-customer-indexes.js';
 import { RejectedEventsIndex1764700000000 } from './1764700000000-rejected-events-index.js';
 import { PartitionedEventLog1764800000000 } from './1764800000000-partitioned-event-log.js';
+import { EventReferenceIndexes1764900000000 } from './1764900000000-event-reference-indexes.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -23,4 +24,5 @@ export const migrations = [
   CustomerIndexes1764600000000,
   RejectedEventsIndex1764700000000,
   PartitionedEventLog1764800000000,
+  EventReferenceIndexes1764900000000,
 ];

@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 
 /** The generator's version: a kept database built by another version is built again. */
-export const GENERATOR_VERSION = 2;
+export const GENERATOR_VERSION = 3;
 
 export const PATTERN = ['visit', 'login', 'visit', 'purchase', 'visit', 'visit', 'login', 'purchase', 'visit', 'login'] as const;
 export type Kind = (typeof PATTERN)[number];
@@ -361,14 +361,14 @@ interface SavedDefinitions {
  * Drops the keys, unique constraints, foreign keys and indexes of the bulk tables (and foreign keys that point at
  * them), answering their definitions so that restoreDefinitions() puts every one back as it was.
  */
-async function dropDefinitions(db: pg.ClientBase): Promise<SavedDefinitions> {
+async function dropDefinitions(db: pg.ClientBase, tables: string[]): Promise<SavedDefinitions> {
   const constraints = (
     await db.query(
       `SELECT c.conrelid::regclass::text AS table, c.conname AS name, pg_get_constraintdef(c.oid) AS definition, c.contype AS type
          FROM pg_constraint c
         WHERE c.contype IN ('p', 'u', 'f', 'x') AND c.conparentid = 0
           AND (c.conrelid = ANY($1::regclass[]) OR c.confrelid = ANY($1::regclass[]))`,
-      [TABLES],
+      [tables],
     )
   ).rows as SavedDefinitions['constraints'];
   const indexes = (
@@ -378,7 +378,7 @@ async function dropDefinitions(db: pg.ClientBase): Promise<SavedDefinitions> {
         WHERE i.indrelid = ANY($1::regclass[])
           AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u', 'x'))
           AND NOT EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = i.indexrelid)`,
-      [TABLES],
+      [tables],
     )
   ).rows as SavedDefinitions['indexes'];
   for (const c of constraints.filter((c) => c.type === 'f')) await db.query(`ALTER TABLE ${c.table} DROP CONSTRAINT "${c.name}"`);
@@ -392,7 +392,8 @@ function restoreStatements(saved: SavedDefinitions): Array<{ label: string; tabl
   const add = (c: SavedDefinitions['constraints'][number]) => ({ label: `${c.table}: ${c.name}`, table: c.table, sql: `ALTER TABLE ${c.table} ADD CONSTRAINT "${c.name}" ${c.definition}` });
   return [
     ...saved.constraints.filter((c) => c.type !== 'f').map(add),
-    ...saved.indexes.map((i) => ({ label: i.name, table: /ON (?:ONLY )?(\S+)/.exec(i.definition)?.[1] ?? '', sql: i.definition })),
+    // A partitioned table's index reads `ON ONLY events`: created so, it would stay invalid and its partitions without it.
+    ...saved.indexes.map((i) => ({ label: i.name, table: /ON (?:ONLY )?(\S+)/.exec(i.definition)?.[1] ?? '', sql: i.definition.replace(' ON ONLY ', ' ON ') })),
     ...saved.constraints.filter((c) => c.type === 'f').map(add),
   ];
 }
@@ -469,6 +470,22 @@ export function monthsBetween(fromMs: number, toMs: number): Array<{ name: strin
   return out;
 }
 
+/**
+ * The idempotency keys of the events i in [from, to) that carry one, as the service claims them with the event
+ * (`event_transactions`, where the event log is partitioned; none where it is not).
+ */
+export function transactionsStatement(plan: HistoryPlan, from: number, to: number): string {
+  return `
+    INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at, created_at)
+    SELECT api_key_id, transaction_id, occurred_at, created_at FROM events
+     WHERE transaction_id IS NOT NULL AND id BETWEEN ${plan.eventBase + from} AND ${plan.eventBase + to - 1}`;
+}
+
+/** Whether the schema keeps idempotency keys in a table of their own (the partitioned event log). */
+async function hasTransactionsTable(db: pg.ClientBase | pg.Pool): Promise<boolean> {
+  return (await db.query(`SELECT to_regclass('event_transactions') IS NOT NULL AS present`)).rows[0].present as boolean;
+}
+
 export async function isPartitioned(db: pg.ClientBase | pg.Pool, table: string): Promise<boolean> {
   return ((await db.query(`SELECT 1 FROM pg_partitioned_table WHERE partrelid = to_regclass($1)`, [table])).rowCount ?? 0) > 0;
 }
@@ -487,9 +504,11 @@ export async function buildHistory(databaseUrl: string, plan: HistoryPlan, optio
   try {
     const admin = await pool.connect();
     const dropped: SavedDefinitions[] = [];
+    const keys = await hasTransactionsTable(admin);
+    const tables: string[] = [...TABLES, ...(keys ? ['event_transactions'] : [])];
     try {
       await ensureMonthlyPartitions(admin, plan.t0Ms, plan.t0Ms + plan.spanMs, options.log);
-      if (options.indexes === 'drop') await timed('drop keys, indexes and foreign keys', async () => void dropped.push(await dropDefinitions(admin)));
+      if (options.indexes === 'drop') await timed('drop keys, indexes and foreign keys', async () => void dropped.push(await dropDefinitions(admin, tables)));
     } finally {
       admin.release();
     }
@@ -502,22 +521,26 @@ export async function buildHistory(databaseUrl: string, plan: HistoryPlan, optio
     }));
     const eventTasks = ranges(events, eventChunk).map(([a, b]) => ({ label: `events ${a}-${b - 1}`, sql: eventsStatement(plan, a, b) }));
     const ledgerTasks = ranges(events, eventChunk).map(([a, b]) => ({ label: `ledger of events ${a}-${b - 1}`, sql: ledgerStatement(plan, a, b) }));
+    const keyTasks = keys ? ranges(events, eventChunk).map(([a, b]) => ({ label: `idempotency keys of events ${a}-${b - 1}`, sql: transactionsStatement(plan, a, b) })) : [];
     if (options.indexes === 'drop') {
       // No keys to check: every table at once.
       await timed('customers, progress, events and ledger', () => runParallel(pool, options.jobs, [...customerTasks, ...progressTasks, ...eventTasks, ...ledgerTasks], options.log));
+      if (keys) await timed('idempotency keys', () => runParallel(pool, options.jobs, keyTasks, options.log));
       const ddl = restoreStatements(dropped[0]);
       await timed('keys, indexes and foreign keys again', () => runParallel(pool, options.jobs, ddl.map((d) => ({ label: d.label, sql: d.sql })), options.log));
     } else {
       await timed('customers', () => runParallel(pool, options.jobs, customerTasks, options.log));
       await timed('progress and events', () => runParallel(pool, options.jobs, [...progressTasks, ...eventTasks], options.log));
-      await timed('ledger', () => runParallel(pool, options.jobs, ledgerTasks, options.log));
+      await timed('ledger and idempotency keys', () => runParallel(pool, options.jobs, [...ledgerTasks, ...keyTasks], options.log));
     }
+    const invalid = (await pool.query(`SELECT string_agg(indexrelid::regclass::text, ', ') AS names FROM pg_index WHERE NOT indisvalid`)).rows[0].names;
+    if (invalid) throw new Error(`indexes left invalid by the build: ${invalid}`);
     await timed('sequences, VACUUM ANALYZE, CHECKPOINT', async () => {
       await pool.query(`SELECT setval(pg_get_serial_sequence('events', 'id'), (SELECT max(id) FROM events))`);
       await pool.query(`SELECT setval(pg_get_serial_sequence('points_ledger', 'id'), (SELECT max(id) FROM points_ledger))`);
       // Autovacuum would have visited old rows long ago (and is off on some machines): hint bits and the visibility
       // map set now, not by the first requests measured.
-      await runParallel(pool, options.jobs, TABLES.map((t) => ({ label: `VACUUM ANALYZE ${t}`, sql: `VACUUM (ANALYZE) ${t}` })), options.log);
+      await runParallel(pool, options.jobs, tables.map((t) => ({ label: `VACUUM ANALYZE ${t}`, sql: `VACUUM (ANALYZE) ${t}` })), options.log);
       await pool.query('CHECKPOINT');
     });
     return steps;
@@ -561,6 +584,12 @@ export async function restoreHistory(databaseUrl: string, plan: HistoryPlan): Pr
     // (points_ledger.event_id has no index: each deleted event would scan the whole ledger, minutes for a few
     // thousand events on the large database).
     for (const table of ['notifications', 'customer_offers', 'webhook_deliveries']) await db.query(`DELETE FROM ${table} WHERE event_id > $1`, [lastEvent]);
+    if (await hasTransactionsTable(db)) {
+      await db.query(
+        `DELETE FROM event_transactions t USING events e WHERE e.id > $1 AND e.transaction_id IS NOT NULL AND t.api_key_id = e.api_key_id AND t.transaction_id = e.transaction_id`,
+        [lastEvent],
+      );
+    }
     await db.query(`DELETE FROM points_ledger WHERE id > $1`, [lastLedger]);
     await db.query(`SET LOCAL session_replication_role = replica`);
     await db.query(`DELETE FROM events WHERE id > $1`, [lastEvent]);
@@ -602,7 +631,7 @@ export interface TableSize {
 export async function sizes(db: pg.Pool): Promise<{ database: number; tables: TableSize[] }> {
   const database = Number((await db.query(`SELECT pg_database_size(current_database()) AS s`)).rows[0].s);
   const tables: TableSize[] = [];
-  for (const t of TABLES) {
+  for (const t of [...TABLES, ...((await hasTransactionsTable(db)) ? ['event_transactions'] : [])]) {
     // A partitioned table's size is its partitions' (pg_partition_tree answers nothing for a plain table).
     const r = (
       await db.query(

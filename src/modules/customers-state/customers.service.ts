@@ -73,7 +73,7 @@ export class CustomersService {
       order: { occurredAt: 'DESC', id: 'DESC' },
       ...pageWindow(query),
     });
-    const notifications = await this.notifications.ofEvents(tenant.organizationId, events.map((e) => e.id));
+    const notifications = await this.notifications.ofEvents(tenant.organizationId, customer.id, events.map((e) => e.id));
     return {
       status: 'ok',
       events: events.map((e) => ({
