@@ -7,7 +7,7 @@
  * what it sends (the timeline). Writes are explained inside a transaction that is rolled back.
  */
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { DataSource, type Logger as TypeOrmLogger } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source.js';
@@ -19,6 +19,7 @@ import type { WritePlan } from '../../src/modules/evaluation/write-plan.js';
 import { V2EventsUseCase } from '../../src/modules/events/v2-events.use-case.js';
 import { CustomersService } from '../../src/modules/customers-state/customers.service.js';
 import { NotificationsService } from '../../src/modules/customers-state/notifications.service.js';
+import { EventLogRepository } from '../../src/modules/events/event-log/event-log.repository.js';
 import { countBefore, eventsOf, externalId, kindAt, storeName, type HistoryPlan } from './history-data.js';
 import { customerUuid, GROUPS, V2_BATCH } from './history-workloads.js';
 
@@ -155,6 +156,23 @@ async function timelineStatements(ds: DataSource, captured: Captured[], plan: Hi
   return captured.map((s, i) => ({ ...s, label: labels[i] ?? `timeline: statement ${i + 1}` }));
 }
 
+/**
+ * The event log's reads for reversals and simulations (EventLogRepository): the events of one of the customer's
+ * purchases by its transaction id (as generated: `ord_` and 20 hex digits of md5('order-' || i)), and a page of 100
+ * of the customer's events in one month of the middle of the 12.
+ */
+async function eventLogStatements(ds: DataSource, captured: Captured[], plan: HistoryPlan, c: number): Promise<Captured[]> {
+  const repository = new EventLogRepository(ds);
+  const j = Array.from({ length: eventsOf(plan.sizes, c) }, (_, k) => k).find((k) => kindAt(c, k) === 'purchase') ?? 0;
+  const transactionId = `ord_${createHash('md5').update(`order-${j * plan.sizes.customers + c}`).digest('hex').slice(0, 20)}`;
+  const from = new Date(plan.t0Ms + plan.spanMs / 2);
+  captured.length = 0;
+  await repository.byTransaction(plan.tenant.apiKeyId, transactionId);
+  await repository.ofCustomer(customerUuid(c), { from, to: new Date(from.getTime() + 30 * 86_400_000) }, { limit: 100 });
+  const labels = ['reversal: events by transaction id', "simulation: a month of the customer's events"];
+  return captured.map((s, i) => ({ ...s, label: labels[i] ?? `event log: statement ${i + 1}` }));
+}
+
 interface PlanNode {
   'Node Type': string;
   'Shared Hit Blocks'?: number;
@@ -201,7 +219,7 @@ export async function explainStatements(databaseUrl: string, plan: HistoryPlan, 
     // The plans as text, for one more customer of the reads' groups (not in the figures: a statement explained twice
     // in one transaction would find its pages warm and its rows already changed).
     const c0 = 4 * Math.floor(plan.sizes.customers / 12) + GROUPS.timeline;
-    for (const st of [...(await v1Statements(plan, c0)), ...(await retrievalStatements(plan, c0)), ...(await timelineStatements(ds, captured, plan, c0)), ...(await v2Statement(plan, c0))]) {
+    for (const st of [...(await v1Statements(plan, c0)), ...(await retrievalStatements(plan, c0)), ...(await timelineStatements(ds, captured, plan, c0)), ...(await eventLogStatements(ds, captured, plan, c0)), ...(await v2Statement(plan, c0))]) {
       await db.query('BEGIN');
       try {
         const text = (await db.query(`EXPLAIN (ANALYZE, BUFFERS, WAL) ${st.text}`, st.values)).rows.map((r) => r['QUERY PLAN']).join('\n');
@@ -219,6 +237,7 @@ export async function explainStatements(databaseUrl: string, plan: HistoryPlan, 
         ...(await v1Statements(plan, c)),
         ...(await retrievalStatements(plan, c)),
         ...(await timelineStatements(ds, captured, plan, c)),
+        ...(await eventLogStatements(ds, captured, plan, c)),
         ...(await v2Statement(plan, c)),
       ];
       for (const st of statements) {

@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { EventRecord } from '../../../database/entities/event.entity.js';
+
+/** Where a page of a customer's events resumes: after this event, in `occurred_at` order. */
+export interface EventLogCursor {
+  occurredAt: Date;
+  id: string;
+}
+
+/**
+ * Reads of the stored event log that name its partition key, so that PostgreSQL reads only the months concerned
+ * (docs/decisions/0011-partitioned-event-log.md): an api key's submission by transaction id (reversals), and a
+ * customer's events in a time range (simulations). Each costs the same whatever the log's size.
+ */
+@Injectable()
+export class EventLogRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /**
+   * The events stored under an api key's transaction id, in id order. The key's row in `event_transactions` gives
+   * the month; that month's partition alone is read, by its index on the key.
+   */
+  async byTransaction(apiKeyId: number, transactionId: string, em: EntityManager = this.db.manager): Promise<EventRecord[]> {
+    // The claim's time as a sub-select: PostgreSQL then skips every other month while it runs the statement.
+    return em
+      .createQueryBuilder(EventRecord, 'e')
+      .where('e.api_key_id = :apiKeyId AND e.transaction_id = :transactionId', { apiKeyId, transactionId })
+      .andWhere('e.occurred_at = (SELECT t.occurred_at FROM event_transactions t WHERE t.api_key_id = :apiKeyId AND t.transaction_id = :transactionId)')
+      .orderBy('e.id')
+      .getMany();
+  }
+
+  /**
+   * A page of the customer's events that occurred in [from, to), oldest first (ties by id), after `cursor` when
+   * given. Reads the months of the range only, each by the customer's index.
+   */
+  async ofCustomer(
+    customerId: string,
+    range: { from: Date; to: Date },
+    page: { after?: EventLogCursor; limit: number },
+    em: EntityManager = this.db.manager,
+  ): Promise<EventRecord[]> {
+    const query = em
+      .createQueryBuilder(EventRecord, 'e')
+      .where('e.customer_id = :customerId AND e.occurred_at >= :from AND e.occurred_at < :to', { customerId, ...range });
+    if (page.after) query.andWhere('(e.occurred_at, e.id) > (:afterAt, :afterId)', { afterAt: page.after.occurredAt, afterId: page.after.id });
+    return query.orderBy('e.occurred_at', 'ASC').addOrderBy('e.id', 'ASC').limit(page.limit).getMany();
+  }
+}
