@@ -86,5 +86,17 @@ describe('Partitioning a populated event log (migration)', () => {
     expect(await count(`SELECT count(*) AS n FROM pg_partitioned_table`)).toBe(0);
     expect(await count(`SELECT count(*) AS n FROM events`)).toBe(before);
     expect(await count(`SELECT count(*) AS n FROM pg_indexes WHERE indexname = 'events_transaction' AND indexdef LIKE 'CREATE UNIQUE%'`)).toBe(1);
+    const constraints = await db.query(`SELECT conname FROM pg_constraint WHERE conrelid = 'events'::regclass ORDER BY conname`);
+    expect(constraints.map((c: { conname: string }) => c.conname)).toEqual(['events_customer_id_fkey', 'events_pkey', 'events_source_check', 'events_status_check']);
+  });
+
+  it('migrates forward again after the way back', async () => {
+    const before = await count(`SELECT count(*) AS n FROM events`);
+    await db.runMigrations({ transaction: 'all' });
+    expect(await count(`SELECT count(*) AS n FROM pg_partitioned_table WHERE partrelid = 'events'::regclass`)).toBe(1);
+    expect(await count(`SELECT count(*) AS n FROM events`)).toBe(before);
+    expect(await count(`SELECT count(*) AS n FROM event_transactions`)).toBe(30);
+    const indexes = await db.query(`SELECT indexrelid::regclass::text AS name FROM pg_index WHERE indrelid = 'events'::regclass AND indisvalid ORDER BY 1`);
+    expect(indexes.map((i: { name: string }) => i.name)).toEqual(['events_customer_timeline', 'events_pending', 'events_pkey', 'events_rejected', 'events_transaction']);
   });
 });
