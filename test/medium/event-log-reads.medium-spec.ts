@@ -45,7 +45,7 @@ describe('Event log reads by transaction id and by time range', () => {
   const sent: Array<{ text: string; values: unknown[] }> = [];
   const quiet = () => undefined;
   const recorder: Logger = {
-    logQuery: (text, values) => void sent.push({ text, values: values ?? [] }),
+    logQuery: (text, values) => void sent.push({ text, values: (values as unknown[] | undefined) ?? [] }),
     logQueryError: quiet,
     logQuerySlow: quiet,
     logSchemaBuild: quiet,

@@ -35,7 +35,8 @@ export class NotificationsService {
   async ofEvents(organizationId: number, customerId: string, eventIds: string[]): Promise<Map<string, NotificationView[]>> {
     const byEvent = new Map<string, NotificationView[]>();
     if (eventIds.length === 0) return byEvent;
-    const rows: NotificationRow[] = await this.db.query(`${SELECT} WHERE n.organization_id = $1 AND n.customer_id = $2 AND n.event_id = ANY($3::bigint[]) ORDER BY n.id`,
+    const rows: NotificationRow[] = await this.db.query(
+      `${SELECT} WHERE n.organization_id = $1 AND n.customer_id = $2 AND n.event_id = ANY($3::bigint[]) ORDER BY n.id`,
       [organizationId, customerId, eventIds],
     );
     for (const row of rows) byEvent.set(row.event_id!, [...(byEvent.get(row.event_id!) ?? []), view(row)]);

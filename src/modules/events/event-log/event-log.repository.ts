@@ -33,8 +33,9 @@ export class EventLogRepository {
   }
 
   /**
-   * A page of the customer's events that occurred in [from, to), oldest first (ties by id), after `cursor` when
-   * given. Reads the months of the range only, each by the customer's index.
+   * A page of the customer's events that occurred in [from, to), oldest first (ties by id), after `page.after` when
+   * given (times are stored to the millisecond, as the cursor holds them). Reads the months of the range only, each by
+   * the customer's index.
    */
   async ofCustomer(
     customerId: string,
