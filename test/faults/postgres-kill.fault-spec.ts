@@ -127,11 +127,6 @@ describe('fault: PostgreSQL connections killed', () => {
     expect(await unbalancedEvents(db, tenant)).toEqual([]);
   });
 
-  async function processedCount(organizationId: number): Promise<number> {
-    const { rows } = await db.query(`SELECT count(*)::int AS n FROM events WHERE organization_id = $1 AND status = 'processed'`, [organizationId]);
-    return rows[0].n;
-  }
-
   it("the worker's, while it processes a backlog: every event processed exactly once, points exact", async () => {
     const { tenant, customers } = await loyaltyTenant(app, 10);
     const accepted = new Map<string, number>();
@@ -151,15 +146,16 @@ describe('fault: PostgreSQL connections killed', () => {
       }
       killer = keepKilling(db, workerName, 50);
       await queue.resume();
-      // Killing until a job was cut short (the worker logs the failed attempt) and others went through; at most a
-      // few seconds, so the retries (after 1, 2, 4, 8 s; 5 attempts) outlast the kills.
+      // Killing until a job was cut short (the worker logs the failed attempt); at most a few seconds, so the retries
+      // (after 1, 2, 4, 8 s; 5 attempts) outlast the kills. Whether others went through while the kills went on
+      // depends on the machine's speed (a job may not fit between two kills): the counts below say what happened.
       await waitFor(
-        async () => {
+        () => {
           if (worker.process.exitCode !== null || worker.process.signalCode !== null) throw new Error(`the worker process ended; its stderr: ${worker.stderr}`);
-          return failedJobs() > failedBefore && (await processedCount(tenant.organizationId)) > 0;
+          return failedJobs() > failedBefore;
         },
         8_000,
-        'a job cut short by a kill, and some processed',
+        'a job cut short by a kill',
       );
     } finally {
       killed = (await killer?.stop()) ?? 0;
