@@ -15,7 +15,8 @@
  * its events in the same proportion), BENCH_SECONDS per workload and database (10), BENCH_KEEP_HISTORY=1,
  * BENCH_HISTORY_DROP (drop | detach | detach-concurrently), BENCH_HISTORY_DROP_RATE (V1 requests/s during the drop,
  * 100), BENCH_HISTORY_INDEXES (drop | keep: indexes during the build), BENCH_HISTORY_BUILD_JOBS (2),
- * BENCH_HISTORY_PLANS=1 (print the large database's plans).
+ * BENCH_HISTORY_PLANS=1 (print the large database's plans), BENCH_HISTORY_WORKLOADS (v1,v2,retrieval,timeline: the ones
+ * measured), BENCH_ROUNDS (5).
  */
 import os from 'node:os';
 import fs from 'node:fs';
@@ -40,7 +41,10 @@ const LARGE: HistorySizes = { customers: int('BENCH_HISTORY_CUSTOMERS', 1_000_00
 const smallCustomers = int('BENCH_HISTORY_SMALL_CUSTOMERS', 10_000);
 const SMALL: HistorySizes = { customers: smallCustomers, events: Math.round((LARGE.events / LARGE.customers) * smallCustomers) };
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ROUNDS = 5;
+const ROUNDS = int('BENCH_ROUNDS', 5);
+const SELECTED = (process.env.BENCH_HISTORY_WORKLOADS ?? WORKLOADS.map((w) => w.key).join(',')).split(',').map((k) => k.trim());
+const MEASURED = WORKLOADS.filter((w) => SELECTED.includes(w.key));
+if (MEASURED.length === 0 || MEASURED.length !== SELECTED.length) throw new Error(`BENCH_HISTORY_WORKLOADS must list some of ${WORKLOADS.map((w) => w.key).join(', ')}`);
 const KEEP = process.env.BENCH_KEEP_HISTORY === '1';
 const DROP_MODE = (process.env.BENCH_HISTORY_DROP ?? 'drop') as DropMode;
 if (!['drop', 'detach', 'detach-concurrently'].includes(DROP_MODE)) throw new Error('BENCH_HISTORY_DROP must be drop, detach or detach-concurrently');
@@ -128,7 +132,7 @@ try {
   const small4 = workloads(small.api, small.plan, small.pool);
   const large4 = workloads(large.api, large.plan, large.pool);
   const loads = {} as Record<string, (s: number) => Promise<LoadResult>>;
-  for (const w of WORKLOADS) {
+  for (const w of MEASURED) {
     loads[`${w.key} small`] = small4[w.key];
     loads[`${w.key} large`] = large4[w.key];
   }
@@ -142,7 +146,7 @@ try {
   const updatesBefore = { small: await updates(small), large: await updates(large) };
   log('warm-up (1 s per workload and database)');
   await interleavedNamed(loads, 1, 1);
-  log(`measuring: ${WORKLOADS.length} workloads × 2 databases × ${SECONDS} s, in ${ROUNDS} rounds`);
+  log(`measuring: ${MEASURED.length} workloads × 2 databases × ${SECONDS} s, in ${ROUNDS} rounds`);
   const results = await interleavedNamed(loads, SECONDS, ROUNDS);
   const loadAfterWorkloads = loadAverage();
   const hot = (before: Record<string, { updated: number; hot: number }>, after: Record<string, { updated: number; hot: number }>) =>
@@ -228,7 +232,7 @@ function report(r: ReportInput): { text: string; allMet: boolean } {
 
   // Workloads.
   const figures: Array<{ name: string; met: boolean }> = [];
-  const rows = WORKLOADS.map((w) => {
+  const rows = MEASURED.map((w) => {
     const [s, l] = [r.results[`${w.key} small`], r.results[`${w.key} large`]];
     const rate = (x: LoadResult) => (x.requests * w.perRequest) / x.seconds;
     const ratio = rate(l) / rate(s);
