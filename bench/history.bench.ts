@@ -15,7 +15,7 @@
  * its events in the same proportion), BENCH_SECONDS per workload and database (10), BENCH_KEEP_HISTORY=1,
  * BENCH_HISTORY_DROP (drop | detach | detach-concurrently), BENCH_HISTORY_DROP_RATE (V1 requests/s during the drop,
  * 100), BENCH_HISTORY_INDEXES (drop | keep: indexes during the build), BENCH_HISTORY_BUILD_JOBS (2),
- * BENCH_HISTORY_PLANS=1 (print the large database's plans), BENCH_HISTORY_WORKLOADS (v1,v2,retrieval,timeline: the ones
+ * BENCH_HISTORY_PLANS=1 (print both databases' plans), BENCH_HISTORY_WORKLOADS (v1,v2,retrieval,timeline: the ones
  * measured), BENCH_ROUNDS (5).
  */
 import os from 'node:os';
@@ -299,7 +299,9 @@ function report(r: ReportInput): { text: string; allMet: boolean } {
   );
   out.push(`median execution time; buffers and WAL per execution (8 kB pages: hit in shared_buffers, read from the OS; WAL bytes and full-page images); writes rolled back\n`);
   if (process.env.BENCH_HISTORY_PLANS === '1') {
-    for (const e of r.explained.large) out.push(`\n-- LARGE: ${e.statement}\n${e.plan}\n`);
+    for (const [name, plans] of [['SMALL', r.explained.small], ['LARGE', r.explained.large]] as const) {
+      for (const e of plans) out.push(`\n-- ${name}: ${e.statement}\n${e.plan}\n`);
+    }
   }
   out.push('\n');
 
