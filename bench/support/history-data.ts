@@ -486,6 +486,11 @@ async function hasTransactionsTable(db: pg.ClientBase | pg.Pool): Promise<boolea
   return (await db.query(`SELECT to_regclass('event_transactions') IS NOT NULL AS present`)).rows[0].present as boolean;
 }
 
+/** The bulk tables, with the idempotency keys' where the schema has it. */
+async function bulkTables(db: pg.ClientBase | pg.Pool): Promise<string[]> {
+  return [...TABLES, ...((await hasTransactionsTable(db)) ? ['event_transactions'] : [])];
+}
+
 export async function isPartitioned(db: pg.ClientBase | pg.Pool, table: string): Promise<boolean> {
   return ((await db.query(`SELECT 1 FROM pg_partitioned_table WHERE partrelid = to_regclass($1)`, [table])).rowCount ?? 0) > 0;
 }
@@ -504,8 +509,8 @@ export async function buildHistory(databaseUrl: string, plan: HistoryPlan, optio
   try {
     const admin = await pool.connect();
     const dropped: SavedDefinitions[] = [];
-    const keys = await hasTransactionsTable(admin);
-    const tables: string[] = [...TABLES, ...(keys ? ['event_transactions'] : [])];
+    const tables = await bulkTables(admin);
+    const keys = tables.includes('event_transactions');
     try {
       await ensureMonthlyPartitions(admin, plan.t0Ms, plan.t0Ms + plan.spanMs, options.log);
       if (options.indexes === 'drop') await timed('drop keys, indexes and foreign keys', async () => void dropped.push(await dropDefinitions(admin, tables)));
@@ -580,9 +585,8 @@ export async function restoreHistory(databaseUrl: string, plan: HistoryPlan): Pr
         [lastEvent, lastLedger],
       )
     ).rows.map((r) => r.c as number);
-    // What refers to those events goes first; the foreign keys that point at events are then not checked row by row
-    // (points_ledger.event_id has no index: each deleted event would scan the whole ledger, minutes for a few
-    // thousand events on the large database).
+    // What refers to those events goes first (with the idempotency keys they claimed); where events still have foreign
+    // keys pointing at them (the unpartitioned log), those are then not checked row by row.
     for (const table of ['notifications', 'customer_offers', 'webhook_deliveries']) await db.query(`DELETE FROM ${table} WHERE event_id > $1`, [lastEvent]);
     if (await hasTransactionsTable(db)) {
       await db.query(
@@ -631,7 +635,7 @@ export interface TableSize {
 export async function sizes(db: pg.Pool): Promise<{ database: number; tables: TableSize[] }> {
   const database = Number((await db.query(`SELECT pg_database_size(current_database()) AS s`)).rows[0].s);
   const tables: TableSize[] = [];
-  for (const t of [...TABLES, ...((await hasTransactionsTable(db)) ? ['event_transactions'] : [])]) {
+  for (const t of await bulkTables(db)) {
     // A partitioned table's size is its partitions' (pg_partition_tree answers nothing for a plain table).
     const r = (
       await db.query(

@@ -215,11 +215,19 @@ export async function explainStatements(databaseUrl: string, plan: HistoryPlan, 
   const ds = new DataSource({ ...dataSourceOptions(databaseUrl, 1), logging: ['query'], logger });
   await ds.initialize();
   const results = new Map<string, { ms: number[]; hit: number; read: number; walBytes: number; fpi: number; plan: string; n: number }>();
+  /** Every route's statements for customer c. */
+  const statementsOf = async (c: number): Promise<Captured[]> => [
+    ...(await v1Statements(plan, c)),
+    ...(await retrievalStatements(plan, c)),
+    ...(await timelineStatements(ds, captured, plan, c)),
+    ...(await eventLogStatements(ds, captured, plan, c)),
+    ...(await v2Statement(plan, c)),
+  ];
   try {
     // The plans as text, for one more customer of the reads' groups (not in the figures: a statement explained twice
     // in one transaction would find its pages warm and its rows already changed).
     const c0 = 4 * Math.floor(plan.sizes.customers / 12) + GROUPS.timeline;
-    for (const st of [...(await v1Statements(plan, c0)), ...(await retrievalStatements(plan, c0)), ...(await timelineStatements(ds, captured, plan, c0)), ...(await eventLogStatements(ds, captured, plan, c0)), ...(await v2Statement(plan, c0))]) {
+    for (const st of await statementsOf(c0)) {
       await db.query('BEGIN');
       try {
         const text = (await db.query(`EXPLAIN (ANALYZE, BUFFERS, WAL) ${st.text}`, st.values)).rows.map((r) => r['QUERY PLAN']).join('\n');
@@ -233,14 +241,7 @@ export async function explainStatements(databaseUrl: string, plan: HistoryPlan, 
     for (let s = 0; s < samples; s += 1) {
       // Customers of the reads' groups, spread over the organization: their history is the generated one.
       const c = 4 * Math.floor(((s + 0.5) / samples) * Math.floor(plan.sizes.customers / 4)) + (s % 2 ? GROUPS.timeline : GROUPS.retrieval);
-      const statements = [
-        ...(await v1Statements(plan, c)),
-        ...(await retrievalStatements(plan, c)),
-        ...(await timelineStatements(ds, captured, plan, c)),
-        ...(await eventLogStatements(ds, captured, plan, c)),
-        ...(await v2Statement(plan, c)),
-      ];
-      for (const st of statements) {
+      for (const st of await statementsOf(c)) {
         await db.query('BEGIN');
         const entry = results.get(st.label) ?? { ms: [], hit: 0, read: 0, walBytes: 0, fpi: 0, plan: '', n: 0 };
         try {
