@@ -4,6 +4,7 @@ import type { Tenant } from '../../src/common/http/request-context.js';
 import { dataSourceOptions } from '../../src/database/data-source.js';
 import { EventLogRepository } from '../../src/modules/events/event-log/event-log.repository.js';
 import { EventPartitionsRepository, partitionName } from '../../src/modules/events/event-log/event-partitions.repository.js';
+import { ownDatabase, type OwnDatabase } from './support/own-database.js';
 import { seedCustomer, seedTenant, type SeededCustomer } from './support/seed.js';
 
 type PlanNode = Record<string, unknown> & { Plans?: PlanNode[] };
@@ -16,9 +17,7 @@ const MONTHS = ['2026-02', '2026-03', '2026-04', '2026-05'];
  * executed plan scanned, from EXPLAIN ANALYZE). On a database of its own, whose months this spec creates.
  */
 describe('Event log reads by transaction id and by time range', () => {
-  const name = `${process.env.TEST_RUN_ID}_event_log_reads`;
-  const url = new URL(process.env.DATABASE_URL!);
-  let admin: DataSource;
+  let own: OwnDatabase;
   let db: DataSource;
   let repository: EventLogRepository;
   let tenant: Tenant;
@@ -70,11 +69,8 @@ describe('Event log reads by transaction id and by time range', () => {
   }
 
   beforeAll(async () => {
-    admin = new DataSource({ type: 'postgres', url: process.env.DATABASE_URL });
-    await admin.initialize();
-    await admin.query(`CREATE DATABASE "${name}"`);
-    url.pathname = `/${name}`;
-    db = new DataSource({ ...dataSourceOptions(url.toString(), 2), logging: ['query'], logger: recorder });
+    own = await ownDatabase('event_log_reads');
+    db = new DataSource({ ...dataSourceOptions(own.url, 2), logging: ['query'], logger: recorder });
     await db.initialize();
     await db.runMigrations({ transaction: 'all' });
     await db.transaction(async (em) => {
@@ -101,8 +97,7 @@ describe('Event log reads by transaction id and by time range', () => {
 
   afterAll(async () => {
     await db?.destroy();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.destroy();
+    await own?.drop();
   });
 
   it('finds the events stored under a transaction id in an earlier month, and nothing for an unknown one', async () => {

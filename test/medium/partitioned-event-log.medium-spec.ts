@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { PartitionedEventLog1764800000000 } from '../../migrations/1764800000000-partitioned-event-log.js';
 import { migrations } from '../../migrations/index.js';
 import { dataSourceOptions } from '../../src/database/data-source.js';
+import { ownDatabase, type OwnDatabase } from './support/own-database.js';
 
 /**
  * Migration 1764800000000 on a populated, unpartitioned event log: a database of its own is migrated to the
@@ -10,9 +11,7 @@ import { dataSourceOptions } from '../../src/database/data-source.js';
  * then migrated; and migrated back.
  */
 describe('Partitioning a populated event log (migration)', () => {
-  const name = `${process.env.TEST_RUN_ID}_partitioning`;
-  const url = new URL(process.env.DATABASE_URL!);
-  let admin: DataSource;
+  let own: OwnDatabase;
   let db: DataSource;
 
   // The migrations up to the one tested, and up to the one before it.
@@ -20,11 +19,8 @@ describe('Partitioning a populated event log (migration)', () => {
   const count = async (sql: string) => Number((await db.query(sql))[0].n);
 
   beforeAll(async () => {
-    admin = new DataSource({ type: 'postgres', url: process.env.DATABASE_URL });
-    await admin.initialize();
-    await admin.query(`CREATE DATABASE "${name}"`);
-    url.pathname = `/${name}`;
-    db = new DataSource({ ...dataSourceOptions(url.toString(), 2), migrations: through.slice(0, -1) });
+    own = await ownDatabase('partitioning');
+    db = new DataSource({ ...dataSourceOptions(own.url, 2), migrations: through.slice(0, -1) });
     await db.initialize();
     await db.runMigrations({ transaction: 'all' });
 
@@ -47,14 +43,13 @@ describe('Partitioning a populated event log (migration)', () => {
     );
     await db.destroy();
 
-    db = new DataSource({ ...dataSourceOptions(url.toString(), 2), migrations: through });
+    db = new DataSource({ ...dataSourceOptions(own.url, 2), migrations: through });
     await db.initialize();
   });
 
   afterAll(async () => {
     await db?.destroy();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.destroy();
+    await own?.drop();
   });
 
   it('moves every event into its month, keeps ids, keys and what names them, and continues the ids', async () => {
