@@ -10,6 +10,8 @@ import { CustomerIndexes1764600000000 } from './1764600000000-customer-indexes.j
 import { RejectedEventsIndex1764700000000 } from './1764700000000-rejected-events-index.js';
 import { PartitionedEventLog1764800000000 } from './1764800000000-partitioned-event-log.js';
 import { EventReferenceIndexes1764900000000 } from './1764900000000-event-reference-indexes.js';
+import { PointsLedger1765000000000 } from './1765000000000-points-ledger.js';
+import { EventsWithoutCustomerKey1765100000000 } from './1765100000000-events-without-customer-key.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -25,4 +27,6 @@ export const migrations = [
   RejectedEventsIndex1764700000000,
   PartitionedEventLog1764800000000,
   EventReferenceIndexes1764900000000,
+  PointsLedger1765000000000,
+  EventsWithoutCustomerKey1765100000000,
 ];

@@ -17,6 +17,8 @@ import { CustomersStateModule } from './modules/customers-state/customers-state.
 import { EventsModule } from './modules/events/events.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { MetricsModule } from './modules/metrics/metrics.module.js';
+import { SettingsModule } from './modules/tenancy/settings/settings.module.js';
+import { PointsModule } from './modules/points/points.module.js';
 import { PerformModule } from './modules/perform/perform.module.js';
 import { TenancyModule } from './modules/tenancy/tenancy.module.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
@@ -43,6 +45,8 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
     RulesModule,
     WebhooksModule,
     PerformModule,
+    PointsModule,
+    SettingsModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: ErrorFilter },

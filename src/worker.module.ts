@@ -4,8 +4,9 @@ import { CoreModule } from './core.module.js';
 import { EventsWorkerModule } from './modules/events/events-worker.module.js';
 import { AudienceJobsWorkerModule } from './modules/creatives/audience-jobs/audience-jobs-worker.module.js';
 import { EventCountersModule } from './modules/metrics/metrics.module.js';
+import { PointsWorkerModule } from './modules/points/points-worker.module.js';
 import { WebhooksWorkerModule } from './modules/webhooks/webhooks-worker.module.js';
 
 /** The worker process: queue processors (events, webhook deliveries, audience jobs) and their sweepers, no HTTP listener. */
-@Module({ imports: [CoreModule, LoggingModule.forRoot('worker'), EventCountersModule, EventsWorkerModule, WebhooksWorkerModule, AudienceJobsWorkerModule] })
+@Module({ imports: [CoreModule, LoggingModule.forRoot('worker'), EventCountersModule, EventsWorkerModule, WebhooksWorkerModule, AudienceJobsWorkerModule, PointsWorkerModule] })
 export class WorkerModule {}

@@ -108,6 +108,14 @@ class World {
   otherCampaign() {
     return this.once('other campaign', async () => createCampaign(this.app, await this.tenant()));
   }
+  /** 10,000 points for the customer, earned by an event of a behavior of their own. */
+  points() {
+    return this.once('points', async () => {
+      const tenant = await this.tenant();
+      await createBehavior(this.app, tenant, (await this.campaign()).id, { name: 'Earn', event: 'earn', points: 10_000 });
+      await api(this.app, tenant).post(`/users/${(await this.customer()).id}/events`).send({ events: { earn: 1 } }).expect(200);
+    });
+  }
   behavior() {
     return this.once('behavior', async () =>
       createBehavior(this.app, await this.tenant(), (await this.campaign()).id, { name: 'Visit', event: 'visit' }),
@@ -219,6 +227,9 @@ const SETUP: Record<string, (w: World) => Promise<unknown>> = {
   Perform_byUserPermalink: (w) => w.behavior(),
   Perform_byExternal: (w) => w.behavior(),
   Perform_byExternalPermalink: (w) => w.behavior(),
+  // A debit spends points the customer has.
+  Points_debit: (w) => w.points(),
+  Points_debitExternal: (w) => w.points(),
 };
 
 /** The example's value with `ids` in place of the ids it holds, in the same form. */

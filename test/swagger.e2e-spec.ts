@@ -56,6 +56,12 @@ const EXPECTED_ROUTES = [
   `GET ${PRIV}/external/users/{external_id}/timeline`,
   `GET ${PRIV}/users/{user_id}/notifications`,
   `GET ${PRIV}/external/users/{external_id}/notifications`,
+  `GET ${PRIV}/users/{user_id}/points`,
+  `GET ${PRIV}/external/users/{external_id}/points`,
+  `POST ${PRIV}/users/{user_id}/points/debits`,
+  `POST ${PRIV}/external/users/{external_id}/points/debits`,
+  `GET ${PRIV}/management/settings`,
+  `PUT ${PRIV}/management/settings`,
   `POST ${PRIV}/management/tiers`,
   `GET ${PRIV}/management/tiers`,
   `GET ${PRIV}/management/tiers/{tier_id}`,
@@ -220,6 +226,7 @@ describe('Swagger', () => {
       name: expect.objectContaining({ type: 'string', example: 'Acme' }),
       multi_org_enabled: expect.objectContaining({ type: 'boolean', example: false }),
       time_zone: expect.objectContaining({ type: 'string', example: 'UTC' }),
+      points_expire_after_days: expect.objectContaining({ type: 'integer', nullable: true, minimum: 1, example: 365 }),
     });
     const application = resolve(body.properties!.application);
     expect(application.properties!.name).toEqual(expect.objectContaining({ type: 'string', example: 'Web' }));

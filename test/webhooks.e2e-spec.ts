@@ -161,7 +161,7 @@ describe('webhooks', () => {
     });
 
     it.each([
-      ['an unknown event type', ['points.credited', 'points.debited']],
+      ['an unknown event type', ['points.credited', 'points.teleported']],
       ['an empty list', []],
       ['a repeated type', ['tier.changed', 'tier.changed']],
       ['a string instead of a list', 'tier.changed'],

@@ -104,6 +104,7 @@ async function v1Statements(plan: HistoryPlan, c: number): Promise<Captured[]> {
       amount: 1,
       reason: k === 0 ? 'goal' : 'behavior',
       source: { campaign_id: tenant.campaignId, behavior_id: tenant.behaviorIds.visit, goal_id: k === 0 ? tenant.goalIds.visit : null, offer_id: null },
+      earned_at: new Date().toISOString(),
     })),
     offers: [],
     notifications: [],

@@ -1190,6 +1190,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/priv/v1/apps/{api_key}/users/{user_id}/points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's points ledger, by user_id
+         * @description The customer's balances, the credits that expire next (soonest first, at most 10) and a page of the ledger, newest first: every change of available_points is one entry (credits earned by events and perform; debits, expiries and reversals negative), so the entries sum to available_points. `limit` (1-100, default 10) and `page` (from 1) page it; out of range is 400 validation. 404 not_found for an unknown customer.
+         */
+        get: operations["Points_ledger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/priv/v1/apps/{api_key}/external/users/{external_id}/points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's points ledger, by external_id
+         * @description The customer's balances, the credits that expire next (soonest first, at most 10) and a page of the ledger, newest first: every change of available_points is one entry (credits earned by events and perform; debits, expiries and reversals negative), so the entries sum to available_points. `limit` (1-100, default 10) and `page` (from 1) page it; out of range is 400 validation. 404 not_found for an unknown customer.
+         */
+        get: operations["Points_ledgerExternal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/priv/v1/apps/{api_key}/users/{user_id}/points/debits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Spend points of a customer, by user_id
+         * @description Spends points: they leave available_points (lifetime_points and the tier do not change), taken from the credits that expire soonest first (credits that never expire last). One transaction with the customer locked, as an event evaluation locks it: debits and events of one customer never take the balance below zero. 422 insufficient_points when more than available (nothing changes); 409 duplicate_transaction when the api key already debited with this transaction_id; 404 not_found for an unknown customer. Subscribed webhooks receive points.debited.
+         */
+        post: operations["Points_debit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/priv/v1/apps/{api_key}/external/users/{external_id}/points/debits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Spend points of a customer, by external_id
+         * @description Spends points: they leave available_points (lifetime_points and the tier do not change), taken from the credits that expire soonest first (credits that never expire last). One transaction with the customer locked, as an event evaluation locks it: debits and events of one customer never take the balance below zero. 422 insufficient_points when more than available (nothing changes); 409 duplicate_transaction when the api key already debited with this transaction_id; 404 not_found for an unknown customer. Subscribed webhooks receive points.debited.
+         */
+        post: operations["Points_debitExternal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/priv/v1/apps/{api_key}/management/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's settings
+         * @description Answers the settings of the api key's organization.
+         */
+        get: operations["Settings_get"];
+        /**
+         * Change the organization's settings
+         * @description Partial: the members sent change, the others keep their values; answers the settings as they are now. The change is written to the audit log. 400 missing_data without the `settings` wrapper; 400 argument_error for an unknown member; 400 validation for a value out of range (points_expire_after_days: an integer from 1 to 36500, or null).
+         */
+        put: operations["Settings_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1235,7 +1339,7 @@ export interface components {
              * @example validation
              * @enum {string}
              */
-            code: "unauthorized" | "missing_data" | "missing_event_data" | "argument_error" | "validation" | "invalid_json" | "not_found" | "No_active_campaign_found" | "duplicate_transaction" | "not_available" | "failed_to_perform" | "payload_too_large" | "rate_limited" | "service_unavailable" | "internal_error";
+            code: "unauthorized" | "missing_data" | "missing_event_data" | "argument_error" | "validation" | "invalid_json" | "not_found" | "No_active_campaign_found" | "duplicate_transaction" | "not_available" | "failed_to_perform" | "payload_too_large" | "rate_limited" | "service_unavailable" | "insufficient_points" | "already_reversed" | "not_processed_yet" | "internal_error";
             /** @example user.time_zone must be a known IANA time zone such as America/New_York */
             message: string;
             details?: components["schemas"]["ErrorDetailView"][];
@@ -2011,6 +2115,12 @@ export interface components {
              * @example UTC
              */
             time_zone?: string;
+            /**
+             * @description Days after its event (the perform call for perform) that a credit expires; null: credits never expire. Fixed on each credit when it is earned: a change applies to credits earned from then on.
+             * @default null
+             * @example 365
+             */
+            points_expire_after_days?: number | null;
         };
         ApplicationInput: {
             /**
@@ -2050,6 +2160,11 @@ export interface components {
              * @example UTC
              */
             time_zone: string;
+            /**
+             * @description Days after its event (the perform call for perform) that a credit expires; null: credits never expire. Fixed on each credit when it is earned: a change applies to credits earned from then on.
+             * @example null
+             */
+            points_expire_after_days: number | null;
             /**
              * @description The root division, created with the organization (parent of the first divisions)
              * @example 1
@@ -2209,7 +2324,7 @@ export interface components {
              * @example campaign
              * @enum {string}
              */
-            object_type: "campaign" | "line_item" | "creative_group" | "creative" | "behavior" | "offer" | "tier" | "division" | "webhook";
+            object_type: "campaign" | "line_item" | "creative_group" | "creative" | "behavior" | "offer" | "tier" | "division" | "webhook" | "settings";
             /**
              * @description The changed object's id, as a string of digits
              * @example 42
@@ -4326,7 +4441,7 @@ export interface components {
              *       "points.credited"
              *     ]
              */
-            event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited")[];
+            event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired")[];
         };
         CreateWebhookBody: {
             webhook: components["schemas"]["CreateWebhookInput"];
@@ -4349,7 +4464,7 @@ export interface components {
              *       "points.credited"
              *     ]
              */
-            event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited")[];
+            event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired")[];
             /**
              * Format: date-time
              * @example 2026-01-05T10:00:00.000Z
@@ -4393,7 +4508,7 @@ export interface components {
              *       "points.credited"
              *     ]
              */
-            event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited")[];
+            event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired")[];
             /**
              * Format: date-time
              * @example 2026-01-05T10:00:00.000Z
@@ -4477,7 +4592,7 @@ export interface components {
              * @example points.credited
              * @enum {string}
              */
-            type: "notification.created" | "behavior.completed" | "tier.changed" | "points.credited";
+            type: "notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired";
             /**
              * @description pending: not tried yet; retrying: failed, another attempt is scheduled; delivered; failed: out of attempts; cancelled: the webhook was deleted
              * @example delivered
@@ -4793,6 +4908,167 @@ export interface components {
              */
             status: "ok";
             campaign: components["schemas"]["PerformCampaign"];
+        };
+        ExpiringPointsView: {
+            /**
+             * @description Points of one credit still to expire
+             * @example 30
+             */
+            points: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
+            expires_at: string;
+        };
+        LedgerEntryView: {
+            /**
+             * @description Entry id (a string: ids grow past 2^53)
+             * @example 42
+             */
+            id: string;
+            /**
+             * @description Points: positive for a credit, negative for a debit, an expiry or a reversal
+             * @example 50
+             */
+            amount: number;
+            /**
+             * @description Why: behavior, goal, offer, debit, expired, reversal
+             * @example behavior
+             */
+            reason: string;
+            /**
+             * @description The event that earned a credit (null for the other entries)
+             * @example 1001
+             */
+            event_id: string | null;
+            /**
+             * @description The campaign of a credit
+             * @example 7
+             */
+            campaign_id: number | null;
+            /**
+             * @description The behavior of a credit
+             * @example Buy a coffee
+             */
+            behavior_name: string | null;
+            /**
+             * Format: date-time
+             * @description When a credit expires (null: never, or not a credit)
+             * @example 2027-01-05T10:00:00.000Z
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        PointsLedgerResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            /** @example 120 */
+            available_points: number;
+            /** @example 200 */
+            lifetime_points: number;
+            /** @description Credits with points left that expire, soonest first, at most 10 */
+            expiring: components["schemas"]["ExpiringPointsView"][];
+            /** @description Newest first (by created_at, then id) */
+            entries: components["schemas"]["LedgerEntryView"][];
+            /** @example 1 */
+            page: number;
+            /** @example 10 */
+            limit: number;
+            /**
+             * @description Every entry of the customer's ledger, across pages
+             * @example 3
+             */
+            total: number;
+        };
+        DebitInput: {
+            /**
+             * @description Points to spend
+             * @example 50
+             */
+            points: number;
+            /**
+             * @description What the points were spent on, echoed back and sent in the webhook
+             * @example Free coffee
+             */
+            reason?: string;
+            /**
+             * @description Idempotency key, unique per api key among debits
+             * @example redeem-7f3a
+             */
+            transaction_id?: string;
+        };
+        DebitBody: {
+            debit: components["schemas"]["DebitInput"];
+        };
+        DebitView: {
+            /**
+             * @description The ledger entry of the debit
+             * @example 43
+             */
+            id: string;
+            /** @example 50 */
+            points: number;
+            /** @example Free coffee */
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        BalanceView: {
+            /** @example 70 */
+            available_points: number;
+            /** @example 200 */
+            lifetime_points: number;
+            /**
+             * @description The customer's tier's name (null: none)
+             * @example Silver
+             */
+            tier: string | null;
+        };
+        DebitResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            debit: components["schemas"]["DebitView"];
+            /** @description The customer after the debit */
+            user: components["schemas"]["BalanceView"];
+        };
+        SettingsView: {
+            /**
+             * @description Days after its event (the perform call for perform) that a credit expires; null: credits never expire. Fixed on each credit when it is earned: a change applies to credits earned from then on.
+             * @example 365
+             */
+            points_expire_after_days: number | null;
+        };
+        SettingsResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            settings: components["schemas"]["SettingsView"];
+        };
+        SettingsInput: {
+            /**
+             * @description Days after its event (the perform call for perform) that a credit expires; null: credits never expire. Fixed on each credit when it is earned: a change applies to credits earned from then on.
+             * @example 365
+             */
+            points_expire_after_days?: number | null;
+        };
+        SettingsBody: {
+            settings: components["schemas"]["SettingsInput"];
         };
     };
     responses: never;
@@ -11872,6 +12148,569 @@ export interface operations {
             };
             /** @description failed_to_perform */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Points_ledger: {
+        parameters: {
+            query?: {
+                /** @description Items per page */
+                limit?: number;
+                /** @description Page number, from 1 */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The customer's UUID, assigned by the service when the customer is created (the `id` of POST .../users). An unknown id, another organization's customer, or a value that is not a UUID answers 404 not_found */
+                user_id: string;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Balances, expiring credits and a page of the ledger */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PointsLedgerResponse"];
+                };
+            };
+            /** @description validation, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Points_ledgerExternal: {
+        parameters: {
+            query?: {
+                /** @description Items per page */
+                limit?: number;
+                /** @description Page number, from 1 */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The customer's external_id: your own id for the customer, given on create (URL-encoded). An unknown one answers 404 not_found */
+                external_id: string;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Balances, expiring credits and a page of the ledger */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PointsLedgerResponse"];
+                };
+            };
+            /** @description validation, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Points_debit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer's UUID, assigned by the service when the customer is created (the `id` of POST .../users). An unknown id, another organization's customer, or a value that is not a UUID answers 404 not_found */
+                user_id: string;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DebitBody"];
+            };
+        };
+        responses: {
+            /** @description The debit and the customer after it */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DebitResponse"];
+                };
+            };
+            /** @description missing_data, argument_error, validation, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description duplicate_transaction */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description insufficient_points */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Points_debitExternal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer's external_id: your own id for the customer, given on create (URL-encoded). An unknown one answers 404 not_found */
+                external_id: string;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DebitBody"];
+            };
+        };
+        responses: {
+            /** @description The debit and the customer after it */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DebitResponse"];
+                };
+            };
+            /** @description missing_data, argument_error, validation, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description duplicate_transaction */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description insufficient_points */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Settings_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettingsResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Settings_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SettingsBody"];
+            };
+        };
+        responses: {
+            /** @description The settings after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettingsResponse"];
+                };
+            };
+            /** @description missing_data, argument_error, validation, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

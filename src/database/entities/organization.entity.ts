@@ -16,6 +16,10 @@ export class Organization extends Timestamps {
   @Column('text', { name: 'time_zone' })
   timeZone: string;
 
+  /** Days after its event that a credit expires (null: never). */
+  @Column('integer', { name: 'points_expire_after_days', nullable: true })
+  pointsExpireAfterDays: number | null;
+
   /** Bumped by every configuration change, so every process knows when to recompile the rules. */
   @Column('bigint', { name: 'rules_version', transformer: bigintAsNumber, default: 0 })
   rulesVersion: number;

@@ -14,6 +14,6 @@ import { StoredEventsEvaluation } from './stored-events.evaluation.js';
 @Module({
   imports: [RulesModule],
   providers: [CustomerTransactions, EvaluationRepository, EvaluationPipeline, StoredEventsEvaluation, AfterCommit, WebhookSubscriptions],
-  exports: [EvaluationPipeline, StoredEventsEvaluation, CustomerTransactions, EvaluationRepository, RulesModule],
+  exports: [EvaluationPipeline, StoredEventsEvaluation, CustomerTransactions, EvaluationRepository, AfterCommit, RulesModule],
 })
 export class EvaluationModule {}

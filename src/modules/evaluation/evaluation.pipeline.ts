@@ -49,6 +49,9 @@ export interface CustomerEvaluation<T> {
 
 const NONE: ReadonlySet<WebhookEventType> = new Set();
 
+/** Work for one customer waits for its turn in this process by the key the request names it by. */
+const laneOf = (org: number, key: CustomerKey) => `${org}:${'userId' in key ? `id:${key.userId}` : `external:${key.externalId}`}`;
+
 /**
  * The event path: load (customer locked, progress of the involved behaviors, compiled rules) → engine (the way in's
  * `decide`) → write plan → persist (one transaction, CustomerTransactions) → after commit (deliveries, metrics).
@@ -72,7 +75,7 @@ export class EvaluationPipeline {
     // only what the current rules add is read after.
     const hint = await this.rules.peek(org)?.catch(() => null);
     const guess = hint ? evaluation.involved(hint) : [];
-    const lane = `${org}:${'userId' in key ? `id:${key.userId}` : `external:${key.externalId}`}`;
+    const lane = laneOf(org, key);
     const work = async (tx: CustomerTransaction) => {
       const [customer, guessed] = await Promise.all([this.repository.customer(tx.uow, org, key, write), this.repository.progressByKey(tx.uow, org, key, guess)]);
       if (!customer) throw AppError.notFound('user');
@@ -88,6 +91,25 @@ export class EvaluationPipeline {
     const { decision, written } = write ? await this.transactions.run(lane, work) : await this.transactions.read(work);
     void this.afterCommit.run(written?.deliveryIds ?? [], decision.counts ?? {}, { req_id: evaluation.requestId });
     return decision.answer(written);
+  }
+
+  /**
+   * Work on one customer without the engine (a debit, a reversal): the same turn, row lock and transaction as an
+   * evaluation of that customer, so the two serialize; the deliveries it wrote are queued once committed.
+   */
+  async withCustomerLocked<T>(
+    organizationId: number,
+    key: CustomerKey,
+    work: (customer: LoadedCustomer, tx: CustomerTransaction) => Promise<{ answer: T; deliveryIds: string[] }>,
+    requestId?: string,
+  ): Promise<T> {
+    const { answer, deliveryIds } = await this.transactions.run(laneOf(organizationId, key), async (tx) => {
+      const customer = await this.repository.customer(tx.uow, organizationId, key, true);
+      if (!customer) throw AppError.notFound('user');
+      return work(customer, tx);
+    });
+    void this.afterCommit.run(deliveryIds, {}, { req_id: requestId });
+    return answer;
   }
 
   /** Work of a way in that needs the path's transaction without the engine (V1 async=true stores events pending). */

@@ -56,7 +56,7 @@ export interface WritePlan {
     qualified_campaign_ids: number[];
     completed_campaign_ids: number[];
   }>;
-  credits: Array<{ idx: number; organization_id: number; customer_id: string; amount: number; reason: string; source: object }>;
+  credits: Array<{ idx: number; organization_id: number; customer_id: string; amount: number; reason: string; source: object; earned_at: string }>;
   offers: Array<{ idx: number; organization_id: number; customer_id: string; offer_id: number; campaign_id: number; behavior_id: number; issued_at: string }>;
   notifications: Array<{ idx: number; organization_id: number; customer_id: string; creative_id: number; campaign_id: number; behavior_id: number; type: string; data: unknown }>;
   deliveries: Array<{ idx: number; organization_id: number; id: string; type: string; created_at: string; notification_n: number | null; data: unknown }>;
@@ -139,6 +139,7 @@ export function planWrite(events: WritePlan['events'], customers: CustomerResult
         amount: credit.amount,
         reason: credit.reason,
         source: { campaign_id: credit.campaignId, behavior_id: credit.behaviorId, goal_id: credit.goalId ?? null, offer_id: credit.offerId ?? null },
+        earned_at: new Date(credit.at).toISOString(),
       });
     }
     for (const o of c.result.offersIssued) {

@@ -76,10 +76,14 @@ const steps = {
   }),
   creditPoints: (rows: unknown[]): Step => ({
     name: 'credits',
-    sql: (p) => `INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source)
-         SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source
-           FROM json_to_recordset(${p(json(rows))}::json) AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb)
+    // A credit expires the organization's points_expire_after_days after its event (never when that is null).
+    sql: (p) => `INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining)
+         SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END
+           FROM json_to_recordset(${p(json(rows))}::json)
+                AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb, earned_at timestamptz)
            JOIN event_ids e ON e.idx = t.idx
+           JOIN organizations o ON o.id = t.organization_id
+          CROSS JOIN LATERAL (SELECT t.earned_at + make_interval(days => o.points_expire_after_days) AS expires_at) x
          RETURNING 1`,
   }),
   issueOffers: (rows: unknown[]): Step => ({

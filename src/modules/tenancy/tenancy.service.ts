@@ -18,6 +18,7 @@ export class TenancyService {
           name: input.organization.name,
           multiOrgEnabled: input.organization.multi_org_enabled ?? false,
           timeZone: input.organization.time_zone ?? 'UTC',
+          pointsExpireAfterDays: input.organization.points_expire_after_days ?? null,
         }),
       );
       const root = await em.save(em.create(Division, { organizationId: organization.id, parentId: null, name: 'Root', ancestorIds: [] }));
@@ -30,6 +31,7 @@ export class TenancyService {
           name: organization.name,
           multi_org_enabled: organization.multiOrgEnabled,
           time_zone: organization.timeZone,
+          points_expire_after_days: organization.pointsExpireAfterDays,
           root_division_id: root.id,
         },
         application: credentials.application,

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { CompiledRules, CustomerSnapshot, EvaluationResult } from '../../engine/index.js';
 
-export const WEBHOOK_EVENT_TYPES = ['notification.created', 'behavior.completed', 'tier.changed', 'points.credited'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'notification.created',
+  'behavior.completed',
+  'tier.changed',
+  'points.credited',
+  'points.debited',
+  'points.expired',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /**

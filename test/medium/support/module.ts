@@ -1,4 +1,4 @@
-import type { INestApplicationContext } from '@nestjs/common';
+import type { INestApplicationContext, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { CLOCK, SettableClock } from '../../../src/common/clock.js';
@@ -23,12 +23,12 @@ export interface MediumContext {
 /**
  * The evaluation pipeline without HTTP: the worker's core modules (config, clock, PostgreSQL, Redis, queues), logging,
  * event counters, EvaluationModule and V1EventsUseCase, on this run's database and Redis prefix. The clock is a
- * SettableClock the spec moves; `config` overrides single settings (databasePoolSize, ...).
+ * SettableClock the spec moves; `config` overrides single settings (databasePoolSize, ...); `modules` adds a spec's own.
  */
-export async function createMediumContext(config: Partial<AppConfig> = {}, at = START): Promise<MediumContext> {
+export async function createMediumContext(config: Partial<AppConfig> = {}, at = START, modules: Array<Type<unknown>> = []): Promise<MediumContext> {
   const clock = new SettableClock(at);
   const moduleRef = await Test.createTestingModule({
-    imports: [CoreModule, LoggingModule.forRoot('worker'), EventCountersModule, EvaluationModule],
+    imports: [CoreModule, LoggingModule.forRoot('worker'), EventCountersModule, EvaluationModule, ...modules],
     providers: [V1EventsUseCase],
   })
     .overrideProvider(APP_CONFIG)

@@ -36,7 +36,7 @@ export function creditPlan(tenant: Tenant, customerId: string, behaviorId: numbe
     customers: [
       { id: customerId, available_points: before + amount, lifetime_points: before + amount, tier_id: null, tags: ['buyer'], qualified_campaign_ids: [campaignId], completed_campaign_ids: [] },
     ],
-    credits: [{ idx: 0, organization_id: tenant.organizationId, customer_id: customerId, amount, reason: 'behavior', source: { campaign_id: campaignId, behavior_id: behaviorId } }],
+    credits: [{ idx: 0, organization_id: tenant.organizationId, customer_id: customerId, amount, reason: 'behavior', source: { campaign_id: campaignId, behavior_id: behaviorId }, earned_at: '2026-03-02T10:00:00.000Z' }],
     offers: [],
     notifications: [],
     deliveries: [],

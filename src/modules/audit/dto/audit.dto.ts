@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { ApiTimestamp } from '../../../common/validation/schedule.dto.js';
 
 /** What the audit log records changes of (ConfigChangesService.record callers). */
-const OBJECT_TYPES = ['campaign', 'line_item', 'creative_group', 'creative', 'behavior', 'offer', 'tier', 'division', 'webhook'];
+const OBJECT_TYPES = ['campaign', 'line_item', 'creative_group', 'creative', 'behavior', 'offer', 'tier', 'division', 'webhook', 'settings'];
 
 const SNAPSHOT = {
   nullable: true,

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsString, Length } from 'class-validator';
+import { IsBoolean, IsInt, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import { EXPIRE_AFTER_DAYS_DESCRIPTION } from '../settings/dto/settings.dto.js';
 import { IsTimeZone, NestedObject, Optional, Required } from '../../../common/validation/validators.js';
 
 export class OrganizationInput {
@@ -19,6 +20,13 @@ export class OrganizationInput {
   @Optional()
   @IsTimeZone()
   time_zone?: string;
+
+  @ApiPropertyOptional({ example: 365, type: 'integer', minimum: 1, maximum: 36500, nullable: true, default: null, description: EXPIRE_AFTER_DAYS_DESCRIPTION })
+  @ValidateIf((_o: object, value: unknown) => value !== undefined && value !== null)
+  @IsInt()
+  @Min(1)
+  @Max(36500)
+  points_expire_after_days?: number | null;
 }
 
 export class ApplicationInput {
@@ -56,6 +64,7 @@ export class OrganizationView {
   @ApiProperty({ example: 'Acme' }) name: string;
   @ApiProperty({ example: false, description: 'Whether divisions scope campaigns and events (multi-org)' }) multi_org_enabled: boolean;
   @ApiProperty({ example: 'UTC', description: 'IANA time zone name: the default of its customers' }) time_zone: string;
+  @ApiProperty({ example: null, type: 'integer', nullable: true, description: EXPIRE_AFTER_DAYS_DESCRIPTION }) points_expire_after_days: number | null;
   @ApiProperty({
     example: 1,
     type: 'integer',

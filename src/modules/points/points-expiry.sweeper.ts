@@ -1,0 +1,50 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import { LOGGER, type Logger } from '../../common/logging/logger.js';
+import { PeriodicSweep } from '../../common/scheduling/periodic-sweep.js';
+import { AfterCommit } from '../evaluation/after-commit.js';
+import { CustomerTransactions } from '../evaluation/customer-transactions.js';
+import { PointsRepository } from './points.repository.js';
+
+/** Credits whose customers one transaction expires: each batch locks at most this many customers, briefly. */
+export const EXPIRY_BATCH = 500;
+/** One sweep stops starting batches after this long, so a backlog never delays the next sweep's start by much. */
+const SWEEP_BUDGET_MS = 4_000;
+
+/**
+ * Contract §13: credits past their `expires_at` leave the balance within 60 seconds, for every customer, active or not.
+ * Every 5 seconds one worker process at a time (the sweep machinery's advisory lock) expires what is due, in
+ * transactions of EXPIRY_BATCH credits' customers that skip customers locked by an evaluation or a debit (the next
+ * batch takes them). The partial index `points_ledger_due` holds only unexpired expiring credits, so a sweep with
+ * nothing due reads one index page.
+ */
+@Injectable()
+export class PointsExpirySweeper extends PeriodicSweep {
+  constructor(
+    @InjectDataSource() db: DataSource,
+    private readonly transactions: CustomerTransactions,
+    private readonly points: PointsRepository,
+    private readonly afterCommit: AfterCommit,
+    @Inject(LOGGER) logger: Logger,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    super(db, logger, 7_700_005, 'points expiry');
+  }
+
+  /** Batches until nothing more is due (or every due customer is busy), or the sweep's time is up; answers the credits expired. */
+  protected async sweepLocked(): Promise<number> {
+    const started = this.clock.now();
+    let expired = 0;
+    for (;;) {
+      const now = new Date(this.clock.now()).toISOString();
+      const batch = await this.transactions.run(null, (tx) => tx.commitWith(this.points.expireDue(tx.uow, now, EXPIRY_BATCH)));
+      void this.afterCommit.run(batch.deliveryIds, {});
+      expired += batch.credits;
+      if (batch.credits === 0 || this.clock.now() - started > SWEEP_BUDGET_MS) break;
+    }
+    if (expired > 0) this.logger.info({ credits: expired }, 'points expired');
+    return expired;
+  }
+}

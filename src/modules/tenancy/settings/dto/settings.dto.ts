@@ -1,0 +1,34 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, Max, Min, ValidateIf } from 'class-validator';
+import { NestedObject, Required } from '../../../../common/validation/validators.js';
+
+export const EXPIRE_AFTER_DAYS_DESCRIPTION =
+  'Days after its event (the perform call for perform) that a credit expires; null: credits never expire. Fixed on each credit ' +
+  'when it is earned: a change applies to credits earned from then on.';
+
+export class SettingsInput {
+  @ApiPropertyOptional({ example: 365, type: 'integer', minimum: 1, maximum: 36500, nullable: true, description: EXPIRE_AFTER_DAYS_DESCRIPTION })
+  @ValidateIf((_o: object, value: unknown) => value !== undefined && value !== null)
+  @IsInt()
+  @Min(1)
+  @Max(36500)
+  points_expire_after_days?: number | null;
+}
+
+export class SettingsBody {
+  @ApiProperty({ type: SettingsInput })
+  @Required()
+  @NestedObject()
+  @Type(() => SettingsInput)
+  settings: SettingsInput;
+}
+
+export class SettingsView {
+  @ApiProperty({ example: 365, type: 'integer', nullable: true, description: EXPIRE_AFTER_DAYS_DESCRIPTION }) points_expire_after_days: number | null;
+}
+
+export class SettingsResponse {
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
+  @ApiProperty({ type: SettingsView }) settings: SettingsView;
+}
