@@ -10,6 +10,8 @@ export { instancesFromV1, instanceFromV2 } from './instances.js';
 export { behaviorView } from './view.js';
 export type { BehaviorView, GoalView, GroupView } from './view.js';
 export { emptyBehaviorProgress } from './progress.js';
+export { undoCompletions } from './reversal.js';
+export type { ReversedCompletion } from './reversal.js';
 export { localDay, isDay } from './time.js';
 export { checkEligibility } from './eligibility.js';
 export type { EligibilityResult, CampaignCheck } from './eligibility.js';

@@ -102,7 +102,7 @@ describe('Event log reads by transaction id and by time range', () => {
 
   it('finds the events stored under a transaction id in an earlier month, and nothing for an unknown one', async () => {
     const found = await repository.byTransaction(tenant.apiKeyId, 'order-1001');
-    expect(found.map((e) => ({ id: e.id, name: e.name, occurredAt: e.occurredAt.toISOString() }))).toEqual([
+    expect(found.map((e) => ({ id: String(e.id), name: e.name, occurredAt: new Date(e.occurred_at).toISOString() }))).toEqual([
       { id: orderId, name: 'purchase', occurredAt: '2026-02-28T23:59:59.999Z' },
     ]);
     expect(await repository.byTransaction(tenant.apiKeyId, 'order-9999')).toEqual([]);

@@ -16,10 +16,13 @@ interface Step {
 
 const json = (rows: unknown[]) => JSON.stringify(rows);
 
-/** The idempotency keys of the rows (a submission's first instance holds it), as event_transactions stores them. */
+/**
+ * The idempotency key of the rows, as event_transactions stores it: the rows of one plan are one submission, whose
+ * every instance carries its transaction id; the first instance's time is the key's.
+ */
 const transactionsOf = (rows: unknown[]) =>
   (rows as Array<{ api_key_id: number; transaction_id: string | null; occurred_at: unknown }>)
-    .filter((r) => r.transaction_id !== null)
+    .filter((r, i, all) => r.transaction_id !== null && all.findIndex((o) => o.transaction_id === r.transaction_id && o.api_key_id === r.api_key_id) === i)
     .map((r) => ({ api_key_id: r.api_key_id, transaction_id: r.transaction_id, occurred_at: r.occurred_at }));
 
 const steps = {

@@ -82,7 +82,7 @@ export class V1EventsUseCase {
           if (used) throw new DuplicateTransaction(req.body.transaction_id!);
           return { plan: null, answer: () => answer(result.notifications.map(() => null)) };
         }
-        const rows = instances.map((instance, i) => this.event(req, customer.snapshot.id, customer.externalId, instance, i, divisions[i], campaignId, eventOutcome(result, i, req.explain)));
+        const rows = instances.map((instance, i) => this.event(req, customer.snapshot.id, customer.externalId, instance, divisions[i], campaignId, eventOutcome(result, i, req.explain)));
         const webhooks = webhookOccurrences(rules, customer.snapshot, result, customer.externalId, loaded.subscribed, loaded.now);
         return {
           plan: planWrite({ insert: newEventRows(rows) }, [{ organizationId: req.tenant.organizationId, before: customer.snapshot, result, firstIndex: 0, webhooks }]),
@@ -123,7 +123,7 @@ export class V1EventsUseCase {
       const campaignId = scopedCampaignId(rules, req.campaign);
       const divisions = this.divisions(req, rules, instances);
       const pending: EventOutcome = { status: 'pending', reason: null, result: null, pointsEarned: 0 };
-      const rows = instances.map((instance, i) => ({ ...this.event(req, customer.snapshot.id, customer.externalId, instance, i, divisions[i], campaignId, pending), source: 'v1_async' as const }));
+      const rows = instances.map((instance, i) => ({ ...this.event(req, customer.snapshot.id, customer.externalId, instance, divisions[i], campaignId, pending), source: 'v1_async' as const }));
       return this.repository.storePending(uow, newEventRows(rows));
     });
     this.counters.add({ accepted: eventIds.length });
@@ -155,7 +155,6 @@ export class V1EventsUseCase {
     customerId: string,
     externalId: string,
     instance: EventInstance,
-    index: number,
     divisionId: number | null,
     campaignId: number | null,
     outcome: EventOutcome,
@@ -166,8 +165,8 @@ export class V1EventsUseCase {
       customerId,
       userRef: externalId,
       source: 'v1',
-      // One request, one idempotency key: the first instance's row claims it.
-      transactionId: index === 0 ? (req.body.transaction_id ?? null) : null,
+      // One request, one idempotency key, on every instance (a reversal finds them all by it); claimed once.
+      transactionId: req.body.transaction_id ?? null,
       instance,
       divisionId,
       campaignId,

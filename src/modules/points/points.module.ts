@@ -4,12 +4,15 @@ import { TenancyModule } from '../tenancy/tenancy.module.js';
 import { PointsController } from './points.controller.js';
 import { PointsRepository } from './points.repository.js';
 import { PointsUseCase } from './points.use-case.js';
+import { ReversalRepository } from './reversal.repository.js';
+import { ReversalUseCase } from './reversal.use-case.js';
+import { ReversalsController } from './reversals.controller.js';
 
-/** Contract §13: the points ledger, debits (and, in the worker, expiry). */
+/** Contract §13: the points ledger, debits, reversals (and, in the worker, expiry). */
 @Module({
   imports: [TenancyModule, EvaluationModule],
-  controllers: [PointsController],
-  providers: [PointsRepository, PointsUseCase],
+  controllers: [PointsController, ReversalsController],
+  providers: [PointsRepository, PointsUseCase, ReversalRepository, ReversalUseCase],
   exports: [PointsRepository],
 })
 export class PointsModule {}

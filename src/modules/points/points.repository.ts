@@ -26,8 +26,21 @@ export interface DebitRow extends BalanceRow {
   delivery_ids: string[] | null;
 }
 
+/**
+ * CTEs `spendable` and `consumed`: `amount` points (an SQL expression) taken from what is left of the customer's
+ * expiring credits, soonest-expiring first (those `except` leaves out are not touched).
+ */
+export const consumeSoonestFirst = (customer: string, amount: string, except = 'true') => `spendable AS (
+           SELECT id, remaining, sum(remaining) OVER (ORDER BY expires_at, id) - remaining AS before
+             FROM points_ledger WHERE customer_id = ${customer} AND remaining > 0 AND ${except}
+         ), consumed AS (
+           UPDATE points_ledger l SET remaining = l.remaining - LEAST(s.remaining, ${amount} - s.before)
+             FROM spendable s WHERE l.id = s.id AND s.before < ${amount}
+           RETURNING 1
+         )`;
+
 /** The webhook deliveries of one occurrence, one per subscribed webhook of the organization (the outbox fan-out). */
-const deliveries = (org: string, type: string, payload: string) => `
+export const deliveries = (org: string, type: string, payload: string) => `
   INSERT INTO webhook_deliveries (organization_id, webhook_id, type, payload)
   SELECT w.organization_id, w.id, ${type}, ${payload}
     FROM webhooks w
@@ -80,14 +93,7 @@ export class PointsRepository {
   ): Promise<DebitRow> {
     const [row] = await uow.run<DebitRow>({
       name: 'points-debit',
-      text: `WITH spendable AS (
-           SELECT id, remaining, sum(remaining) OVER (ORDER BY expires_at, id) - remaining AS before
-             FROM points_ledger WHERE customer_id = $2 AND remaining > 0
-         ), consumed AS (
-           UPDATE points_ledger l SET remaining = l.remaining - LEAST(s.remaining, $3 - s.before)
-             FROM spendable s WHERE l.id = s.id AND s.before < $3
-           RETURNING 1
-         ), entry AS (
+      text: `WITH ${consumeSoonestFirst('$2', '$3')}, entry AS (
            INSERT INTO points_ledger (organization_id, customer_id, amount, reason, source, api_key_id, transaction_id, created_at)
            VALUES ($1, $2, -$3::int, 'debit', jsonb_build_object('description', $4::text), $5, $6, $7::timestamptz)
            RETURNING id, created_at

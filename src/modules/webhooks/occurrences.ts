@@ -8,6 +8,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'points.credited',
   'points.debited',
   'points.expired',
+  'points.reversed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -1,12 +1,43 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import type { Statement } from '../../../common/database/unit-of-work.js';
 import { EventRecord } from '../../../database/entities/event.entity.js';
 
 /** Where a page of a customer's events resumes: after this event, in `occurred_at` order. */
 export interface EventLogCursor {
   occurredAt: Date;
   id: string;
+}
+
+/** An event of a submission, as a reversal reads it. */
+export interface SubmissionEvent {
+  id: string;
+  customer_id: string | null;
+  name: string;
+  occurred_at: Date;
+  status: string;
+  points_earned: string;
+  /** The evaluation's summary: its completions among others (src/modules/evaluation/event-outcome.ts). */
+  result: { completions?: Array<{ campaign_id: number; behavior_id: number; achieved: number }> } | null;
+}
+
+/**
+ * The events stored under an api key's transaction id (every instance of a V1 submission carries it), in id order.
+ * The key's row in `event_transactions` gives the month: as a sub-select, PostgreSQL skips every other month while it
+ * runs the statement, and reads that month's partition by its index on the key. Run on the event path's unit of work
+ * (a reversal) or through TypeORM.
+ */
+export function submissionStatement(apiKeyId: number, transactionId: string): Statement {
+  return {
+    name: 'events-of-submission',
+    text: `SELECT e.id, e.customer_id, e.name, e.occurred_at, e.status, e.points_earned, e.result
+             FROM events e
+            WHERE e.api_key_id = $1 AND e.transaction_id = $2
+              AND e.occurred_at = (SELECT t.occurred_at FROM event_transactions t WHERE t.api_key_id = $1 AND t.transaction_id = $2)
+            ORDER BY e.id`,
+    values: [apiKeyId, transactionId],
+  };
 }
 
 /**
@@ -18,18 +49,10 @@ export interface EventLogCursor {
 export class EventLogRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /**
-   * The events stored under an api key's transaction id, in id order. The key's row in `event_transactions` gives
-   * the month; that month's partition alone is read, by its index on the key.
-   */
-  async byTransaction(apiKeyId: number, transactionId: string, em: EntityManager = this.db.manager): Promise<EventRecord[]> {
-    // The claim's time as a sub-select: PostgreSQL then skips every other month while it runs the statement.
-    return em
-      .createQueryBuilder(EventRecord, 'e')
-      .where('e.api_key_id = :apiKeyId AND e.transaction_id = :transactionId', { apiKeyId, transactionId })
-      .andWhere('e.occurred_at = (SELECT t.occurred_at FROM event_transactions t WHERE t.api_key_id = :apiKeyId AND t.transaction_id = :transactionId)')
-      .orderBy('e.id')
-      .getMany();
+  /** The events stored under an api key's transaction id, in id order (submissionStatement). */
+  async byTransaction(apiKeyId: number, transactionId: string, em: EntityManager = this.db.manager): Promise<SubmissionEvent[]> {
+    const { text, values } = submissionStatement(apiKeyId, transactionId);
+    return em.query(text, values);
   }
 
   /**

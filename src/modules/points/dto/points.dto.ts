@@ -81,3 +81,39 @@ export class DebitResponse {
   @ApiProperty({ type: DebitView }) debit: DebitView;
   @ApiProperty({ type: BalanceView, description: 'The customer after the debit' }) user: BalanceView;
 }
+
+export class ReversalInput {
+  @ApiProperty({ example: 'ord_1001', maxLength: 255, description: 'The transaction_id of an earlier V1 or V2 submission of this customer under this api key' })
+  @Required()
+  @IsString()
+  @Length(1, 255)
+  transaction_id: string;
+
+  @ApiPropertyOptional({ example: 'Refund', maxLength: 500, description: 'Why (a refund, fraud): kept with the reversal and sent in the webhook' })
+  @Optional()
+  @IsString()
+  @Length(1, 500)
+  reason?: string;
+}
+
+export class ReversalBody {
+  @ApiProperty({ type: ReversalInput })
+  @Required()
+  @NestedObject()
+  @Type(() => ReversalInput)
+  reversal: ReversalInput;
+}
+
+export class ReversalView {
+  @ApiProperty({ example: '5', description: 'Reversal id' }) id: string;
+  @ApiProperty({ example: 'ord_1001' }) transaction_id: string;
+  @ApiProperty({ example: 1, type: 'integer', description: 'Event instances of the submission' }) events: number;
+  @ApiProperty({ example: 50, type: 'integer', description: 'Points taken back from available_points (at most what was available)' }) points: number;
+  @ApiProperty({ example: 1, type: 'integer', description: 'Behavior completions undone' }) achievements: number;
+}
+
+export class ReversalResponse {
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
+  @ApiProperty({ type: ReversalView }) reversal: ReversalView;
+  @ApiProperty({ type: BalanceView, description: 'The customer after the reversal' }) user: BalanceView;
+}

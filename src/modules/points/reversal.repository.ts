@@ -1,0 +1,117 @@
+import { Injectable } from '@nestjs/common';
+import type { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { submissionStatement, type SubmissionEvent } from '../events/event-log/event-log.repository.js';
+import type { BehaviorProgress } from '../../engine/index.js';
+import { consumeSoonestFirst, deliveries, type BalanceRow } from './points.repository.js';
+
+export interface Reversal {
+  organizationId: number;
+  apiKeyId: number;
+  transactionId: string;
+  description: string | null;
+  customerId: string;
+  externalId: string;
+  eventIds: string[];
+  /** Points the submission credited: lifetime_points goes down by them. */
+  credited: number;
+  /** Of those, what is taken from available_points (at most what is available). */
+  taken: number;
+  achievements: number;
+  /** Progress of the behaviors whose completions were undone. */
+  progress: Array<{ behavior_id: number; state: BehaviorProgress; achieved: number }>;
+  webhookId: string;
+  now: string;
+}
+
+export interface ReversedRow extends BalanceRow {
+  id: string;
+  delivery_ids: string[] | null;
+}
+
+/**
+ * The statements of a reversal (contract §13), run on the transaction that holds the customer locked: the
+ * submission's events (submissionStatement), whether it was reversed already, what it credited, and the reversal
+ * itself in one statement.
+ */
+@Injectable()
+export class ReversalRepository {
+  submission(uow: UnitOfWork, apiKeyId: number, transactionId: string): Promise<SubmissionEvent[]> {
+    return uow.run<SubmissionEvent>(submissionStatement(apiKeyId, transactionId));
+  }
+
+  async reversed(uow: UnitOfWork, apiKeyId: number, transactionId: string): Promise<boolean> {
+    const rows = await uow.run({ name: 'reversal-exists', text: `SELECT 1 FROM event_reversals WHERE api_key_id = $1 AND transaction_id = $2`, values: [apiKeyId, transactionId] });
+    return rows.length > 0;
+  }
+
+  /** The points these events credited (their ledger credits, found by the ledger's event index). */
+  async credited(uow: UnitOfWork, eventIds: string[]): Promise<number> {
+    const [row] = await uow.run<{ points: string | null }>({
+      name: 'reversal-credited',
+      text: `SELECT sum(amount) AS points FROM points_ledger WHERE event_id = ANY($1::bigint[]) AND amount > 0`,
+      values: [eventIds],
+    });
+    return Number(row.points ?? 0);
+  }
+
+  /**
+   * Takes the submission's points back and undoes its completions, in one statement: its credits have nothing left
+   * to expire; one `reversal` entry of what is taken; if the customer's other expiring credits now hold more than
+   * the balance, the excess is consumed soonest-expiring first (what is left to expire never exceeds the balance);
+   * the balances, the progress rows, the `event_reversals` row, and a `points.reversed` delivery per subscribed webhook.
+   */
+  async reverse(uow: UnitOfWork, r: Reversal): Promise<ReversedRow> {
+    const available = '(SELECT available_points FROM customers WHERE id = $2) - $4';
+    const notReversed = 'coalesce(event_id <> ALL($3::bigint[]), true)';
+    const [row] = await uow.run<ReversedRow>({
+      name: 'reversal',
+      text: `WITH spent AS (
+           UPDATE points_ledger SET remaining = 0 WHERE event_id = ANY($3::bigint[]) AND remaining > 0 RETURNING 1
+         ), ${consumeSoonestFirst('$2', `(SELECT GREATEST(0, sum(remaining) - (${available})) FROM spendable)`, notReversed)},
+         entry AS (
+           INSERT INTO points_ledger (organization_id, customer_id, amount, reason, source, created_at)
+           SELECT $1, $2, -$4::int, 'reversal', jsonb_build_object('transaction_id', $6::text, 'description', $7::text), $8::timestamptz WHERE $4 > 0
+           RETURNING 1
+         ), customer AS (
+           UPDATE customers SET available_points = available_points - $4, lifetime_points = GREATEST(0, lifetime_points - $5), updated_at = now()
+            WHERE id = $2
+           RETURNING available_points, lifetime_points, tier_id
+         ), progress AS (
+           UPDATE customer_progress p SET state = t.state, achieved = t.achieved, updated_at = now()
+             FROM json_to_recordset($9::json) AS t(behavior_id int, state jsonb, achieved int)
+            WHERE p.customer_id = $2 AND p.behavior_id = t.behavior_id
+           RETURNING 1
+         ), reversal AS (
+           INSERT INTO event_reversals (organization_id, api_key_id, transaction_id, customer_id, events, points, achievements, reason, created_at)
+           VALUES ($1, $10, $6, $2, $11, $4, $12, $7, $8::timestamptz)
+           RETURNING id
+         ), delivered AS (${deliveries(
+           '$1',
+           `'points.reversed'`,
+           `jsonb_build_object('id', $13::text, 'type', 'points.reversed', 'created_at', $8::text, 'data', jsonb_build_object('user_id', $2::uuid,
+              'external_id', $14::text, 'points', $4::int, 'reason', 'reversal', 'transaction_id', $6::text, 'description', $7::text,
+              'achievements', $12::int, 'created_at', $8::text, 'available_points', (SELECT available_points FROM customer),
+              'lifetime_points', (SELECT lifetime_points FROM customer)))`,
+         )})
+         SELECT r.id, c.available_points, c.lifetime_points, t.name AS tier, (SELECT array_agg(id ORDER BY id) FROM delivered) AS delivery_ids
+           FROM reversal r, customer c LEFT JOIN tiers t ON t.id = c.tier_id`,
+      values: [
+        r.organizationId,
+        r.customerId,
+        r.eventIds,
+        r.taken,
+        r.credited,
+        r.transactionId,
+        r.description,
+        r.now,
+        JSON.stringify(r.progress),
+        r.apiKeyId,
+        r.eventIds.length,
+        r.achievements,
+        r.webhookId,
+        r.externalId,
+      ],
+    });
+    return row;
+  }
+}

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import { AppError } from '../../common/errors/app-error.js';
+import type { Tenant } from '../../common/http/request-context.js';
+import { undoCompletions } from '../../engine/index.js';
+import { EvaluationPipeline } from '../evaluation/evaluation.pipeline.js';
+import { EvaluationRepository, type CustomerKey } from '../evaluation/evaluation.repository.js';
+import type { ReversalInput, ReversalResponse } from './dto/points.dto.js';
+import { ReversalRepository } from './reversal.repository.js';
+
+/**
+ * Contract §13: a reversal takes back what a submission earned (a refund, fraud), on the customer locked as an
+ * evaluation locks it. Its events are found by transaction id in the month the key names; the points they credited
+ * leave the balance (as far as it goes) and lifetime_points; each completion they caused is undone by the engine
+ * (undoCompletions), freeing room under the caps. Goal progress, notifications, offers, tags and the tier stay
+ * (docs/points.md says why).
+ */
+@Injectable()
+export class ReversalUseCase {
+  constructor(
+    private readonly pipeline: EvaluationPipeline,
+    private readonly customers: EvaluationRepository,
+    private readonly reversals: ReversalRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  reverse(tenant: Tenant, key: CustomerKey, input: ReversalInput, requestId?: string): Promise<ReversalResponse> {
+    const { transaction_id: transactionId } = input;
+    return this.pipeline.withCustomerLocked(
+      tenant.organizationId,
+      key,
+      async (customer, { uow, commitWith }) => {
+        const id = customer.snapshot.id;
+        const [events, reversed] = await Promise.all([this.reversals.submission(uow, tenant.apiKeyId, transactionId), this.reversals.reversed(uow, tenant.apiKeyId, transactionId)]);
+        if (events.length === 0 || events.some((e) => e.customer_id !== id)) throw AppError.notFound('transaction');
+        if (reversed) throw new AppError('already_reversed', `transaction_id ${transactionId} has already been reversed`);
+        if (events.some((e) => e.status === 'pending')) throw new AppError('not_processed_yet', `transaction_id ${transactionId} is still waiting in the queue; reverse it once processed`);
+
+        const completions = events.flatMap((e) => (e.result?.completions ?? []).map((c) => ({ behaviorId: c.behavior_id, at: new Date(e.occurred_at).getTime() })));
+        const eventIds = events.map((e) => String(e.id));
+        const behaviorIds = [...new Set(completions.map((c) => c.behaviorId))];
+        const [credited, progress] = await Promise.all([this.reversals.credited(uow, eventIds), this.customers.progress(uow, [id], behaviorIds)]);
+        const undone = undoCompletions(progress.get(id) ?? {}, completions);
+        const taken = Math.min(credited, customer.snapshot.availablePoints);
+        const row = await commitWith(
+          this.reversals.reverse(uow, {
+            organizationId: tenant.organizationId,
+            apiKeyId: tenant.apiKeyId,
+            transactionId,
+            description: input.reason ?? null,
+            customerId: id,
+            externalId: customer.externalId,
+            eventIds,
+            credited,
+            taken,
+            achievements: undone.undone,
+            progress: Object.entries(undone.progress).map(([behaviorId, state]) => ({ behavior_id: Number(behaviorId), state, achieved: state.achieved })),
+            webhookId: randomUUID(),
+            now: new Date(this.clock.now()).toISOString(),
+          }),
+        );
+        return {
+          answer: {
+            status: 'ok' as const,
+            reversal: { id: String(row.id), transaction_id: transactionId, events: events.length, points: taken, achievements: undone.undone },
+            user: { available_points: Number(row.available_points), lifetime_points: Number(row.lifetime_points), tier: row.tier },
+          },
+          deliveryIds: (row.delivery_ids ?? []).map(String),
+        };
+      },
+      requestId,
+    );
+  }
+}
