@@ -11,6 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { engineFigures, engineTable, measureEngine } from './support/engine-phase.js';
 import { runPipeline } from './support/pipeline-phase.js';
+import { runPoints } from './support/points-phase.js';
 import { figuresTable, type Figure } from './support/summary.js';
 import { runV1 } from './support/v1-phase.js';
 import { runV2 } from './support/v2-phase.js';
@@ -44,6 +45,7 @@ await section('Rules engine (bench:engine)', async () => {
 await section('Events V1 and retrieval (bench:v1)', () => runV1({ seconds: SECONDS }));
 await section('One evaluation pipeline: hot customer, cold-cache bursts (bench:pipeline)', () => runPipeline({ seconds: SECONDS }));
 await section('Events V2 and the workers (bench:v2)', () => runV2({ seconds: SECONDS }));
+await section('Points: debits, budgets, expiry (bench:points)', () => runPoints({ seconds: SECONDS }));
 
 const total = (performance.now() - began) / 1000;
 process.stdout.write(

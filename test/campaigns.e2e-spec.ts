@@ -138,6 +138,8 @@ describe('campaigns', () => {
           opt_in_required: false,
           prerequisite_campaign_ids: [],
           targeting: [],
+          budget: null,
+          budget_used: { completions: 0, points: 0 },
           created_at: expect.stringMatching(ISO_UTC_MS),
           updated_at: expect.stringMatching(ISO_UTC_MS),
         },
@@ -207,6 +209,8 @@ describe('campaigns', () => {
         opt_in_required: true,
         prerequisite_campaign_ids: [first.id, second.id],
         targeting,
+        budget: null,
+        budget_used: { completions: 0, points: 0 },
         created_at: expect.stringMatching(ISO_UTC_MS),
         updated_at: expect.stringMatching(ISO_UTC_MS),
       });

@@ -116,6 +116,13 @@ class World {
       await api(this.app, tenant).post(`/users/${(await this.customer()).id}/events`).send({ events: { earn: 1 } }).expect(200);
     });
   }
+  /** A V1 submission of the customer under this transaction id. */
+  submission(transactionId: string) {
+    return this.once(`submission ${transactionId}`, async () => {
+      const tenant = await this.tenant();
+      await api(this.app, tenant).post(`/users/${(await this.customer()).id}/events`).send({ events: { visit: 1 }, transaction_id: transactionId }).expect(200);
+    });
+  }
   behavior() {
     return this.once('behavior', async () =>
       createBehavior(this.app, await this.tenant(), (await this.campaign()).id, { name: 'Visit', event: 'visit' }),
@@ -230,6 +237,9 @@ const SETUP: Record<string, (w: World) => Promise<unknown>> = {
   // A debit spends points the customer has.
   Points_debit: (w) => w.points(),
   Points_debitExternal: (w) => w.points(),
+  // A reversal names an earlier submission of the customer: the one its example names (ReversalInput's example).
+  Reversals_reverse: (w) => w.submission('ord_1001'),
+  Reversals_reverseExternal: (w) => w.submission('ord_1001'),
 };
 
 /** The example's value with `ids` in place of the ids it holds, in the same form. */

@@ -60,6 +60,8 @@ const EXPECTED_ROUTES = [
   `GET ${PRIV}/external/users/{external_id}/points`,
   `POST ${PRIV}/users/{user_id}/points/debits`,
   `POST ${PRIV}/external/users/{external_id}/points/debits`,
+  `POST ${PRIV}/users/{user_id}/events/reversals`,
+  `POST ${PRIV}/external/users/{external_id}/events/reversals`,
   `GET ${PRIV}/management/settings`,
   `PUT ${PRIV}/management/settings`,
   `POST ${PRIV}/management/tiers`,

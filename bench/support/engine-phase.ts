@@ -63,6 +63,7 @@ function ruleSet(behaviors: number, listening: number): RuleSet {
       optInRequired: false,
       prerequisiteCampaignIds: [],
       targeting: [],
+      budget: null,
       behaviors: bs,
     })),
     offers: [],

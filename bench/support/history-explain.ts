@@ -109,6 +109,7 @@ async function v1Statements(plan: HistoryPlan, c: number): Promise<Captured[]> {
     offers: [],
     notifications: [],
     deliveries: [],
+    budgets: { use: [], refused: [] },
   };
   const write = writeStatement(writePlan);
   out.push({ label: `V1: the write (${write.name})`, text: write.text, values: write.values ?? [], write: true });

@@ -1270,6 +1270,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/priv/v1/apps/{api_key}/users/{user_id}/events/reversals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse a submission of a customer, by user_id
+         * @description Takes back what an earlier V1 or V2 submission of this customer earned (a refund, fraud), named by its transaction_id under this api key: the points its events and the event outcomes they raised credited leave available_points (as far as they go: `points` answers what was taken) and lifetime_points; each behavior completion they caused is undone (achieved goes down by one, which frees room under the caps). Goal progress, notifications, issued offers, tags and the tier stay. One transaction with the customer locked, as an event evaluation locks it. 404 not_found for an unknown transaction_id or one of another customer; 409 already_reversed for a second reversal; 409 not_processed_yet while the submission waits in the queue. Subscribed webhooks receive points.reversed.
+         */
+        post: operations["Reversals_reverse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/priv/v1/apps/{api_key}/external/users/{external_id}/events/reversals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse a submission of a customer, by external_id
+         * @description Takes back what an earlier V1 or V2 submission of this customer earned (a refund, fraud), named by its transaction_id under this api key: the points its events and the event outcomes they raised credited leave available_points (as far as they go: `points` answers what was taken) and lifetime_points; each behavior completion they caused is undone (achieved goes down by one, which frees room under the caps). Goal progress, notifications, issued offers, tags and the tier stay. One transaction with the customer locked, as an event evaluation locks it. 404 not_found for an unknown transaction_id or one of another customer; 409 already_reversed for a second reversal; 409 not_processed_yet while the submission waits in the queue. Subscribed webhooks receive points.reversed.
+         */
+        post: operations["Reversals_reverseExternal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/priv/v1/apps/{api_key}/management/settings": {
         parameters: {
             query?: never;
@@ -1434,7 +1474,7 @@ export interface components {
              * @example progressed
              * @enum {string}
              */
-            verdict: "progressed" | "completed" | "no_progress" | "cap_reached";
+            verdict: "progressed" | "completed" | "no_progress" | "cap_reached" | "budget_exhausted";
             /**
              * @description In words; also names resets and raised events
              * @example 1 of 2 required goal(s) complete in this cycle
@@ -1453,7 +1493,7 @@ export interface components {
              * @example qualified
              * @enum {string}
              */
-            state: "qualified" | "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap";
+            state: "qualified" | "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap" | "budget_exhausted";
             /** @example qualified */
             detail: string;
             /** @description The behaviors listening to the event; empty unless the campaign qualified or is at a cap */
@@ -1519,7 +1559,7 @@ export interface components {
              * @example qualified
              * @enum {string}
              */
-            state: "qualified" | "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap";
+            state: "qualified" | "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap" | "budget_exhausted";
             /** @description Only with explain=true: for each event instance (and each event raised by an outcome), why each campaign, behavior and goal did or did not progress */
             explanation?: components["schemas"]["EventExplanationView"][];
         };
@@ -1537,7 +1577,7 @@ export interface components {
              * @example events_not_qualified
              * @enum {string}
              */
-            state: "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap";
+            state: "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap" | "budget_exhausted";
             /**
              * @description Why, in words
              * @example campaign requires opt-in and the customer has not qualified (send "qualify": true)
@@ -1571,7 +1611,7 @@ export interface components {
              * @example events_not_qualified
              * @enum {string}
              */
-            state: "qualified" | "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap";
+            state: "qualified" | "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap" | "budget_exhausted";
             /** @description Empty when qualified; otherwise one entry per live campaign checked (those listening to the events, or the scoped one) */
             notifications: components["schemas"]["QualificationNotification"][];
         };
@@ -2730,6 +2770,18 @@ export interface components {
              */
             value?: (string | null) | number | boolean | unknown[];
         };
+        BudgetInput: {
+            /**
+             * @description Completions at most (null or absent: no limit)
+             * @example 1000
+             */
+            max_completions?: number | null;
+            /**
+             * @description Points credited at most (null or absent: no limit)
+             * @example 50000
+             */
+            max_points?: number | null;
+        };
         CreateCampaignInput: {
             /**
              * @description Unique per organization; generated from the name when absent
@@ -2762,6 +2814,8 @@ export interface components {
              *     ]
              */
             targeting?: components["schemas"]["Criterion"][];
+            /** @description The campaign budget; default none. Counted across all its customers: a completion that would take the campaign past max_completions, or whose points (behavior, goals and points offers) would take it past max_points, does not happen (state budget_exhausted). null: no limit. A reversal gives its completions and points back. Usage counts from when a budget is set; null removes the budget. */
+            budget?: components["schemas"]["BudgetInput"] | null;
             /** @example Spring visits */
             name: string;
             /**
@@ -2782,6 +2836,12 @@ export interface components {
         };
         CreateCampaignBody: {
             campaign: components["schemas"]["CreateCampaignInput"];
+        };
+        BudgetUsedView: {
+            /** @example 12 */
+            completions: number;
+            /** @example 600 */
+            points: number;
         };
         CampaignView: {
             /** @example 42 */
@@ -2828,6 +2888,21 @@ export interface components {
              *     ]
              */
             targeting: components["schemas"]["Criterion"][];
+            /** @description null: no budget. Counted across all its customers: a completion that would take the campaign past max_completions, or whose points (behavior, goals and points offers) would take it past max_points, does not happen (state budget_exhausted). null: no limit. A reversal gives its completions and points back. Usage counts from when a budget is set; null removes the budget. */
+            budget?: {
+                /**
+                 * @description Completions at most (null: no limit)
+                 * @example 1000
+                 */
+                max_completions: number | null;
+                /**
+                 * @description Points credited at most (null: no limit)
+                 * @example 50000
+                 */
+                max_points: number | null;
+            } | null;
+            /** @description What completions used of the budget (zeros without one) */
+            budget_used: components["schemas"]["BudgetUsedView"];
             /**
              * Format: date-time
              * @example 2026-01-05T10:00:00.000Z
@@ -2989,6 +3064,8 @@ export interface components {
              *     ]
              */
             targeting?: components["schemas"]["Criterion"][];
+            /** @description The campaign budget; default none. Counted across all its customers: a completion that would take the campaign past max_completions, or whose points (behavior, goals and points offers) would take it past max_points, does not happen (state budget_exhausted). null: no limit. A reversal gives its completions and points back. Usage counts from when a budget is set; null removes the budget. */
+            budget?: components["schemas"]["BudgetInput"] | null;
             /** @example Spring visits */
             name: string;
             /**
@@ -4441,7 +4518,7 @@ export interface components {
              *       "points.credited"
              *     ]
              */
-            event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired")[];
+            event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired" | "points.reversed" | "campaign.budget_exhausted")[];
         };
         CreateWebhookBody: {
             webhook: components["schemas"]["CreateWebhookInput"];
@@ -4464,7 +4541,7 @@ export interface components {
              *       "points.credited"
              *     ]
              */
-            event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired")[];
+            event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired" | "points.reversed" | "campaign.budget_exhausted")[];
             /**
              * Format: date-time
              * @example 2026-01-05T10:00:00.000Z
@@ -4508,7 +4585,7 @@ export interface components {
              *       "points.credited"
              *     ]
              */
-            event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired")[];
+            event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired" | "points.reversed" | "campaign.budget_exhausted")[];
             /**
              * Format: date-time
              * @example 2026-01-05T10:00:00.000Z
@@ -4592,7 +4669,7 @@ export interface components {
              * @example points.credited
              * @enum {string}
              */
-            type: "notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired";
+            type: "notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired" | "points.reversed" | "campaign.budget_exhausted";
             /**
              * @description pending: not tried yet; retrying: failed, another attempt is scheduled; delivered; failed: out of attempts; cancelled: the webhook was deleted
              * @example delivered
@@ -5043,6 +5120,55 @@ export interface components {
             status: "ok";
             debit: components["schemas"]["DebitView"];
             /** @description The customer after the debit */
+            user: components["schemas"]["BalanceView"];
+        };
+        ReversalInput: {
+            /**
+             * @description The transaction_id of an earlier V1 or V2 submission of this customer under this api key
+             * @example ord_1001
+             */
+            transaction_id: string;
+            /**
+             * @description Why (a refund, fraud): kept with the reversal and sent in the webhook
+             * @example Refund
+             */
+            reason?: string;
+        };
+        ReversalBody: {
+            reversal: components["schemas"]["ReversalInput"];
+        };
+        ReversalView: {
+            /**
+             * @description Reversal id
+             * @example 5
+             */
+            id: string;
+            /** @example ord_1001 */
+            transaction_id: string;
+            /**
+             * @description Event instances of the submission
+             * @example 1
+             */
+            events: number;
+            /**
+             * @description Points taken back from available_points (at most what was available)
+             * @example 50
+             */
+            points: number;
+            /**
+             * @description Behavior completions undone
+             * @example 1
+             */
+            achievements: number;
+        };
+        ReversalResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            reversal: components["schemas"]["ReversalView"];
+            /** @description The customer after the reversal */
             user: components["schemas"]["BalanceView"];
         };
         SettingsView: {
@@ -12554,6 +12680,208 @@ export interface operations {
             };
             /** @description insufficient_points */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Reversals_reverse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer's UUID, assigned by the service when the customer is created (the `id` of POST .../users). An unknown id, another organization's customer, or a value that is not a UUID answers 404 not_found */
+                user_id: string;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReversalBody"];
+            };
+        };
+        responses: {
+            /** @description The reversal and the customer after it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReversalResponse"];
+                };
+            };
+            /** @description missing_data, argument_error, validation, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description already_reversed, not_processed_yet */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Reversals_reverseExternal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer's external_id: your own id for the customer, given on create (URL-encoded). An unknown one answers 404 not_found */
+                external_id: string;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReversalBody"];
+            };
+        };
+        responses: {
+            /** @description The reversal and the customer after it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReversalResponse"];
+                };
+            };
+            /** @description missing_data, argument_error, validation, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description already_reversed, not_processed_yet */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -2,6 +2,7 @@ import { capReached, pruneCompletions, windowIndex } from './caps.js';
 import { campaignState, campaignSeesEvent, StateContext, tierName } from './campaign-state.js';
 import { CompiledBehavior, CompiledCampaign, CompiledGoal, CompiledRules, MAX_EVENT_DEPTH } from './compile.js';
 import type { BehaviorExplanation, CampaignExplanation, CampaignState, EventExplanation } from './explanation.js';
+import { budgetRefusal, completionPoints, spend, type BudgetLeft, type BudgetUse } from './budget.js';
 import { applyToGoal } from './goals.js';
 import { cloneProgress, completedGoalCount, emptyBehaviorProgress, groupStatus, hasCycleProgress, requiredGoalCount, resetCycle } from './progress.js';
 import { iso } from './time.js';
@@ -19,6 +20,8 @@ export interface EvaluateInput {
   campaignId?: number | null;
   /** Body `qualify: true`: opt-in campaigns qualify the customer first. */
   qualify?: boolean;
+  /** What is left of each budgeted campaign's budget (contract §14); a budgeted campaign missing here has no room. */
+  budgets?: Record<number, BudgetLeft>;
 }
 
 export type CreditReason = 'behavior' | 'goal' | 'offer' | 'outcome';
@@ -78,6 +81,9 @@ export interface EvaluationResult {
   qualifiedCampaignIds: number[];
   completedCampaignIds: number[];
   explanation: EventExplanation[];
+  /** Budgeted campaigns: what this evaluation's completions used (to reserve), and those that refused one. */
+  budgetUse: Record<number, BudgetUse>;
+  budgetRefused: number[];
 }
 
 /**
@@ -101,6 +107,8 @@ export class Evaluation {
   protected anyQualified = false;
   /** The submitted instance being evaluated (raised events belong to it). */
   protected eventIndex = 0;
+  /** What is left of the budgets as completions use them (a copy of the input's). */
+  protected readonly budgetLeft: Record<number, BudgetLeft>;
 
   constructor(protected readonly input: EvaluateInput) {
     const c = input.customer;
@@ -135,7 +143,10 @@ export class Evaluation {
       qualifiedCampaignIds: [],
       completedCampaignIds: [],
       explanation: [],
+      budgetUse: {},
+      budgetRefused: [],
     };
+    this.budgetLeft = structuredClone(input.budgets ?? {});
   }
 
   run(): EvaluationResult {
@@ -211,9 +222,36 @@ export class Evaluation {
 
   protected recordState(campaignId: number, state: CampaignState): void {
     const previous = this.result.campaignStates[campaignId];
+    if (previous === 'budget_exhausted') return;
     if (previous === undefined || (previous !== 'qualified' && state === 'qualified')) this.result.campaignStates[campaignId] = state;
     if (state === 'qualified') this.anyQualified = true;
     else this.firstFailure.state ??= state;
+  }
+
+  /**
+   * Whether the campaign's budget lets a completion of the behavior with progress `p` happen; when it does, the
+   * completion is counted against it. When it does not, the campaign's state for the request is budget_exhausted.
+   */
+  protected budgetAllows(behavior: CompiledBehavior, p: BehaviorProgress, explanation: BehaviorExplanation): boolean {
+    const campaign = behavior.campaign.rule;
+    if (!campaign.budget) return true;
+    const left = (this.budgetLeft[campaign.id] ??= { completions: 0, points: 0 });
+    const points = completionPoints(this.input.rules, behavior, p);
+    const refusal = budgetRefusal(campaign.budget, left, points);
+    if (refusal) {
+      explanation.verdict = 'budget_exhausted';
+      explanation.detail = refusal;
+      this.result.campaignStates[campaign.id] = 'budget_exhausted';
+      if (!this.result.budgetRefused.includes(campaign.id)) this.result.budgetRefused.push(campaign.id);
+      this.anyQualified = Object.values(this.result.campaignStates).includes('qualified');
+      this.firstFailure.state ??= 'budget_exhausted';
+      return false;
+    }
+    spend(left, points);
+    const use = (this.result.budgetUse[campaign.id] ??= { completions: 0, points: 0 });
+    use.completions += 1;
+    use.points += points;
+    return true;
   }
 
   protected writable(behavior: CompiledBehavior): BehaviorProgress {
@@ -241,12 +279,15 @@ export class Evaluation {
     }
 
     const p = this.writable(behavior);
+    // A budgeted campaign's behavior may have to stay as it was before this event (contract §14).
+    const before = behavior.campaign.rule.budget ? cloneProgress(p) : null;
     const notes: string[] = [];
+    let reset = false;
     if (rule.useSamePeriod) {
       const window = windowIndex(behavior, instance.occurredAt);
       if (window !== null && p.window !== null && p.window !== window && hasCycleProgress(p)) {
         resetCycle(p);
-        this.markReset(rule.id);
+        reset = true;
         notes.push('progress from an earlier period was dropped (use_same_period)');
       }
       if (window !== null && (p.window === null || !hasCycleProgress(p))) p.window = window;
@@ -254,17 +295,23 @@ export class Evaluation {
 
     const achievedBefore = p.achieved;
     const countBefore = completedGoalCount(behavior, p);
-    let progressed = false;
+    const deltas: Array<[CompiledGoal, number, string | null]> = [];
     for (const goal of goals) {
       const step = applyToGoal(goal, p, instance, tz);
       explanation.goals.push(step.explanation);
       if (step.countChange !== 0 || step.newPivot !== null || step.explanation.verdict === 'streak_restarted') {
-        progressed = true;
-        this.goalDelta(goal, step.countChange, step.newPivot);
+        deltas.push([goal, step.countChange, step.newPivot]);
       }
     }
 
     const completed = groupStatus(behavior, p).complete;
+    if (completed && before && !this.budgetAllows(behavior, p, explanation)) {
+      Object.assign(p, before);
+      return explanation;
+    }
+    const progressed = deltas.length > 0;
+    for (const [goal, change, pivot] of deltas) this.goalDelta(goal, change, pivot);
+    if (reset) this.markReset(rule.id);
     const goalsDone = completedGoalCount(behavior, p);
     const raised = completed ? this.complete(behavior, p, instance) : [];
     this.behaviorDelta(rule.id, completedGoalCount(behavior, p) - countBefore, completed ? 1 : 0);

@@ -11,7 +11,8 @@ export type CampaignState =
   | 'events_not_qualified'
   | 'missing_prerequisites'
   | 'reached_frequency_period_cap'
-  | 'reached_frequency_cap';
+  | 'reached_frequency_cap'
+  | 'budget_exhausted';
 
 export type GoalVerdict =
   | 'counted'
@@ -32,7 +33,7 @@ export interface GoalExplanation {
   detail: string;
 }
 
-export type BehaviorVerdict = 'progressed' | 'completed' | 'no_progress' | 'cap_reached';
+export type BehaviorVerdict = 'progressed' | 'completed' | 'no_progress' | 'cap_reached' | 'budget_exhausted';
 
 export interface BehaviorExplanation {
   behavior_id: number;

@@ -1,9 +1,9 @@
 import { capReached } from './caps.js';
 import { campaignState } from './campaign-state.js';
 import { behaviorsInvolved, type CompiledBehavior, type CompiledRules } from './compile.js';
-import { Evaluation, type EvaluationResult } from './evaluate.js';
+import { Evaluation, type EvaluateInput, type EvaluationResult } from './evaluate.js';
 import type { BehaviorExplanation, CampaignExplanation, EventExplanation } from './explanation.js';
-import { completedGoalCount, emptyBehaviorProgress, goalProgress } from './progress.js';
+import { cloneProgress, completedGoalCount, emptyBehaviorProgress, goalProgress } from './progress.js';
 import { iso } from './time.js';
 import type { CustomerSnapshot, EventInstance, ProgressMap } from './types.js';
 
@@ -19,6 +19,8 @@ export interface PerformInput {
   campaignId: number;
   now: number;
   multiOrgEnabled: boolean;
+  /** What is left of the budgeted campaigns' budgets (EvaluateInput.budgets). */
+  budgets?: EvaluateInput['budgets'];
 }
 
 /** Why a perform could not complete the campaign (the service answers 422 failed_to_perform). */
@@ -74,7 +76,7 @@ class Performance extends Evaluation {
   constructor(input: PerformInput) {
     // qualify false: events raised by outcomes must not opt the customer into other opt-in campaigns (contract §7);
     // the performed campaign itself is qualified explicitly below.
-    super({ rules: input.rules, customer: input.customer, progress: input.progress, events: [], now: input.now, multiOrgEnabled: input.multiOrgEnabled, qualify: false });
+    super({ rules: input.rules, customer: input.customer, progress: input.progress, events: [], now: input.now, multiOrgEnabled: input.multiOrgEnabled, qualify: false, budgets: input.budgets });
     this.campaignId = input.campaignId;
   }
 
@@ -113,7 +115,7 @@ class Performance extends Evaluation {
       if (step.verdict === 'completed') completed += 1;
       explanation.behaviors.push(step);
     }
-    if (completed === 0) return fail('nothing_to_complete', 'every behavior of the campaign is at a cap');
+    if (completed === 0) return fail('nothing_to_complete', this.result.budgetRefused.length ? 'the campaign budget is used up' : 'every behavior of the campaign is at a cap');
 
     if (c.optInRequired && !this.customer.qualifiedCampaignIds.includes(c.id)) {
       this.customer.qualifiedCampaignIds.push(c.id);
@@ -140,15 +142,21 @@ class Performance extends Evaluation {
       return out;
     }
     const p = this.writable(behavior);
+    const before = cloneProgress(p);
     const countBefore = completedGoalCount(behavior, p);
+    const changes: number[] = [];
     for (const goal of behavior.goals) {
       const g = goalProgress(p, goal.key);
-      const change = goal.rule.eventCount - g.count;
+      changes.push(goal.rule.eventCount - g.count);
       g.count = goal.rule.eventCount;
       g.completed = true;
-      this.goalDelta(goal, change, null);
       out.goals.push({ goal_id: goal.rule.id, goal_name: goal.rule.name, verdict: 'counted', detail: `earned by perform: ${g.count}/${goal.rule.eventCount}, goal complete` });
     }
+    if (!this.budgetAllows(behavior, p, out)) {
+      Object.assign(p, before);
+      return out;
+    }
+    behavior.goals.forEach((goal, i) => this.goalDelta(goal, changes[i], null));
     const achievedBefore = p.achieved;
     raised.push(...this.complete(behavior, p, instance));
     this.behaviorDelta(rule.id, completedGoalCount(behavior, p) - countBefore, 1);

@@ -85,6 +85,7 @@ export function campaign(p: Partial<CampaignRule> = {}): CampaignRule {
     prerequisiteCampaignIds: [],
     targeting: [],
     ...p,
+    budget: p.budget ?? null,
     behaviors,
   };
 }

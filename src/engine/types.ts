@@ -75,6 +75,14 @@ export interface CampaignRule {
   prerequisiteCampaignIds: number[];
   targeting: Criterion[];
   behaviors: BehaviorRule[];
+  /** Contract §14: null when the campaign has no budget. */
+  budget: CampaignBudget | null;
+}
+
+/** A campaign budget's limits, across all its customers (null: no limit on that side). */
+export interface CampaignBudget {
+  maxCompletions: number | null;
+  maxPoints: number | null;
 }
 
 export interface OfferRule {

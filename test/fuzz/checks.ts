@@ -16,6 +16,9 @@ export const ERROR_CODES: Record<string, number> = {
   payload_too_large: 413,
   rate_limited: 429,
   service_unavailable: 503,
+  insufficient_points: 422,
+  already_reversed: 409,
+  not_processed_yet: 409,
   internal_error: 500,
 };
 

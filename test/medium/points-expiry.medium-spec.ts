@@ -3,7 +3,10 @@ import type { Tenant } from '../../src/common/http/request-context.js';
 import { EXPIRY_BATCH, PointsExpirySweeper } from '../../src/modules/points/points-expiry.sweeper.js';
 import { PointsWorkerModule } from '../../src/modules/points/points-worker.module.js';
 import { ledgerMismatches } from '../support/ledger.js';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../../src/database/data-source.js';
 import { createMediumContext, START, type MediumContext } from './support/module.js';
+import { ownDatabase, type OwnDatabase } from './support/own-database.js';
 import { seedCustomer, seedTenant, type SeededCustomer } from './support/seed.js';
 
 const HOUR = 3_600_000;
@@ -13,6 +16,7 @@ describe('points expiry sweeper (medium: real database, no HTTP)', () => {
   let ctx: MediumContext;
   let sweeper: PointsExpirySweeper;
   let tenant: Tenant;
+  let own: OwnDatabase;
 
   /** Credits written as an evaluation writes them: each with its expires_at and what is left of it; the balance their sum. */
   async function customerWithCredits(credits: Array<{ amount: number; expiresAt: number | null; remaining?: number }>): Promise<SeededCustomer> {
@@ -45,13 +49,21 @@ describe('points expiry sweeper (medium: real database, no HTTP)', () => {
     (await ctx.db.query(`SELECT amount, created_at FROM points_ledger WHERE customer_id = $1 AND reason = 'expired' ORDER BY id`, [c.id])) as Array<{ amount: number; created_at: Date }>;
 
   beforeAll(async () => {
-    ctx = await createMediumContext({ databasePoolSize: 6 }, START, [PointsWorkerModule]);
+    // A database of its own: the workers of the e2e specs sweep the shared one with the real clock, to which every
+    // credit here is long due.
+    own = await ownDatabase('points_expiry');
+    const migrator = new DataSource(dataSourceOptions(own.url, 1));
+    await migrator.initialize();
+    await migrator.runMigrations({ transaction: 'all' });
+    await migrator.destroy();
+    ctx = await createMediumContext({ databasePoolSize: 6, databaseUrl: own.url }, START, [PointsWorkerModule]);
     sweeper = ctx.app.get(PointsExpirySweeper);
     tenant = await seedTenant(ctx.db);
   });
   afterAll(async () => {
     expect(await ledgerMismatches(ctx.db, [tenant.organizationId])).toEqual([]);
     await ctx.close();
+    await own.drop();
   });
 
   it('expires what is left of each due credit as one expired entry per customer; credits not yet due and credits that never expire stay', async () => {

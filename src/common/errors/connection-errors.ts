@@ -20,13 +20,14 @@ export function isConnectionError(error: unknown): boolean {
 
 /**
  * Why the service could not answer in time, for the 503's message, when the cause is the database's load rather than
- * an outage: no pooled connection free in time, or a row lock held elsewhere past the event path's lock_timeout
- * (55P03). Null for anything else.
+ * an outage: no pooled connection free in time, a row lock held elsewhere past the event path's lock_timeout
+ * (55P03), or a deadlock PostgreSQL broke (40P01: two campaign budgets locked in different orders). Null for anything else.
  */
 export function busyCause(error: unknown): string | null {
   if (typeof error !== 'object' || error === null) return null;
   const { code, driverError, message } = error as { code?: unknown; driverError?: { code?: unknown }; message?: unknown };
   if ((code ?? driverError?.code) === '55P03') return 'the customer is locked by another transaction that did not finish in time; retry later';
+  if ((code ?? driverError?.code) === '40P01') return 'two transactions waited for each other (a deadlock, rolled back); retry';
   if (typeof message === 'string' && /timeout exceeded when trying to connect/i.test(message)) {
     return 'no database connection became free in time (every connection of the pool is busy); retry later';
   }

@@ -239,6 +239,7 @@ describe('ErrorFilter', () => {
 
     it.each([
       ['a row lock not granted within lock_timeout (55P03)', Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }), /locked by another transaction/],
+      ['a deadlock PostgreSQL broke (40P01)', Object.assign(new Error('deadlock detected'), { code: '40P01' }), /deadlock/],
       ['no pooled connection free in time', new Error('timeout exceeded when trying to connect'), /no database connection became free/],
     ])('%s → 503 service_unavailable naming the cause', (_label, error, cause) => {
       const { status, errors } = answer(error);

@@ -1,3 +1,4 @@
+import { bigintAsNumber } from './column-types.js';
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import type { Criterion, Status } from '../../engine/index.js';
 import { SoftDeletable } from './timestamps.js';
@@ -36,4 +37,18 @@ export class Campaign extends SoftDeletable {
 
   @Column('jsonb')
   targeting: Criterion[];
+
+  /** The campaign budget (contract §14): null members are no limit; both null, no budget. */
+  @Column('integer', { name: 'budget_max_completions', nullable: true })
+  budgetMaxCompletions: number | null;
+
+  @Column('integer', { name: 'budget_max_points', nullable: true })
+  budgetMaxPoints: number | null;
+
+  /** What completions have used of the budget since it was set (written by the event path, never by management). */
+  @Column({ type: 'integer', name: 'budget_completions', update: false, insert: false })
+  budgetCompletions: number;
+
+  @Column({ type: 'bigint', name: 'budget_points', update: false, insert: false, transformer: bigintAsNumber })
+  budgetPoints: number;
 }

@@ -13,6 +13,8 @@ export function campaignView(c: Campaign): CampaignView {
     opt_in_required: c.optInRequired,
     prerequisite_campaign_ids: c.prerequisiteCampaignIds,
     targeting: c.targeting,
+    budget: c.budgetMaxCompletions === null && c.budgetMaxPoints === null ? null : { max_completions: c.budgetMaxCompletions, max_points: c.budgetMaxPoints },
+    budget_used: { completions: c.budgetCompletions ?? 0, points: c.budgetPoints ?? 0 },
     created_at: c.createdAt.toISOString(),
     updated_at: c.updatedAt.toISOString(),
     ...(c.deletedAt ? { deleted_at: c.deletedAt.toISOString() } : {}),

@@ -160,6 +160,9 @@ export class CampaignsService {
       optInRequired: input.opt_in_required ?? current?.optInRequired ?? false,
       prerequisiteCampaignIds: prerequisites,
       targeting: input.targeting ?? current?.targeting ?? [],
+      ...(input.budget === undefined
+        ? {}
+        : { budgetMaxCompletions: input.budget?.max_completions ?? null, budgetMaxPoints: input.budget?.max_points ?? null }),
     };
   }
 

@@ -2,12 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { AppError } from '../../common/errors/app-error.js';
-import type { CompiledRules, ProgressMap } from '../../engine/index.js';
+import type { BudgetLeft, CompiledRules, ProgressMap } from '../../engine/index.js';
 import type { EventCounter } from '../metrics/event-counters.js';
 import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import type { WebhookEventType } from '../webhooks/occurrences.js';
 import { WebhookSubscriptions } from '../webhooks/subscriptions.js';
 import { AfterCommit } from './after-commit.js';
+import { budgetedCampaigns, decideWithBudgets } from './budgets.js';
 import { CustomerTransactions, type CustomerTransaction } from './customer-transactions.js';
 import { EvaluationRepository, type CustomerKey, type LoadedCustomer, type Written } from './evaluation.repository.js';
 import type { WritePlan } from './write-plan.js';
@@ -21,6 +22,8 @@ export interface Loaded {
   /** The webhook event types the organization subscribes to (none when the evaluation writes nothing). */
   subscribed: ReadonlySet<WebhookEventType>;
   now: number;
+  /** What is left of the budgeted campaigns' budgets, for the engine (decideWithBudgets). */
+  budgets: Record<number, BudgetLeft>;
   /** The transaction's unit of work, for a way in's own reads (read_only's transaction_id check). */
   uow: UnitOfWork;
 }
@@ -83,8 +86,14 @@ export class EvaluationPipeline {
       // The hint is the current rules on a warm cache: what they involve was read already.
       const missing = rules === hint ? [] : evaluation.involved(rules).filter((id) => !guess.includes(id));
       const progress = missing.length ? { ...guessed, ...(await this.repository.progress(tx.uow, [customer.snapshot.id], missing)).get(customer.snapshot.id) } : guessed;
-      const subscribed = write ? await this.subscriptions.typesFor(org, customer.rulesVersion, tx.uow) : NONE;
-      const decision = await evaluation.decide({ rules, customer, progress, subscribed, now: this.clock.now(), uow: tx.uow });
+      const budgeted = budgetedCampaigns(rules);
+      const [subscribed, budgets] = await Promise.all([
+        write ? this.subscriptions.typesFor(org, customer.rulesVersion, tx.uow) : NONE,
+        this.repository.budgets(tx.uow, budgeted, false),
+      ]);
+      const loaded = { rules, customer, progress, subscribed, now: this.clock.now(), uow: tx.uow };
+      const decide = (b: Record<number, BudgetLeft>) => Promise.resolve(evaluation.decide({ ...loaded, budgets: b }));
+      const decision = write ? await decideWithBudgets(this.repository, tx.uow, budgets, decide) : await decide(budgets);
       const written = decision.plan ? await tx.commitWith(this.repository.write(tx.uow, decision.plan)) : null;
       return { decision, written };
     };

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Queryable, UnitOfWork } from '../../common/database/unit-of-work.js';
 import { AppError } from '../../common/errors/app-error.js';
 import { UUID } from '../../common/validation/uuid.js';
-import type { CustomerSnapshot, EventInstance, ProgressMap } from '../../engine/index.js';
+import type { BudgetLeft, CustomerSnapshot, EventInstance, ProgressMap } from '../../engine/index.js';
 import type { NewEventRow, WritePlan } from './write-plan.js';
 import { storePendingStatement, writeStatement, type WrittenRow } from './write-statement.js';
 
@@ -95,6 +95,21 @@ export class EvaluationRepository {
       values: [organizationId, keyValue(key), behaviorIds],
     });
     return progressMap(rows);
+  }
+
+  /**
+   * What is left of these campaigns' budgets (contract §14; null: no limit on that side). `lock` holds their rows
+   * until the transaction ends, in id order: what it answers is then exact, and no other completion can use it first.
+   */
+  async budgets(uow: UnitOfWork, campaignIds: number[], lock: boolean): Promise<Record<number, BudgetLeft>> {
+    if (campaignIds.length === 0) return {};
+    const rows = await uow.run<{ id: number; completions: number | null; points: string | null }>({
+      name: lock ? 'campaign-budgets-locked' : 'campaign-budgets',
+      text: `SELECT id, budget_max_completions - budget_completions AS completions, budget_max_points - budget_points AS points
+         FROM campaigns WHERE id = ANY($1::int[])${lock ? '\n        ORDER BY id FOR NO KEY UPDATE' : ''}`,
+      values: [campaignIds],
+    });
+    return Object.fromEntries(rows.map((r) => [r.id, { completions: r.completions, points: r.points === null ? null : Number(r.points) }]));
   }
 
   /** Progress rows of several customers in these behaviors, by customer (pairs without a row are absent). */

@@ -39,6 +39,7 @@ const plan = (events: WritePlan['events'], withDeliveries: boolean): WritePlan =
   offers: [],
   notifications: [],
   deliveries: withDeliveries ? [{ idx: 0, organization_id: 1, id: 'x', type: 'points.credited', created_at: '', notification_n: null, data: {} }] : [],
+  budgets: { use: [], refused: [] },
 });
 
 async function printed(): Promise<string> {
@@ -73,6 +74,12 @@ async function printed(): Promise<string> {
     as(`EvaluationRepository.write: stored events marked (the events worker)${deliveries ? ', with webhook deliveries' : ''}; sent with COMMIT`);
     await repo.write(uow, plan({ mark: [] }, deliveries));
   }
+  as('EvaluationRepository.budgets, not locked (only for organizations with a budgeted campaign; with the webhook subscriptions)');
+  await repo.budgets(uow, [1], false);
+  as('EvaluationRepository.budgets, locked (only when the plan completes something in a budgeted campaign)');
+  await repo.budgets(uow, [1], true);
+  as('EvaluationRepository.write: new events with campaign budgets spent (and a budget exhausted); sent with COMMIT');
+  await repo.write(uow, { ...plan({ insert: [] }, false), budgets: { use: [{ campaign_id: 1, completions: 1, points: 10 }], refused: [2] } });
   as('EvaluationRepository.storePending (V1 async=true)');
   await repo.storePending(uow, []);
   as('RulesRepository.load: on the transaction connection, only when the rules version is new to the process');

@@ -2,11 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
-import { evaluate, type CompiledRules, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
+import { evaluate, spendUse, type BudgetLeft, type CompiledRules, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
 import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import { webhookOccurrences, type WebhookEventType, type WebhookOccurrence } from '../webhooks/occurrences.js';
 import { WebhookSubscriptions } from '../webhooks/subscriptions.js';
 import { AfterCommit } from './after-commit.js';
+import { budgetedCampaigns, decideWithBudgets } from './budgets.js';
 import { CustomerTransactions } from './customer-transactions.js';
 import { EvaluationRepository, type LoadedCustomer, type PendingEvent } from './evaluation.repository.js';
 import { eventOutcome } from './event-outcome.js';
@@ -67,15 +68,22 @@ export class StoredEventsEvaluation {
       const behaviorIds = new Set(groups.flatMap((g) => g.events.flatMap((e) => involvedBehaviors(rules.get(g.organizationId)!.rules, [e.instance], e.campaignId))));
       const progress = await this.repository.progress(tx.uow, groups.map((g) => g.customer.snapshot.id), [...behaviorIds]);
       const now = this.clock.now();
-      const marked: MarkedEventRow[] = [];
-      const results: CustomerResult[] = [];
-      for (const group of groups) {
-        const { rules: compiled, subscribed } = rules.get(group.organizationId)!;
-        const evaluated = evaluateEvents(group, compiled, progress.get(group.customer.snapshot.id) ?? {}, subscribed, now);
-        results.push({ organizationId: group.organizationId, before: group.customer.snapshot, result: evaluated.result, firstIndex: marked.length, webhooks: evaluated.webhooks });
-        group.events.forEach((e, i) => marked.push({ id: e.id, ...rowOutcome(evaluated.outcomes[i]) }));
-      }
-      const written = await tx.commitWith(this.repository.write(tx.uow, planWrite({ mark: marked }, results)));
+      // Every customer of the batch spends from the same budgets, one after the other (campaign ids are unique across organizations).
+      const budgeted = [...rules.values()].flatMap((r) => budgetedCampaigns(r.rules));
+      const decide = async (budgets: Record<number, BudgetLeft>) => {
+        const left = structuredClone(budgets);
+        const marked: MarkedEventRow[] = [];
+        const results: CustomerResult[] = [];
+        for (const group of groups) {
+          const { rules: compiled, subscribed } = rules.get(group.organizationId)!;
+          const evaluated = evaluateEvents(group, compiled, progress.get(group.customer.snapshot.id) ?? {}, subscribed, now, left);
+          results.push({ organizationId: group.organizationId, before: group.customer.snapshot, result: evaluated.result, firstIndex: marked.length, webhooks: evaluated.webhooks });
+          group.events.forEach((e, i) => marked.push({ id: e.id, ...rowOutcome(evaluated.outcomes[i]) }));
+        }
+        return { plan: planWrite({ mark: marked }, results) };
+      };
+      const { plan } = await decideWithBudgets(this.repository, tx.uow, await this.repository.budgets(tx.uow, budgeted, false), decide);
+      const written = await tx.commitWith(this.repository.write(tx.uow, plan));
       return { storedAt: groups.flatMap((g) => g.events.map((e) => e.storedAt)), deliveryIds: written.deliveryIds };
     });
     await this.afterCommit.run(deliveryIds, { processed: storedAt.length, rejected }, log);
@@ -123,12 +131,26 @@ function byCustomer(locked: LoadedCustomer[], pending: PendingEvent[]): Customer
  * One customer's events, one evaluation per event (a V1 async event may name a campaign), state carried from one
  * to the next; answers each event's outcome and the combined result (event indexes relative to the customer's list).
  */
-function evaluateEvents(group: CustomerEvents, rules: CompiledRules, progress: ProgressMap, subscribed: ReadonlySet<WebhookEventType>, now: number) {
+function evaluateEvents(
+  group: CustomerEvents,
+  rules: CompiledRules,
+  progress: ProgressMap,
+  subscribed: ReadonlySet<WebhookEventType>,
+  now: number,
+  budgets: Record<number, BudgetLeft>,
+) {
   let snapshot = group.customer.snapshot;
   let state = progress;
   const outcomes: EventOutcome[] = [];
   const webhooks: WebhookOccurrence[] = [];
-  const combined: Pick<EvaluationResult, 'progress' | 'credits' | 'offersIssued' | 'notifications'> = { progress: {}, credits: [], offersIssued: [], notifications: [] };
+  const combined: Pick<EvaluationResult, 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused'> = {
+    progress: {},
+    credits: [],
+    offersIssued: [],
+    notifications: [],
+    budgetUse: {},
+    budgetRefused: [],
+  };
   group.events.forEach((event, i) => {
     // A V1 async event scoped to a campaign that is no longer live evaluates nothing (as V1 sync answers 404).
     if (event.campaignId !== null && !rules.campaigns.has(event.campaignId)) {
@@ -144,7 +166,15 @@ function evaluateEvents(group: CustomerEvents, rules: CompiledRules, progress: P
       multiOrgEnabled: event.multiOrgEnabled,
       campaignId: event.campaignId,
       qualify: event.qualify,
+      budgets,
     });
+    spendUse(budgets, result.budgetUse);
+    for (const [id, u] of Object.entries(result.budgetUse)) {
+      const total = (combined.budgetUse[Number(id)] ??= { completions: 0, points: 0 });
+      total.completions += u.completions;
+      total.points += u.points;
+    }
+    combined.budgetRefused.push(...result.budgetRefused.filter((id) => !combined.budgetRefused.includes(id)));
     outcomes.push(eventOutcome(result, 0, false));
     // Each event's webhook events, built from its own evaluation: its notifications follow those of earlier events.
     const notificationsBefore = combined.notifications.length;

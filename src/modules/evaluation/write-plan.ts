@@ -27,7 +27,7 @@ export interface NewEvent extends EventOutcome {
 }
 
 /** The part of an engine result that is written: perform's result and evaluate's both have it. */
-export type Outcomes = Pick<EvaluationResult, 'customer' | 'progress' | 'credits' | 'offersIssued' | 'notifications'>;
+export type Outcomes = Pick<EvaluationResult, 'customer' | 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused'>;
 
 /** One customer's evaluation: its state before, what the engine decided, and its webhook events. */
 export interface CustomerResult {
@@ -60,6 +60,8 @@ export interface WritePlan {
   offers: Array<{ idx: number; organization_id: number; customer_id: string; offer_id: number; campaign_id: number; behavior_id: number; issued_at: string }>;
   notifications: Array<{ idx: number; organization_id: number; customer_id: string; creative_id: number; campaign_id: number; behavior_id: number; type: string; data: unknown }>;
   deliveries: Array<{ idx: number; organization_id: number; id: string; type: string; created_at: string; notification_n: number | null; data: unknown }>;
+  /** Campaign budgets (contract §14): what completions use (the campaigns' rows are locked by then), and the campaigns that refused one. */
+  budgets: { use: Array<{ campaign_id: number; completions: number; points: number }>; refused: number[] };
 }
 
 export interface NewEventRow {
@@ -122,7 +124,7 @@ export function newEventRows(events: NewEvent[]): NewEventRow[] {
  * notifications and webhook deliveries.
  */
 export function planWrite(events: WritePlan['events'], customers: CustomerResult[]): WritePlan {
-  const plan: WritePlan = { events, progress: [], customers: [], credits: [], offers: [], notifications: [], deliveries: [] };
+  const plan: WritePlan = { events, progress: [], customers: [], credits: [], offers: [], notifications: [], deliveries: [], budgets: { use: [], refused: [] } };
   for (const c of customers) {
     const who = { organization_id: c.organizationId, customer_id: c.result.customer.id };
     const idx = (eventIndex: number) => c.firstIndex + eventIndex;
@@ -148,6 +150,14 @@ export function planWrite(events: WritePlan['events'], customers: CustomerResult
     for (const n of c.result.notifications) {
       plan.notifications.push({ idx: idx(n.eventIndex), ...who, creative_id: n.creativeId, campaign_id: n.campaignId, behavior_id: n.behaviorId, type: n.type, data: n.data });
     }
+    for (const [id, u] of Object.entries(c.result.budgetUse)) {
+      const use = plan.budgets.use.find((b) => b.campaign_id === Number(id));
+      if (use) {
+        use.completions += u.completions;
+        use.points += u.points;
+      } else plan.budgets.use.push({ campaign_id: Number(id), ...u });
+    }
+    for (const id of c.result.budgetRefused) if (!plan.budgets.refused.includes(id)) plan.budgets.refused.push(id);
     for (const w of c.webhooks) {
       plan.deliveries.push({
         idx: idx(w.eventIndex),

@@ -125,6 +125,44 @@ const steps = {
           ORDER BY t.idx, w.id
          RETURNING id`,
   }),
+  /**
+   * Campaign budgets (contract §14): what the completions used, added to rows this transaction locked already
+   * (EvaluationRepository.lockBudgets); a budget reached now, or refused a completion, is marked exhausted once, and
+   * that first time is a campaign.budget_exhausted delivery per subscribed webhook.
+   */
+  spendBudgets: (budgets: WritePlan['budgets']): Step => ({
+    name: 'budget_used',
+    sql: (p) => `SELECT c.id, c.organization_id, c.name, c.budget_max_completions, c.budget_max_points,
+                c.budget_completions + t.completions AS completions, c.budget_points + t.points AS points,
+                c.budget_exhausted_at IS NULL AND (c.budget_completions + t.completions >= c.budget_max_completions
+                  OR c.budget_points + t.points >= c.budget_max_points) AS reached
+           FROM json_to_recordset(${p(json(budgets.use))}::json) AS t(campaign_id int, completions int, points int)
+           JOIN campaigns c ON c.id = t.campaign_id
+       ), budgets_spent AS (
+         UPDATE campaigns c SET budget_completions = u.completions, budget_points = u.points,
+                budget_exhausted_at = CASE WHEN u.reached THEN now() ELSE c.budget_exhausted_at END
+           FROM budget_used u WHERE c.id = u.id
+         RETURNING 1
+       ), budgets_refused AS (
+         UPDATE campaigns c SET budget_exhausted_at = now()
+          WHERE c.id = ANY(${p(budgets.refused)}::int[]) AND c.budget_exhausted_at IS NULL AND c.id <> ALL(SELECT id FROM budget_used)
+         RETURNING c.id, c.organization_id, c.name, c.budget_max_completions, c.budget_max_points, c.budget_completions AS completions, c.budget_points AS points
+       ), budgets_exhausted AS (
+         SELECT id, organization_id, name, budget_max_completions, budget_max_points, completions, points FROM budget_used WHERE reached
+         UNION ALL SELECT * FROM budgets_refused
+       ), budget_deliveries AS (
+         INSERT INTO webhook_deliveries (organization_id, webhook_id, type, payload)
+         SELECT w.organization_id, w.id, 'campaign.budget_exhausted',
+                jsonb_build_object('id', gen_random_uuid(), 'type', 'campaign.budget_exhausted',
+                  'created_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                  'data', jsonb_build_object('campaign_id', x.id, 'campaign_name', x.name,
+                    'budget', jsonb_build_object('max_completions', x.budget_max_completions, 'max_points', x.budget_max_points),
+                    'budget_used', jsonb_build_object('completions', x.completions, 'points', x.points)))
+           FROM budgets_exhausted x
+           JOIN webhooks w ON w.organization_id = x.organization_id AND w.deleted_at IS NULL AND 'campaign.budget_exhausted' = ANY(w.event_types)
+          ORDER BY x.id, w.id
+         RETURNING id`,
+  }),
 };
 
 /** The steps as the named CTEs of one WITH. */
@@ -139,13 +177,22 @@ export interface WrittenRow {
   delivery_ids: string[] | null;
 }
 
+/** The ids of the deliveries the statement wrote: the evaluation's, and a budget's exhaustion. */
+function deliveryIds(withDeliveries: boolean, withBudgets: boolean): string {
+  const sources = [...(withDeliveries ? ['deliveries'] : []), ...(withBudgets ? ['budget_deliveries'] : [])];
+  if (sources.length === 0) return 'NULL::bigint[]';
+  return `(SELECT array_agg(id ORDER BY id) FROM (${sources.map((t) => `SELECT id FROM ${t}`).join(' UNION ALL ')}) d)`;
+}
+
 /**
- * The statement of a write plan. Its text depends only on whether events are inserted or marked and whether there
- * are deliveries, so each of the four variants is one prepared statement per connection.
+ * The statement of a write plan. Its text depends only on whether events are inserted or marked, whether there are
+ * deliveries and whether campaign budgets are spent, so each of the eight variants is one prepared statement per
+ * connection.
  */
 export function writeStatement(plan: WritePlan): Statement {
   const inserting = 'insert' in plan.events;
   const withDeliveries = plan.deliveries.length > 0;
+  const withBudgets = plan.budgets.use.length > 0 || plan.budgets.refused.length > 0;
   const list: Step[] = [
     ...('insert' in plan.events
       ? [steps.claimTransactions(plan.events.insert), steps.insertEvents(plan.events.insert), steps.numberInserted()]
@@ -156,14 +203,15 @@ export function writeStatement(plan: WritePlan): Statement {
     steps.issueOffers(plan.offers),
     steps.insertNotifications(plan.notifications),
     ...(withDeliveries ? [steps.numberNotifications(), steps.queueDeliveries(plan.deliveries)] : []),
+    ...(withBudgets ? [steps.spendBudgets(plan.budgets)] : []),
   ];
   const values: unknown[] = [];
   const param = (value: unknown) => `$${values.push(value)}`;
   const text = `WITH ${named(list, param)}
        SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
               (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
-              ${withDeliveries ? '(SELECT array_agg(id ORDER BY id) FROM deliveries)' : 'NULL::bigint[]'} AS delivery_ids`;
-  return { name: `write-${inserting ? 'new' : 'stored'}-events${withDeliveries ? '-webhooks' : ''}`, text, values };
+              ${deliveryIds(withDeliveries, withBudgets)} AS delivery_ids`;
+  return { name: `write-${inserting ? 'new' : 'stored'}-events${withDeliveries ? '-webhooks' : ''}${withBudgets ? '-budgets' : ''}`, text, values };
 }
 
 /** V1 async=true: events stored pending, to be evaluated by a worker; answers their ids in order. */

@@ -143,6 +143,7 @@ export class V1EventsUseCase {
       multiOrgEnabled: req.tenant.multiOrgEnabled,
       campaignId,
       qualify: req.body.qualify === true,
+      budgets: loaded.budgets,
     };
   }
 

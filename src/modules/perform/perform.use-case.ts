@@ -108,14 +108,14 @@ export class PerformUseCase {
       write: true,
       requestId: req.requestId,
       involved: (rules) => performBehaviorsInvolved(rules, campaign.id),
-      decide: async ({ rules, customer, progress, subscribed, now, uow }) => {
+      decide: async ({ rules, customer, progress, subscribed, now, uow, budgets }) => {
         // A repeat answers 409 even when the first perform completed the campaign (which would otherwise be a 422);
         // a repeat racing the first one for another customer is stopped by the unique index when it writes.
         const transactionId = req.body.transaction_id;
         if (transactionId !== undefined && (await this.events.transactionUsed(uow, req.tenant.apiKeyId, transactionId))) {
           throw new DuplicateTransaction(transactionId);
         }
-        const result = perform({ rules, customer: customer.snapshot, progress, campaignId: campaign.id, now, multiOrgEnabled: req.tenant.multiOrgEnabled });
+        const result = perform({ rules, customer: customer.snapshot, progress, campaignId: campaign.id, now, multiOrgEnabled: req.tenant.multiOrgEnabled, budgets });
         if (result.failure) throw new AppError('failed_to_perform', `cannot complete the campaign: ${result.failure.detail}`);
         const event = this.event(req, customer, campaign.id, now, result);
         const webhooks = webhookOccurrences(rules, customer.snapshot, result, customer.externalId, subscribed, now);

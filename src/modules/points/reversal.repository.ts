@@ -19,6 +19,8 @@ export interface Reversal {
   achievements: number;
   /** Progress of the behaviors whose completions were undone. */
   progress: Array<{ behavior_id: number; state: BehaviorProgress; achieved: number }>;
+  /** Completions and credited points given back to each campaign's budget (campaigns without one are left alone). */
+  budgets: Array<{ campaign_id: number; completions: number; points: number }>;
   webhookId: string;
   now: string;
 }
@@ -44,21 +46,23 @@ export class ReversalRepository {
     return rows.length > 0;
   }
 
-  /** The points these events credited (their ledger credits, found by the ledger's event index). */
-  async credited(uow: UnitOfWork, eventIds: string[]): Promise<number> {
-    const [row] = await uow.run<{ points: string | null }>({
+  /** The points these events credited, by campaign (their ledger credits, found by the ledger's event index). */
+  async credited(uow: UnitOfWork, eventIds: string[]): Promise<Map<number, number>> {
+    const rows = await uow.run<{ campaign_id: number | null; points: string }>({
       name: 'reversal-credited',
-      text: `SELECT sum(amount) AS points FROM points_ledger WHERE event_id = ANY($1::bigint[]) AND amount > 0`,
+      text: `SELECT (source->>'campaign_id')::int AS campaign_id, sum(amount) AS points FROM points_ledger
+              WHERE event_id = ANY($1::bigint[]) AND amount > 0 GROUP BY 1`,
       values: [eventIds],
     });
-    return Number(row.points ?? 0);
+    return new Map(rows.map((r) => [r.campaign_id ?? 0, Number(r.points)]));
   }
 
   /**
    * Takes the submission's points back and undoes its completions, in one statement: its credits have nothing left
    * to expire; one `reversal` entry of what is taken; if the customer's other expiring credits now hold more than
    * the balance, the excess is consumed soonest-expiring first (what is left to expire never exceeds the balance);
-   * the balances, the progress rows, the `event_reversals` row, and a `points.reversed` delivery per subscribed webhook.
+   * the balances, the progress rows, the campaign budgets given back, the `event_reversals` row, and a
+   * `points.reversed` delivery per subscribed webhook.
    */
   async reverse(uow: UnitOfWork, r: Reversal): Promise<ReversedRow> {
     const available = '(SELECT available_points FROM customers WHERE id = $2) - $4';
@@ -80,6 +84,11 @@ export class ReversalRepository {
            UPDATE customer_progress p SET state = t.state, achieved = t.achieved, updated_at = now()
              FROM json_to_recordset($9::json) AS t(behavior_id int, state jsonb, achieved int)
             WHERE p.customer_id = $2 AND p.behavior_id = t.behavior_id
+           RETURNING 1
+         ), budgets_returned AS (
+           UPDATE campaigns c SET budget_completions = GREATEST(0, c.budget_completions - t.completions), budget_points = GREATEST(0, c.budget_points - t.points)
+             FROM json_to_recordset($15::json) AS t(campaign_id int, completions int, points int)
+            WHERE c.id = t.campaign_id AND (c.budget_max_completions IS NOT NULL OR c.budget_max_points IS NOT NULL)
            RETURNING 1
          ), reversal AS (
            INSERT INTO event_reversals (organization_id, api_key_id, transaction_id, customer_id, events, points, achievements, reason, created_at)
@@ -110,6 +119,7 @@ export class ReversalRepository {
         r.achievements,
         r.webhookId,
         r.externalId,
+        JSON.stringify(r.budgets),
       ],
     });
     return row;

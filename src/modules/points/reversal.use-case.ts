@@ -37,12 +37,18 @@ export class ReversalUseCase {
         if (reversed) throw new AppError('already_reversed', `transaction_id ${transactionId} has already been reversed`);
         if (events.some((e) => e.status === 'pending')) throw new AppError('not_processed_yet', `transaction_id ${transactionId} is still waiting in the queue; reverse it once processed`);
 
-        const completions = events.flatMap((e) => (e.result?.completions ?? []).map((c) => ({ behaviorId: c.behavior_id, at: new Date(e.occurred_at).getTime() })));
+        const completed = events.flatMap((e) => (e.result?.completions ?? []).map((c) => ({ ...c, at: new Date(e.occurred_at).getTime() })));
         const eventIds = events.map((e) => String(e.id));
-        const behaviorIds = [...new Set(completions.map((c) => c.behaviorId))];
-        const [credited, progress] = await Promise.all([this.reversals.credited(uow, eventIds), this.customers.progress(uow, [id], behaviorIds)]);
-        const undone = undoCompletions(progress.get(id) ?? {}, completions);
+        const behaviorIds = [...new Set(completed.map((c) => c.behavior_id))];
+        const [byCampaign, progress] = await Promise.all([this.reversals.credited(uow, eventIds), this.customers.progress(uow, [id], behaviorIds)]);
+        const undone = undoCompletions(
+          progress.get(id) ?? {},
+          completed.map((c) => ({ behaviorId: c.behavior_id, at: c.at })),
+        );
+        const credited = [...byCampaign.values()].reduce((sum, p) => sum + p, 0);
         const taken = Math.min(credited, customer.snapshot.availablePoints);
+        const campaigns = new Set([...byCampaign.keys(), ...completed.map((c) => c.campaign_id)]);
+        const budgets = [...campaigns].map((c) => ({ campaign_id: c, completions: completed.filter((x) => x.campaign_id === c).length, points: byCampaign.get(c) ?? 0 }));
         const row = await commitWith(
           this.reversals.reverse(uow, {
             organizationId: tenant.organizationId,
@@ -56,6 +62,7 @@ export class ReversalUseCase {
             taken,
             achievements: undone.undone,
             progress: Object.entries(undone.progress).map(([behaviorId, state]) => ({ behavior_id: Number(behaviorId), state, achieved: state.achieved })),
+            budgets,
             webhookId: randomUUID(),
             now: new Date(this.clock.now()).toISOString(),
           }),

@@ -9,6 +9,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'points.debited',
   'points.expired',
   'points.reversed',
+  'campaign.budget_exhausted',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -40,5 +40,6 @@ export function creditPlan(tenant: Tenant, customerId: string, behaviorId: numbe
     offers: [],
     notifications: [],
     deliveries: [],
+    budgets: { use: [], refused: [] },
   };
 }

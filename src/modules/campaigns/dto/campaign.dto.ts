@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import type { Status } from '../../../engine/index.js';
 import { IsCriteria } from '../../../common/validation/criteria.js';
 import { Criterion } from '../../../common/validation/criterion.dto.js';
@@ -22,6 +22,37 @@ const MAX_ID = 2_147_483_647;
 const TARGETING_EXAMPLE = [{ field: 'user.tags', op: 'contains', value: 'vip' }];
 /** How request datetimes may be written (answers are always ISO 8601 UTC with milliseconds). */
 export const DATETIME_FORMS = 'ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC';
+
+const BUDGET =
+  'Counted across all its customers: a completion that would take the campaign past max_completions, or whose points (behavior, ' +
+  'goals and points offers) would take it past max_points, does not happen (state budget_exhausted). null: no limit. A reversal ' +
+  'gives its completions and points back. Usage counts from when a budget is set; null removes the budget.';
+
+export class BudgetInput {
+  @ApiPropertyOptional({ example: 1000, type: 'integer', minimum: 0, maximum: MAX_ID, nullable: true, description: 'Completions at most (null or absent: no limit)' })
+  @ValidateIf((_o: object, value: unknown) => value !== undefined && value !== null)
+  @IsInt()
+  @Min(0)
+  @Max(MAX_ID)
+  max_completions?: number | null;
+
+  @ApiPropertyOptional({ example: 50000, type: 'integer', minimum: 0, maximum: MAX_ID, nullable: true, description: 'Points credited at most (null or absent: no limit)' })
+  @ValidateIf((_o: object, value: unknown) => value !== undefined && value !== null)
+  @IsInt()
+  @Min(0)
+  @Max(MAX_ID)
+  max_points?: number | null;
+}
+
+export interface BudgetView {
+  max_completions: number | null;
+  max_points: number | null;
+}
+
+export class BudgetUsedView {
+  @ApiProperty({ example: 12, type: 'integer' }) completions: number;
+  @ApiProperty({ example: 600, type: 'integer' }) points: number;
+}
 
 /** Members a campaign write may carry besides the four that PUT requires. */
 class CampaignOptions {
@@ -67,6 +98,12 @@ class CampaignOptions {
   @Optional()
   @IsCriteria('targeting')
   targeting?: Criterion[];
+
+  @ApiPropertyOptional({ type: BudgetInput, nullable: true, description: `The campaign budget; default none. ${BUDGET}` })
+  @ValidateIf((_o: object, value: unknown) => value !== undefined && value !== null)
+  @NestedObject()
+  @Type(() => BudgetInput)
+  budget?: BudgetInput | null;
 }
 
 const notBlank = () => Matches(/\S/, { message: '$property must not be blank' });
@@ -127,6 +164,19 @@ export class CampaignView {
   @ApiProperty({ example: false }) opt_in_required: boolean;
   @ApiProperty({ example: [], type: 'integer', isArray: true }) prerequisite_campaign_ids: number[];
   @ApiProperty({ type: [Criterion], example: TARGETING_EXAMPLE, description: 'Empty when every customer is targeted' }) targeting: Criterion[];
+  // Inline, not a $ref: OpenAPI 3.0 cannot make a referenced schema nullable.
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    required: ['max_completions', 'max_points'],
+    properties: {
+      max_completions: { type: 'integer', nullable: true, example: 1000, description: 'Completions at most (null: no limit)' },
+      max_points: { type: 'integer', nullable: true, example: 50000, description: 'Points credited at most (null: no limit)' },
+    },
+    description: `null: no budget. ${BUDGET}`,
+  })
+  budget: BudgetView | null;
+  @ApiProperty({ type: BudgetUsedView, description: 'What completions used of the budget (zeros without one)' }) budget_used: BudgetUsedView;
   @ApiTimestamp() created_at: string;
   @ApiTimestamp() updated_at: string;
   @ApiDeletedAt() deleted_at?: string;

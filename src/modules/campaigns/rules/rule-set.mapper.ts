@@ -19,7 +19,7 @@ export interface CreativeRow {
 }
 
 /** A live campaign's columns the rules need. */
-export type CampaignRow = Pick<Campaign, 'id' | 'name' | 'permalink' | 'status' | 'startsAt' | 'endsAt' | 'divisionId' | 'optInRequired' | 'prerequisiteCampaignIds' | 'targeting'>;
+export type CampaignRow = Pick<Campaign, 'id' | 'name' | 'permalink' | 'status' | 'startsAt' | 'endsAt' | 'divisionId' | 'optInRequired' | 'prerequisiteCampaignIds' | 'targeting' | 'budgetMaxCompletions' | 'budgetMaxPoints'>;
 /** A behavior's columns the rules need. */
 export type BehaviorRow = Pick<Behavior, 'id' | 'campaignId' | 'name' | 'tags' | 'points' | 'data' | 'goalGroups' | 'outcomeConfig'>;
 
@@ -104,6 +104,7 @@ function campaignRule(c: CampaignRow, behaviors: BehaviorRow[]): CampaignRule {
     optInRequired: c.optInRequired,
     prerequisiteCampaignIds: c.prerequisiteCampaignIds,
     targeting: c.targeting ?? [],
+    budget: c.budgetMaxCompletions === null && c.budgetMaxPoints === null ? null : { maxCompletions: c.budgetMaxCompletions, maxPoints: c.budgetMaxPoints },
     behaviors: behaviors.filter((b) => b.campaignId === c.id).map(behaviorRule),
   };
 }

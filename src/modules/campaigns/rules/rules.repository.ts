@@ -20,7 +20,8 @@ export class RulesRepository {
     const [campaigns, behaviors, offers, tiers, creatives, divisions] = (await Promise.all([
       db.query(
         `SELECT id, name, permalink, status, starts_at AS "startsAt", ends_at AS "endsAt", division_id AS "divisionId",
-                opt_in_required AS "optInRequired", prerequisite_campaign_ids AS "prerequisiteCampaignIds", targeting
+                opt_in_required AS "optInRequired", prerequisite_campaign_ids AS "prerequisiteCampaignIds", targeting,
+                budget_max_completions AS "budgetMaxCompletions", budget_max_points AS "budgetMaxPoints"
            FROM campaigns WHERE organization_id = $1 AND status = 'live' AND deleted_at IS NULL ORDER BY id`,
         [organizationId],
       ),

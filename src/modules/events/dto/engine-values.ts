@@ -19,12 +19,13 @@ export const CAMPAIGN_STATES = allOf<CampaignState>()([
   'missing_prerequisites',
   'reached_frequency_period_cap',
   'reached_frequency_cap',
+  'budget_exhausted',
 ]);
 
 /** The states a campaign that did not qualify answers (all but qualified). */
 export const FAILURE_STATES = CAMPAIGN_STATES.filter((s) => s !== 'qualified');
 
-export const BEHAVIOR_VERDICTS = allOf<BehaviorVerdict>()(['progressed', 'completed', 'no_progress', 'cap_reached']);
+export const BEHAVIOR_VERDICTS = allOf<BehaviorVerdict>()(['progressed', 'completed', 'no_progress', 'cap_reached', 'budget_exhausted']);
 
 export const GOAL_VERDICTS = allOf<GoalVerdict>()([
   'counted',

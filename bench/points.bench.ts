@@ -1,0 +1,11 @@
+/**
+ * Points a program runs on (issue #16), in one run on a fresh database: a debit against the raw `pg` ceiling of the
+ * same transaction; V1 throughput with a budgeted campaign where 10% of events complete, against the same campaign
+ * without a budget (target ≥ 90%); the expiry sweeper (one worker process) over 1,000,000 due credits: credits expired
+ * per second, and V1's p99 at 100 requests/s while it runs against V1's p99 without it (target ≤ 1.5×).
+ * Run: npm run bench:points (BENCH_SECONDS per workload, default 8).
+ */
+import { runPoints } from './support/points-phase.js';
+
+const { output } = await runPoints({ seconds: Number(process.env.BENCH_SECONDS ?? 8) });
+process.stdout.write(output);
