@@ -47,8 +47,10 @@ describe('campaign budgets (contract §14)', () => {
     expect(s.send(purchase(T0 + HOUR), { budgets: left(null, 15) }).credits.map((c) => c.amount)).toEqual([10, 5]);
   });
 
-  it('treats a budgeted campaign with nothing loaded as having no room, and leaves campaigns without a budget alone', () => {
-    expect(session({ maxCompletions: 10, maxPoints: null }).send(purchase(T0)).state).toBe('budget_exhausted');
+  it('lets a budgeted campaign whose budget is not known yet complete, and counts what it used for the caller to check', () => {
+    const unknown = session({ maxCompletions: 10, maxPoints: null }).send(purchase(T0));
+    expect(unknown.state).toBe('qualified');
+    expect(unknown.budgetUse).toEqual({ [CAMPAIGN]: { completions: 1, points: 15 } });
     const free = session(null).send(purchase(T0));
     expect(free.state).toBe('qualified');
     expect(free.budgetUse).toEqual({});

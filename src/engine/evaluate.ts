@@ -20,7 +20,11 @@ export interface EvaluateInput {
   campaignId?: number | null;
   /** Body `qualify: true`: opt-in campaigns qualify the customer first. */
   qualify?: boolean;
-  /** What is left of each budgeted campaign's budget (contract §14); a budgeted campaign missing here has no room. */
+  /**
+   * What is left of each budgeted campaign's budget (contract §14). A budgeted campaign missing here is not known yet:
+   * its completions happen and are counted in `budgetUse`, for the caller to check against the exact figures (and
+   * evaluate again with them when they do not fit).
+   */
   budgets?: Record<number, BudgetLeft>;
 }
 
@@ -235,7 +239,7 @@ export class Evaluation {
   protected budgetAllows(behavior: CompiledBehavior, p: BehaviorProgress, explanation: BehaviorExplanation): boolean {
     const campaign = behavior.campaign.rule;
     if (!campaign.budget) return true;
-    const left = (this.budgetLeft[campaign.id] ??= { completions: 0, points: 0 });
+    const left = (this.budgetLeft[campaign.id] ??= { completions: null, points: null });
     const points = completionPoints(this.input.rules, behavior, p);
     const refusal = budgetRefusal(campaign.budget, left, points);
     if (refusal) {

@@ -8,10 +8,11 @@ export const budgetedCampaigns = (rules: CompiledRules): number[] => [...rules.c
 
 /**
  * Contract §14: completions never exceed a budget, under any concurrency, and evaluations that complete nothing never
- * touch a budget's row. `decide` first runs with `budgets` as read without a lock. When its plan uses a budget, those
- * campaigns' rows are locked (id order) and read again; if the use does not fit what is left now, `decide` runs again
- * with those exact figures, which no other transaction can change before this one ends. A budget's row is thus
- * held only by transactions that complete something in its campaign, from the lock to their commit.
+ * touch a budget's row (nor read it). `decide` first runs with what is known of the budgets (nothing, on the event
+ * path: the engine then lets completions happen and counts them). When its plan uses a budget, those campaigns' rows
+ * are locked (id order) and read; if the use does not fit what is left, `decide` runs again with those exact
+ * figures, which no other transaction can change before this one ends. A budget's row is thus held only by
+ * transactions that complete something in its campaign, from the lock to their commit.
  */
 export async function decideWithBudgets<D extends { plan: WritePlan | null }>(
   repository: EvaluationRepository,

@@ -86,10 +86,10 @@ export class EvaluationPipeline {
       // The hint is the current rules on a warm cache: what they involve was read already.
       const missing = rules === hint ? [] : evaluation.involved(rules).filter((id) => !guess.includes(id));
       const progress = missing.length ? { ...guessed, ...(await this.repository.progress(tx.uow, [customer.snapshot.id], missing)).get(customer.snapshot.id) } : guessed;
-      const budgeted = budgetedCampaigns(rules);
+      // Budgets: a write learns them only when it completes something (decideWithBudgets); a read sees them as they are.
       const [subscribed, budgets] = await Promise.all([
         write ? this.subscriptions.typesFor(org, customer.rulesVersion, tx.uow) : NONE,
-        this.repository.budgets(tx.uow, budgeted, false),
+        write ? {} : this.repository.budgets(tx.uow, budgetedCampaigns(rules), false),
       ]);
       const loaded = { rules, customer, progress, subscribed, now: this.clock.now(), uow: tx.uow };
       const decide = (b: Record<number, BudgetLeft>) => Promise.resolve(evaluation.decide({ ...loaded, budgets: b }));

@@ -7,7 +7,7 @@ import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import { webhookOccurrences, type WebhookEventType, type WebhookOccurrence } from '../webhooks/occurrences.js';
 import { WebhookSubscriptions } from '../webhooks/subscriptions.js';
 import { AfterCommit } from './after-commit.js';
-import { budgetedCampaigns, decideWithBudgets } from './budgets.js';
+import { decideWithBudgets } from './budgets.js';
 import { CustomerTransactions } from './customer-transactions.js';
 import { EvaluationRepository, type LoadedCustomer, type PendingEvent } from './evaluation.repository.js';
 import { eventOutcome } from './event-outcome.js';
@@ -69,7 +69,6 @@ export class StoredEventsEvaluation {
       const progress = await this.repository.progress(tx.uow, groups.map((g) => g.customer.snapshot.id), [...behaviorIds]);
       const now = this.clock.now();
       // Every customer of the batch spends from the same budgets, one after the other (campaign ids are unique across organizations).
-      const budgeted = [...rules.values()].flatMap((r) => budgetedCampaigns(r.rules));
       const decide = async (budgets: Record<number, BudgetLeft>) => {
         const left = structuredClone(budgets);
         const marked: MarkedEventRow[] = [];
@@ -82,7 +81,7 @@ export class StoredEventsEvaluation {
         }
         return { plan: planWrite({ mark: marked }, results) };
       };
-      const { plan } = await decideWithBudgets(this.repository, tx.uow, await this.repository.budgets(tx.uow, budgeted, false), decide);
+      const { plan } = await decideWithBudgets(this.repository, tx.uow, {}, decide);
       const written = await tx.commitWith(this.repository.write(tx.uow, plan));
       return { storedAt: groups.flatMap((g) => g.events.map((e) => e.storedAt)), deliveryIds: written.deliveryIds };
     });
