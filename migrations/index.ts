@@ -12,6 +12,7 @@ import { PartitionedEventLog1764800000000 } from './1764800000000-partitioned-ev
 import { EventReferenceIndexes1764900000000 } from './1764900000000-event-reference-indexes.js';
 import { PointsLedger1765000000000 } from './1765000000000-points-ledger.js';
 import { EventsWithoutCustomerKey1765100000000 } from './1765100000000-events-without-customer-key.js';
+import { CampaignBudgetCheck1765200000000 } from './1765200000000-campaign-budget-check.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -29,4 +30,5 @@ export const migrations = [
   EventReferenceIndexes1764900000000,
   PointsLedger1765000000000,
   EventsWithoutCustomerKey1765100000000,
+  CampaignBudgetCheck1765200000000,
 ];

@@ -354,23 +354,23 @@ WITH event_ids AS (
          (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
          (SELECT array_agg(id ORDER BY id) FROM (SELECT id FROM deliveries) d) AS delivery_ids;
 
--- EvaluationRepository.budgets, not locked (only for organizations with a budgeted campaign; with the webhook subscriptions)
+-- EvaluationRepository.budgets, not locked (read_only and qualify, for organizations with a budgeted campaign)
 -- prepared as "campaign-budgets"
 SELECT id, budget_max_completions - budget_completions AS completions, budget_max_points - budget_points AS points
   FROM campaigns WHERE id = ANY($1::int[]);
 
--- EvaluationRepository.budgets, locked (only when the plan completes something in a budgeted campaign)
+-- EvaluationRepository.budgets, locked (only after a write found a budget without room: the evaluation runs again)
 -- prepared as "campaign-budgets-locked"
 SELECT id, budget_max_completions - budget_completions AS completions, budget_max_points - budget_points AS points
    FROM campaigns WHERE id = ANY($1::int[])
   ORDER BY id FOR NO KEY UPDATE;
 
--- EvaluationRepository.write: new events with campaign budgets spent (and a budget exhausted); sent with COMMIT
+-- EvaluationRepository.write: new events with campaign budgets spent where they fit (else it fails: BE001) and a budget exhausted; sent with COMMIT
 -- prepared as "write-new-events-budgets"
 WITH claimed_transactions AS (
     INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at)
     SELECT t.api_key_id, t.transaction_id, t.occurred_at
-      FROM json_to_recordset($1::json) AS t(api_key_id int, transaction_id text, occurred_at timestamptz)
+      FROM json_to_recordset($2::json) AS t(api_key_id int, transaction_id text, occurred_at timestamptz)
     RETURNING 1
   ),
   inserted_events AS (
@@ -379,7 +379,7 @@ WITH claimed_transactions AS (
     SELECT t.organization_id, t.api_key_id, t.customer_id, t.user_ref, t.source, t.transaction_id, t.name, t.count, t.attributes, t.context,
            t.division_id, t.campaign_id, t.occurred_at, t.status, t.reason, t.result, t.points,
            CASE WHEN t.status <> 'pending' THEN now() END, t.request_id, t.qualify
-      FROM ROWS FROM (json_to_recordset($2::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
+      FROM ROWS FROM (json_to_recordset($3::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
              source text, transaction_id text, name text, count numeric, attributes jsonb, context jsonb, division_id int, campaign_id int,
              occurred_at timestamptz, status text, reason text, result jsonb, points int, request_id text, qualify boolean))
            WITH ORDINALITY AS t
@@ -392,22 +392,22 @@ WITH claimed_transactions AS (
   progress AS (
     INSERT INTO customer_progress (customer_id, behavior_id, state, achieved, updated_at)
     SELECT t.customer_id, t.behavior_id, t.state, t.achieved, now()
-      FROM json_to_recordset($3::json) AS t(customer_id uuid, behavior_id int, state jsonb, achieved int)
+      FROM json_to_recordset($4::json) AS t(customer_id uuid, behavior_id int, state jsonb, achieved int)
     ON CONFLICT (customer_id, behavior_id) DO UPDATE SET state = EXCLUDED.state, achieved = EXCLUDED.achieved, updated_at = now()
     RETURNING 1
   ),
   customers_changed AS (
     UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tags = t.tags,
            qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
-      FROM json_to_recordset($4::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
+      FROM json_to_recordset($5::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
            qualified_campaign_ids int[], completed_campaign_ids int[])
-     WHERE c.id = ANY($5::uuid[]) AND c.id = t.id
+     WHERE c.id = ANY($6::uuid[]) AND c.id = t.id
     RETURNING 1
   ),
   credits AS (
     INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining)
     SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END
-      FROM json_to_recordset($6::json)
+      FROM json_to_recordset($7::json)
            AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb, earned_at timestamptz)
       JOIN event_ids e ON e.idx = t.idx
       JOIN organizations o ON o.id = t.organization_id
@@ -417,7 +417,7 @@ WITH claimed_transactions AS (
   offers_issued AS (
     INSERT INTO customer_offers (organization_id, customer_id, offer_id, campaign_id, behavior_id, event_id, issued_at)
     SELECT t.organization_id, t.customer_id, t.offer_id, t.campaign_id, t.behavior_id, e.id, t.issued_at
-      FROM json_to_recordset($7::json)
+      FROM json_to_recordset($8::json)
            AS t(idx int, organization_id int, customer_id uuid, offer_id int, campaign_id int, behavior_id int, issued_at timestamptz)
       JOIN event_ids e ON e.idx = t.idx
     RETURNING 1
@@ -425,7 +425,7 @@ WITH claimed_transactions AS (
   notifications AS (
     INSERT INTO notifications (organization_id, customer_id, event_id, creative_id, campaign_id, behavior_id, type, data)
     SELECT t.organization_id, t.customer_id, e.id, t.creative_id, t.campaign_id, t.behavior_id, t.type, t.data
-      FROM ROWS FROM (json_to_recordset($8::json)
+      FROM ROWS FROM (json_to_recordset($9::json)
            AS (idx int, organization_id int, customer_id uuid, creative_id int, campaign_id int, behavior_id int, type text, data jsonb))
            WITH ORDINALITY AS t
       JOIN event_ids e ON e.idx = t.idx
@@ -433,20 +433,18 @@ WITH claimed_transactions AS (
     RETURNING id
   ),
   budget_used AS (
-    SELECT c.id, c.organization_id, c.name, c.budget_max_completions, c.budget_max_points,
-           c.budget_completions + t.completions AS completions, c.budget_points + t.points AS points,
-           c.budget_exhausted_at IS NULL AND (c.budget_completions + t.completions >= c.budget_max_completions
-             OR c.budget_points + t.points >= c.budget_max_points) AS reached
-      FROM json_to_recordset($9::json) AS t(campaign_id int, completions int, points int)
-      JOIN campaigns c ON c.id = t.campaign_id
-  ), budgets_spent AS (
-    UPDATE campaigns c SET budget_completions = u.completions, budget_points = u.points,
-           budget_exhausted_at = CASE WHEN u.reached THEN now() ELSE c.budget_exhausted_at END
-      FROM budget_used u WHERE c.id = u.id
-    RETURNING 1
+    UPDATE campaigns c SET budget_completions = c.budget_completions + t.completions, budget_points = c.budget_points + t.points,
+           budget_exhausted_at = CASE WHEN c.budget_exhausted_at IS NULL AND (c.budget_completions + t.completions >= c.budget_max_completions
+             OR c.budget_points + t.points >= c.budget_max_points) THEN now() ELSE c.budget_exhausted_at END
+      FROM json_to_recordset($10::json) AS t(campaign_id int, completions int, points int)
+     WHERE c.id = t.campaign_id
+       AND (c.budget_max_completions IS NULL OR c.budget_completions + t.completions <= c.budget_max_completions)
+       AND (c.budget_max_points IS NULL OR c.budget_points + t.points <= c.budget_max_points)
+    RETURNING c.id, c.organization_id, c.name, c.budget_max_completions, c.budget_max_points, c.budget_completions AS completions,
+              c.budget_points AS points, c.budget_exhausted_at = now() AS reached
   ), budgets_refused AS (
     UPDATE campaigns c SET budget_exhausted_at = now()
-     WHERE c.id = ANY($10::int[]) AND c.budget_exhausted_at IS NULL AND c.id <> ALL(SELECT id FROM budget_used)
+     WHERE c.id = ANY($11::int[]) AND c.budget_exhausted_at IS NULL AND c.id <> ALL(SELECT id FROM budget_used)
     RETURNING c.id, c.organization_id, c.name, c.budget_max_completions, c.budget_max_points, c.budget_completions AS completions, c.budget_points AS points
   ), budgets_exhausted AS (
     SELECT id, organization_id, name, budget_max_completions, budget_max_points, completions, points FROM budget_used WHERE reached
@@ -466,7 +464,8 @@ WITH claimed_transactions AS (
   )
   SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
          (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
-         (SELECT array_agg(id ORDER BY id) FROM (SELECT id FROM budget_deliveries) d) AS delivery_ids;
+         (SELECT array_agg(id ORDER BY id) FROM (SELECT id FROM budget_deliveries) d) AS delivery_ids,
+         (SELECT CASE WHEN count(*) < $1 THEN campaign_budget_exceeded() END FROM budget_used) AS budgets_exceeded;
 
 -- EvaluationRepository.storePending (V1 async=true)
 -- prepared as "store-pending-events"

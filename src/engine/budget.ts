@@ -53,11 +53,3 @@ export function spendUse(left: Record<number, BudgetLeft>, use: Record<number, B
     if (l.points !== null) l.points -= u.points;
   }
 }
-
-/** Whether every use fits in what is left. */
-export function fitsBudgets(left: Record<number, BudgetLeft>, use: Array<{ campaign_id: number; completions: number; points: number }>): boolean {
-  return use.every((u) => {
-    const l = left[u.campaign_id];
-    return l !== undefined && (l.completions === null || u.completions <= l.completions) && (l.points === null || u.points <= l.points);
-  });
-}

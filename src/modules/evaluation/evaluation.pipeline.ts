@@ -8,7 +8,7 @@ import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import type { WebhookEventType } from '../webhooks/occurrences.js';
 import { WebhookSubscriptions } from '../webhooks/subscriptions.js';
 import { AfterCommit } from './after-commit.js';
-import { budgetedCampaigns, decideWithBudgets } from './budgets.js';
+import { budgetedCampaigns, retryOnBudget } from './budgets.js';
 import { CustomerTransactions, type CustomerTransaction } from './customer-transactions.js';
 import { EvaluationRepository, type CustomerKey, type LoadedCustomer, type Written } from './evaluation.repository.js';
 import type { WritePlan } from './write-plan.js';
@@ -22,7 +22,7 @@ export interface Loaded {
   /** The webhook event types the organization subscribes to (none when the evaluation writes nothing). */
   subscribed: ReadonlySet<WebhookEventType>;
   now: number;
-  /** What is left of the budgeted campaigns' budgets, for the engine (decideWithBudgets). */
+  /** What is left of the budgets known so far, for the engine (retryOnBudget). */
   budgets: Record<number, BudgetLeft>;
   /** The transaction's unit of work, for a way in's own reads (read_only's transaction_id check). */
   uow: UnitOfWork;
@@ -79,25 +79,25 @@ export class EvaluationPipeline {
     const hint = await this.rules.peek(org)?.catch(() => null);
     const guess = hint ? evaluation.involved(hint) : [];
     const lane = laneOf(org, key);
-    const work = async (tx: CustomerTransaction) => {
+    const work = async (tx: CustomerTransaction, locked: number[]) => {
       const [customer, guessed] = await Promise.all([this.repository.customer(tx.uow, org, key, write), this.repository.progressByKey(tx.uow, org, key, guess)]);
       if (!customer) throw AppError.notFound('user');
       const rules = await this.rules.get(org, customer.rulesVersion, tx.uow);
       // The hint is the current rules on a warm cache: what they involve was read already.
       const missing = rules === hint ? [] : evaluation.involved(rules).filter((id) => !guess.includes(id));
       const progress = missing.length ? { ...guessed, ...(await this.repository.progress(tx.uow, [customer.snapshot.id], missing)).get(customer.snapshot.id) } : guessed;
-      // Budgets: a write learns them only when it completes something (decideWithBudgets); a read sees them as they are.
+      // Budgets: a write locks and reads only those a failed attempt met (retryOnBudget); a read sees them as they are.
       const [subscribed, budgets] = await Promise.all([
         write ? this.subscriptions.typesFor(org, customer.rulesVersion, tx.uow) : NONE,
-        write ? {} : this.repository.budgets(tx.uow, budgetedCampaigns(rules), false),
+        this.repository.budgets(tx.uow, write ? locked : budgetedCampaigns(rules), write),
       ]);
-      const loaded = { rules, customer, progress, subscribed, now: this.clock.now(), uow: tx.uow };
-      const decide = (b: Record<number, BudgetLeft>) => Promise.resolve(evaluation.decide({ ...loaded, budgets: b }));
-      const decision = write ? await decideWithBudgets(this.repository, tx.uow, budgets, decide) : await decide(budgets);
+      const decision = await evaluation.decide({ rules, customer, progress, subscribed, budgets, now: this.clock.now(), uow: tx.uow });
       const written = decision.plan ? await tx.commitWith(this.repository.write(tx.uow, decision.plan)) : null;
       return { decision, written };
     };
-    const { decision, written } = write ? await this.transactions.run(lane, work) : await this.transactions.read(work);
+    const { decision, written } = write
+      ? await retryOnBudget((locked) => this.transactions.run(lane, (tx) => work(tx, locked)))
+      : await this.transactions.read((tx) => work(tx, []));
     void this.afterCommit.run(written?.deliveryIds ?? [], decision.counts ?? {}, { req_id: evaluation.requestId });
     return decision.answer(written);
   }

@@ -43,6 +43,16 @@ export class DuplicateTransaction extends AppError {
   }
 }
 
+/**
+ * A write whose completions did not fit a campaign budget any more (another transaction used the room first): it was
+ * rolled back, and the evaluation runs again with these campaigns' budgets locked (decideWithBudgets).
+ */
+export class BudgetExceeded extends Error {
+  constructor(readonly campaignIds: number[]) {
+    super('a campaign budget had no room for the completions');
+  }
+}
+
 interface CustomerRow {
   id: string;
   external_id: string;
@@ -181,7 +191,7 @@ export class EvaluationRepository {
 
   /** Writes the plan in one statement (see write-statement.ts); a repeated transaction id raises DuplicateTransaction. */
   async write(uow: UnitOfWork, plan: WritePlan): Promise<Written> {
-    const [row] = await uow.run<WrittenRow>(writeStatement(plan)).catch(duplicateOf(plan.events));
+    const [row] = await uow.run<WrittenRow>(writeStatement(plan)).catch(writeFailure(plan));
     return { eventIds: row.event_ids.map(String), notificationIds: (row.notification_ids ?? []).map(Number), deliveryIds: (row.delivery_ids ?? []).map(String) };
   }
 
@@ -277,5 +287,14 @@ function duplicateOf(events: WritePlan['events']) {
       if (used) throw new DuplicateTransaction(used);
     }
     throw error;
+  };
+}
+
+/** A write's failure as the pipeline acts on it: a used transaction id, or a campaign budget without room (BE001). */
+function writeFailure(plan: WritePlan) {
+  const duplicate = duplicateOf(plan.events);
+  return (error: unknown): never => {
+    if ((error as { code?: string } | null)?.code === 'BE001') throw new BudgetExceeded(plan.budgets.use.map((u) => u.campaign_id));
+    return duplicate(error);
   };
 }

@@ -74,11 +74,11 @@ async function printed(): Promise<string> {
     as(`EvaluationRepository.write: stored events marked (the events worker)${deliveries ? ', with webhook deliveries' : ''}; sent with COMMIT`);
     await repo.write(uow, plan({ mark: [] }, deliveries));
   }
-  as('EvaluationRepository.budgets, not locked (only for organizations with a budgeted campaign; with the webhook subscriptions)');
+  as('EvaluationRepository.budgets, not locked (read_only and qualify, for organizations with a budgeted campaign)');
   await repo.budgets(uow, [1], false);
-  as('EvaluationRepository.budgets, locked (only when the plan completes something in a budgeted campaign)');
+  as('EvaluationRepository.budgets, locked (only after a write found a budget without room: the evaluation runs again)');
   await repo.budgets(uow, [1], true);
-  as('EvaluationRepository.write: new events with campaign budgets spent (and a budget exhausted); sent with COMMIT');
+  as('EvaluationRepository.write: new events with campaign budgets spent where they fit (else it fails: BE001) and a budget exhausted; sent with COMMIT');
   await repo.write(uow, { ...plan({ insert: [] }, false), budgets: { use: [{ campaign_id: 1, completions: 1, points: 10 }], refused: [2] } });
   as('EvaluationRepository.storePending (V1 async=true)');
   await repo.storePending(uow, []);

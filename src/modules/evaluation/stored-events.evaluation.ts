@@ -7,7 +7,7 @@ import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import { webhookOccurrences, type WebhookEventType, type WebhookOccurrence } from '../webhooks/occurrences.js';
 import { WebhookSubscriptions } from '../webhooks/subscriptions.js';
 import { AfterCommit } from './after-commit.js';
-import { decideWithBudgets } from './budgets.js';
+import { retryOnBudget } from './budgets.js';
 import { CustomerTransactions } from './customer-transactions.js';
 import { EvaluationRepository, type LoadedCustomer, type PendingEvent } from './evaluation.repository.js';
 import { eventOutcome } from './event-outcome.js';
@@ -53,7 +53,7 @@ export class StoredEventsEvaluation {
 
   async execute(eventIds: string[], log: Record<string, unknown> = {}): Promise<ProcessedSummary> {
     const rejected = await this.repository.rejectWithoutCustomer(this.db, eventIds);
-    const { storedAt, deliveryIds } = await this.transactions.run(null, async (tx) => {
+    const { storedAt, deliveryIds } = await retryOnBudget((locked) => this.transactions.run(null, async (tx) => {
       const [customers, pending] = await Promise.all([this.repository.lockCustomersOfEvents(tx.uow, eventIds), this.repository.pendingEvents(tx.uow, eventIds)]);
       const groups = byCustomer(customers, pending);
       if (groups.length === 0) return { storedAt: [], deliveryIds: [] };
@@ -81,10 +81,10 @@ export class StoredEventsEvaluation {
         }
         return { plan: planWrite({ mark: marked }, results) };
       };
-      const { plan } = await decideWithBudgets(this.repository, tx.uow, {}, decide);
+      const { plan } = await decide(await this.repository.budgets(tx.uow, locked, true));
       const written = await tx.commitWith(this.repository.write(tx.uow, plan));
       return { storedAt: groups.flatMap((g) => g.events.map((e) => e.storedAt)), deliveryIds: written.deliveryIds };
-    });
+    }));
     await this.afterCommit.run(deliveryIds, { processed: storedAt.length, rejected }, log);
     const now = this.clock.now();
     return {

@@ -126,23 +126,24 @@ const steps = {
          RETURNING id`,
   }),
   /**
-   * Campaign budgets (contract §14): what the completions used, added to rows this transaction locked already
-   * (EvaluationRepository.lockBudgets); a budget reached now, or refused a completion, is marked exhausted once, and
-   * that first time is a campaign.budget_exhausted delivery per subscribed webhook.
+   * Campaign budgets (contract §14): what the completions used, added only where it fits (the row is locked by this
+   * UPDATE until the COMMIT behind the statement; under concurrency the condition is checked again on the row's latest
+   * version). The statement's last column calls campaign_budget_exceeded() when a use did not fit: the write fails
+   * (DuplicateTransaction's sibling BudgetExceeded) and the evaluation runs again with the budgets locked. A budget
+   * reached now, or that refused a completion, is marked exhausted once, and that first time is a
+   * campaign.budget_exhausted delivery per subscribed webhook.
    */
   spendBudgets: (budgets: WritePlan['budgets']): Step => ({
     name: 'budget_used',
-    sql: (p) => `SELECT c.id, c.organization_id, c.name, c.budget_max_completions, c.budget_max_points,
-                c.budget_completions + t.completions AS completions, c.budget_points + t.points AS points,
-                c.budget_exhausted_at IS NULL AND (c.budget_completions + t.completions >= c.budget_max_completions
-                  OR c.budget_points + t.points >= c.budget_max_points) AS reached
+    sql: (p) => `UPDATE campaigns c SET budget_completions = c.budget_completions + t.completions, budget_points = c.budget_points + t.points,
+                budget_exhausted_at = CASE WHEN c.budget_exhausted_at IS NULL AND (c.budget_completions + t.completions >= c.budget_max_completions
+                  OR c.budget_points + t.points >= c.budget_max_points) THEN now() ELSE c.budget_exhausted_at END
            FROM json_to_recordset(${p(json(budgets.use))}::json) AS t(campaign_id int, completions int, points int)
-           JOIN campaigns c ON c.id = t.campaign_id
-       ), budgets_spent AS (
-         UPDATE campaigns c SET budget_completions = u.completions, budget_points = u.points,
-                budget_exhausted_at = CASE WHEN u.reached THEN now() ELSE c.budget_exhausted_at END
-           FROM budget_used u WHERE c.id = u.id
-         RETURNING 1
+          WHERE c.id = t.campaign_id
+            AND (c.budget_max_completions IS NULL OR c.budget_completions + t.completions <= c.budget_max_completions)
+            AND (c.budget_max_points IS NULL OR c.budget_points + t.points <= c.budget_max_points)
+         RETURNING c.id, c.organization_id, c.name, c.budget_max_completions, c.budget_max_points, c.budget_completions AS completions,
+                   c.budget_points AS points, c.budget_exhausted_at = now() AS reached
        ), budgets_refused AS (
          UPDATE campaigns c SET budget_exhausted_at = now()
           WHERE c.id = ANY(${p(budgets.refused)}::int[]) AND c.budget_exhausted_at IS NULL AND c.id <> ALL(SELECT id FROM budget_used)
@@ -207,10 +208,12 @@ export function writeStatement(plan: WritePlan): Statement {
   ];
   const values: unknown[] = [];
   const param = (value: unknown) => `$${values.push(value)}`;
+  const budgetCheck = withBudgets ? `,
+              (SELECT CASE WHEN count(*) < ${param(plan.budgets.use.length)} THEN campaign_budget_exceeded() END FROM budget_used) AS budgets_exceeded` : '';
   const text = `WITH ${named(list, param)}
        SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
               (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
-              ${deliveryIds(withDeliveries, withBudgets)} AS delivery_ids`;
+              ${deliveryIds(withDeliveries, withBudgets)} AS delivery_ids${budgetCheck}`;
   return { name: `write-${inserting ? 'new' : 'stored'}-events${withDeliveries ? '-webhooks' : ''}${withBudgets ? '-budgets' : ''}`, text, values };
 }
 
