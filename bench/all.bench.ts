@@ -1,11 +1,11 @@
 /**
  * Every benchmark of bench/ in one run: the rules engine, V1 sync events and retrieval, issue #13's hot customer and
- * cold-cache bursts, V2 acceptance, processing and lag, each next to the ceiling measured in the same run (the raw
+ * cold-cache bursts, V2 acceptance, processing and lag, and points (debits, budgets, expiry), each next to the ceiling measured in the same run (the raw
  * `pg` transaction P, the service's own statements on node:http S, a Nest route that does nothing, the same traffic without the hot customer, the acceptance
  * ceiling of one INSERT + addBulk on node:http, the no-op BullMQ worker, the engine's index lookup). V1, the pipeline
- * phase and V2 each get a freshly created database and API process, dropped and stopped at the end (even on failure). Prints each benchmark's own tables as it ends, then one summary table:
+ * phase, V2 and points each get a freshly created database and API process, dropped and stopped at the end (even on failure). Prints each benchmark's own tables as it ends, then one summary table:
  * figure, value, ceiling, ratio and the issue's target, and the total time.
- * Run: npm run bench (BENCH_SECONDS per phase of V1, the pipeline phase and V2, default 8: under 5 minutes on a
+ * Run: npm run bench (BENCH_SECONDS per phase of V1, the pipeline phase, V2 and points, default 8: about 7 minutes on a
  * 2-core machine).
  */
 import { performance } from 'node:perf_hooks';
