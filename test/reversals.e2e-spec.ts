@@ -36,8 +36,8 @@ describe('reversals (contract §13)', () => {
   const points = async (tenant: TestTenant, customer: Customer) => (await api(app, tenant).get(`/users/${customer.id}/points?limit=100`).expect(200)).body;
 
   beforeAll(async () => {
-    app = await createTestApp({ queuePrefix: prefix });
-    worker = await startTestWorker({ queuePrefix: prefix });
+    app = await createTestApp({ queuePrefix: prefix, webhookAllowPrivateNetworks: true });
+    worker = await startTestWorker({ queuePrefix: prefix, webhookAllowPrivateNetworks: true });
     db = app.get(DataSource);
   });
   afterEach(async () => {
@@ -164,6 +164,22 @@ describe('reversals (contract §13)', () => {
     expect(res.body.reversal).toEqual(expect.objectContaining({ events: 1, points: 15, achievements: 2 }));
     const after = (await api(app, tenant).get(`/users/${customer.id}/events`).expect(200)).body.behaviors;
     expect([after.Reviewer.achieved, after.Bonus.achieved]).toEqual([0, 0]);
+  });
+
+  it('writes a points.debited and a points.reversed webhook delivery with the customer, the points and the balances', async () => {
+    const tenant = await buyingTenant();
+    await api(app, tenant).post('/management/webhooks').send({ webhook: { url: 'http://127.0.0.1:9/hook', event_types: ['points.debited', 'points.reversed'] } }).expect(201);
+    const customer = await createCustomer(app, tenant);
+    const order = tx();
+    await purchase(tenant, customer, order).expect(200);
+    await api(app, tenant).post(`/users/${customer.id}/points/debits`).send({ debit: { points: 20, reason: 'Coffee' } }).expect(201);
+    await reverse(tenant, customer, { transaction_id: order, reason: 'Refund' }).expect(200);
+    const rows = await db.query(`SELECT type, payload FROM webhook_deliveries WHERE organization_id = $1 ORDER BY id`, [tenant.organizationId]);
+    const who = { user_id: customer.id, external_id: customer.external_id };
+    expect(rows.map((r: { type: string; payload: { data: unknown } }) => [r.type, r.payload.data])).toEqual([
+      ['points.debited', expect.objectContaining({ ...who, points: 20, reason: 'debit', description: 'Coffee', available_points: 30, lifetime_points: 50 })],
+      ['points.reversed', expect.objectContaining({ ...who, points: 30, reason: 'reversal', transaction_id: order, description: 'Refund', achievements: 1, available_points: 0, lifetime_points: 0 })],
+    ]);
   });
 
   it('serializes with evaluations of the same customer: a reversal racing new purchases loses nothing', async () => {

@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import type { Statement, UnitOfWork } from '../../src/common/database/unit-of-work.js';
+import { UnitOfWork } from '../../src/common/database/unit-of-work.js';
 import { PointsRepository } from '../../src/modules/points/points.repository.js';
 import { addCustomers } from './customers.js';
 import { createLiveCampaign } from './campaign.js';
@@ -29,9 +29,6 @@ const V1_RATE = 100;
 
 /** Every 10th visit completes the behavior: 10% of events complete. */
 const TENTH_VISIT = [{ name: 'Tenth visit', points: 1, data: {}, goal_groups: [{ goals: [{ achievement: { name: 'visit', event_count: 10 } }] }] }];
-
-/** A unit of work over one pg client, as the service's repositories take it (no pipelining: the raw ceiling). */
-const clientWork = (client: pg.PoolClient): UnitOfWork => ({ run: async (s: Statement) => (await client.query(s.text, s.values)).rows }) as unknown as UnitOfWork;
 
 export async function runPoints({ seconds, port = 3950 }: { seconds: number; port?: number }): Promise<{ output: string; figures: Figure[] }> {
   const server = await startServer(port);
@@ -64,7 +61,7 @@ export async function runPoints({ seconds, port = 3950 }: { seconds: number; por
         const id = pick(rawIds, i);
         await client.query('BEGIN');
         const [customer] = (await client.query(`SELECT external_id, available_points FROM customers WHERE organization_id = $1 AND id = $2 FOR NO KEY UPDATE`, [spender.organizationId, id])).rows;
-        await repository.debit(clientWork(client), {
+        await repository.debit(new UnitOfWork(client), {
           organizationId: spender.organizationId,
           customerId: id,
           externalId: customer.external_id,

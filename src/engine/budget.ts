@@ -53,3 +53,12 @@ export function spendUse(left: Record<number, BudgetLeft>, use: Record<number, B
     if (l.points !== null) l.points -= u.points;
   }
 }
+
+/** Adds what some completions used to a running total, by campaign. */
+export function addBudgetUse(total: Record<number, BudgetUse>, use: Record<number, BudgetUse>): void {
+  for (const [id, u] of Object.entries(use)) {
+    const t = (total[Number(id)] ??= { completions: 0, points: 0 });
+    t.completions += u.completions;
+    t.points += u.points;
+  }
+}

@@ -11,7 +11,7 @@ export { behaviorView } from './view.js';
 export type { BehaviorView, GoalView, GroupView } from './view.js';
 export { emptyBehaviorProgress } from './progress.js';
 export { undoCompletions } from './reversal.js';
-export { spendUse } from './budget.js';
+export { addBudgetUse, spendUse } from './budget.js';
 export type { BudgetLeft, BudgetUse } from './budget.js';
 export type { ReversedCompletion } from './reversal.js';
 export { localDay, isDay } from './time.js';

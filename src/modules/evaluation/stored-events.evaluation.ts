@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
-import { evaluate, spendUse, type BudgetLeft, type CompiledRules, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
+import { addBudgetUse, evaluate, spendUse, type BudgetLeft, type CompiledRules, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
 import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import { webhookOccurrences, type WebhookEventType, type WebhookOccurrence } from '../webhooks/occurrences.js';
 import { WebhookSubscriptions } from '../webhooks/subscriptions.js';
@@ -168,11 +168,7 @@ function evaluateEvents(
       budgets,
     });
     spendUse(budgets, result.budgetUse);
-    for (const [id, u] of Object.entries(result.budgetUse)) {
-      const total = (combined.budgetUse[Number(id)] ??= { completions: 0, points: 0 });
-      total.completions += u.completions;
-      total.points += u.points;
-    }
+    addBudgetUse(combined.budgetUse, result.budgetUse);
     combined.budgetRefused.push(...result.budgetRefused.filter((id) => !combined.budgetRefused.includes(id)));
     outcomes.push(eventOutcome(result, 0, false));
     // Each event's webhook events, built from its own evaluation: its notifications follow those of earlier events.

@@ -1,4 +1,4 @@
-import type { CustomerSnapshot, EvaluationResult, EventInstance } from '../../engine/index.js';
+import { addBudgetUse, type BudgetUse, type CustomerSnapshot, type EvaluationResult, type EventInstance } from '../../engine/index.js';
 import type { EventSource, EventStatus } from '../../database/entities/event.entity.js';
 import type { WebhookOccurrence } from '../webhooks/occurrences.js';
 
@@ -125,6 +125,7 @@ export function newEventRows(events: NewEvent[]): NewEventRow[] {
  */
 export function planWrite(events: WritePlan['events'], customers: CustomerResult[]): WritePlan {
   const plan: WritePlan = { events, progress: [], customers: [], credits: [], offers: [], notifications: [], deliveries: [], budgets: { use: [], refused: [] } };
+  const budgetUse: Record<number, BudgetUse> = {};
   for (const c of customers) {
     const who = { organization_id: c.organizationId, customer_id: c.result.customer.id };
     const idx = (eventIndex: number) => c.firstIndex + eventIndex;
@@ -150,13 +151,7 @@ export function planWrite(events: WritePlan['events'], customers: CustomerResult
     for (const n of c.result.notifications) {
       plan.notifications.push({ idx: idx(n.eventIndex), ...who, creative_id: n.creativeId, campaign_id: n.campaignId, behavior_id: n.behaviorId, type: n.type, data: n.data });
     }
-    for (const [id, u] of Object.entries(c.result.budgetUse)) {
-      const use = plan.budgets.use.find((b) => b.campaign_id === Number(id));
-      if (use) {
-        use.completions += u.completions;
-        use.points += u.points;
-      } else plan.budgets.use.push({ campaign_id: Number(id), ...u });
-    }
+    addBudgetUse(budgetUse, c.result.budgetUse);
     for (const id of c.result.budgetRefused) if (!plan.budgets.refused.includes(id)) plan.budgets.refused.push(id);
     for (const w of c.webhooks) {
       plan.deliveries.push({
@@ -170,6 +165,7 @@ export function planWrite(events: WritePlan['events'], customers: CustomerResult
       });
     }
   }
+  plan.budgets.use = Object.entries(budgetUse).map(([id, u]) => ({ campaign_id: Number(id), ...u }));
   return plan;
 }
 
