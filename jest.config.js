@@ -16,8 +16,9 @@ export default {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      // Every response a test receives is validated against the served OpenAPI document (test/support/response-validation.ts).
-      setupFilesAfterEnv: ['<rootDir>/test/support/openapi-setup.ts'],
+      // Every response a test receives is validated against the served OpenAPI document (test/support/response-validation.ts),
+      // and the ledger of every customer of the test's organizations sums to its balance (test/support/ledger.ts).
+      setupFilesAfterEnv: ['<rootDir>/test/support/openapi-setup.ts', '<rootDir>/test/support/ledger-setup.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.js',
       globalTeardown: '<rootDir>/test/support/global-teardown.js',
     },

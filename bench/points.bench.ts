@@ -3,9 +3,10 @@
  * same transaction; V1 throughput with a budgeted campaign where 10% of events complete, against the same campaign
  * without a budget (target ≥ 90%); the expiry sweeper (one worker process) over 1,000,000 due credits: credits expired
  * per second, and V1's p99 at 100 requests/s while it runs against V1's p99 without it (target ≤ 1.5×).
- * Run: npm run bench:points (BENCH_SECONDS per workload, default 8).
+ * Run: npm run bench:points (BENCH_SECONDS per workload, default 8; BENCH_ONLY=debit,budget or expiry for some parts).
  */
-import { runPoints } from './support/points-phase.js';
+import { runPoints, type PointsPart } from './support/points-phase.js';
 
-const { output } = await runPoints({ seconds: Number(process.env.BENCH_SECONDS ?? 8) });
+const only = process.env.BENCH_ONLY ? (process.env.BENCH_ONLY.split(',') as PointsPart[]) : undefined;
+const { output } = await runPoints({ seconds: Number(process.env.BENCH_SECONDS ?? 8), only });
 process.stdout.write(output);

@@ -21,6 +21,8 @@ export interface AppConfig {
   apiProcesses: number;
   workerConcurrency: number;
   sweepAfterSeconds: number;
+  /** Due points credits the expiry sweeper expires per second at most (one sweeping worker at a time). */
+  pointsExpiryRate: number;
   /** Events that occurred longer ago leave the event log (their month's partition is dropped); null keeps every event. */
   eventRetentionDays: number | null;
 }
@@ -117,6 +119,7 @@ export function loadConfig(env: Env): AppConfig {
     apiProcesses: integer(env, 'API_PROCESSES', 1, 1, 64),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 4, 1, 256),
     sweepAfterSeconds: integer(env, 'SWEEP_AFTER_SECONDS', 30, 1, 86_400),
+    pointsExpiryRate: integer(env, 'POINTS_EXPIRY_RATE', 2_000, 1, 1_000_000),
     eventRetentionDays: env.EVENT_RETENTION_DAYS ? integer(env, 'EVENT_RETENTION_DAYS', 0, 1, 36_500) : null,
   };
 }

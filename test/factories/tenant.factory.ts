@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
+import { ledgerOrganizations } from '../support/ledger.js';
 import { TEST_ADMIN_TOKEN } from '../support/test-env.js';
 
 export interface TestTenant {
@@ -14,7 +15,7 @@ let counter = 0;
 /** Bootstraps an organization through the admin API, as a user would. */
 export async function createTenant(
   app: INestApplication,
-  organization: { name?: string; multi_org_enabled?: boolean; time_zone?: string } = {},
+  organization: { name?: string; multi_org_enabled?: boolean; time_zone?: string; points_expire_after_days?: number | null } = {},
 ): Promise<TestTenant> {
   counter += 1;
   const res = await request(app.getHttpServer())
@@ -22,6 +23,7 @@ export async function createTenant(
     .set('Authorization', `Bearer ${TEST_ADMIN_TOKEN}`)
     .send({ organization: { name: `Org ${counter}`, ...organization }, application: { name: 'Web' } })
     .expect(201);
+  ledgerOrganizations.add(res.body.organization.id);
   return {
     organizationId: res.body.organization.id,
     rootDivisionId: res.body.organization.root_division_id,

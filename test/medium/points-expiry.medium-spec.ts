@@ -97,9 +97,9 @@ describe('points expiry sweeper (medium: real database, no HTTP)', () => {
     expect((await expiredEntries(customer)).map((e) => e.amount)).toEqual([-65, -30]);
   });
 
-  it(`expires every due customer in one sweep, more than one batch (${EXPIRY_BATCH}) of them, each credit once`, async () => {
+  it(`expires every due customer in one sweep, more than one batch (${EXPIRY_BATCH.customers}) of them, each credit once`, async () => {
     ctx.clock.set(START + 2 * HOUR);
-    const count = EXPIRY_BATCH + 150;
+    const count = EXPIRY_BATCH.customers + 150;
     const customers: SeededCustomer[] = [];
     for (let i = 0; i < count; i++) customers.push(await customerWithCredits([{ amount: 10, expiresAt: START + HOUR + i }]));
     await Promise.all([sweeper.sweep(), sweeper.sweep()]);

@@ -4,28 +4,30 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
+import { APP_CONFIG } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/config.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { PeriodicSweep } from '../../common/scheduling/periodic-sweep.js';
 import { AfterCommit } from '../evaluation/after-commit.js';
 import { CustomerTransactions } from '../evaluation/customer-transactions.js';
 import { PointsRepository } from './points.repository.js';
 
-/** Credits whose customers one transaction expires: each batch locks at most this many customers, briefly. */
-export const EXPIRY_BATCH = 200;
+/**
+ * What one transaction expires at most: the customers of this many soonest-due credits, and this many of their due
+ * credits. Its customers are locked briefly, and its WAL is small.
+ */
+export const EXPIRY_BATCH = { customers: 50, credits: 500 };
 /** One sweep stops starting batches after this long, so a backlog never delays the next sweep's start by much. */
 const SWEEP_BUDGET_MS = 4_000;
-/**
- * After each batch the sweeper waits this many times as long as the batch took: in a backlog it uses at most a fifth
- * of the time, and evaluations keep the rest (docs/performance.md measures V1's p99 while a million credits expire).
- */
-const PAUSE_PER_BATCH_TIME = 4;
 
 /**
  * Contract §13: credits past their `expires_at` leave the balance within 60 seconds, for every customer, active or not.
  * Every 5 seconds one worker process at a time (the sweep machinery's advisory lock) expires what is due, in
- * transactions of EXPIRY_BATCH credits' customers that skip customers locked by an evaluation or a debit (the next
- * batch takes them), pausing between batches (PAUSE_PER_BATCH_TIME). The partial index `points_ledger_due` holds only unexpired expiring credits, so a sweep with
- * nothing due reads one index page.
+ * transactions of at most EXPIRY_BATCH that skip customers locked by an evaluation or a debit (the next batch takes
+ * them), at most POINTS_EXPIRY_RATE credits a second: a backlog (a million credits due at once) is spread out, so that
+ * its writes do not take evaluations' latency with them (docs/performance.md measures V1's p99 while it runs). The
+ * partial index `points_ledger_due` holds only unexpired expiring credits, so a sweep with nothing due reads one index
+ * page.
  */
 @Injectable()
 export class PointsExpirySweeper extends PeriodicSweep {
@@ -36,6 +38,7 @@ export class PointsExpirySweeper extends PeriodicSweep {
     private readonly afterCommit: AfterCommit,
     @Inject(LOGGER) logger: Logger,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     super(db, logger, 7_700_005, 'points expiry');
   }
@@ -46,12 +49,12 @@ export class PointsExpirySweeper extends PeriodicSweep {
     let expired = 0;
     for (;;) {
       const now = new Date(this.clock.now()).toISOString();
-      const began = performance.now();
       const batch = await this.transactions.run(null, (tx) => tx.commitWith(this.points.expireDue(tx.uow, now, EXPIRY_BATCH)));
       void this.afterCommit.run(batch.deliveryIds, {});
       expired += batch.credits;
       if (batch.credits === 0 || performance.now() - started > SWEEP_BUDGET_MS) break;
-      await sleep((performance.now() - began) * PAUSE_PER_BATCH_TIME);
+      const ahead = (expired / this.config.pointsExpiryRate) * 1000 - (performance.now() - started);
+      if (ahead > 0) await sleep(ahead);
     }
     if (expired > 0) this.logger.info({ credits: expired }, 'points expired');
     return expired;

@@ -115,12 +115,13 @@ export class PointsRepository {
   }
 
   /**
-   * Expires credits due at `now` of up to `batch` credits' customers: the customers are locked as an evaluation locks
-   * them, skipping any locked now (an evaluation, a debit: the next batch takes them), in id order; each customer's due
-   * credits leave its balance as one `expired` entry (at most its balance), their `remaining` goes to 0, and a
+   * Expires credits due at `now`: the customers of the `customers` soonest-due credits are locked as an evaluation
+   * locks them, skipping any locked now (an evaluation, a debit: the next batch takes them), in id order; their due
+   * credits, at most `credits` of them in customer order (so a customer's are mostly expired together), leave each
+   * customer's balance as one `expired` entry (at most its balance), their `remaining` goes to 0, and a
    * `points.expired` delivery goes to every subscribed webhook. Answers the credits expired and the deliveries.
    */
-  async expireDue(uow: UnitOfWork, now: string, batch: number): Promise<{ credits: number; customers: number; deliveryIds: string[] }> {
+  async expireDue(uow: UnitOfWork, now: string, batch: { customers: number; credits: number }): Promise<{ credits: number; customers: number; deliveryIds: string[] }> {
     const [row] = await uow.run<{ credits: string; customers: string; delivery_ids: string[] | null }>({
       name: 'points-expire-due',
       text: `WITH due AS (
@@ -133,6 +134,7 @@ export class PointsRepository {
          ), credits AS (
            SELECT l.id, l.customer_id, l.remaining FROM points_ledger l JOIN locked c ON c.id = l.customer_id
             WHERE l.remaining > 0 AND l.expires_at <= $1::timestamptz
+            ORDER BY l.customer_id, l.expires_at, l.id LIMIT $4
          ), zeroed AS (
            UPDATE points_ledger l SET remaining = 0 FROM credits x WHERE l.id = x.id RETURNING 1
          ), expiring AS (
@@ -159,7 +161,7 @@ export class PointsRepository {
          )
          SELECT (SELECT count(*) FROM zeroed) AS credits, (SELECT count(*) FROM balances) AS customers,
                 (SELECT array_agg(id ORDER BY id) FROM delivered) AS delivery_ids`,
-      values: [now, batch, new Date(now).toISOString()],
+      values: [now, batch.customers, new Date(now).toISOString(), batch.credits],
     });
     return { credits: Number(row.credits), customers: Number(row.customers), deliveryIds: (row.delivery_ids ?? []).map(String) };
   }
