@@ -5,7 +5,7 @@
  * ceiling of one INSERT + addBulk on node:http, the no-op BullMQ worker, the engine's index lookup). V1, the pipeline
  * phase, V2 and points each get a freshly created database and API process, dropped and stopped at the end (even on failure). Prints each benchmark's own tables as it ends, then one summary table:
  * figure, value, ceiling, ratio and the issue's target, and the total time.
- * Run: npm run bench (BENCH_SECONDS per phase of V1, the pipeline phase, V2 and points, default 8: about 7 minutes on a
+ * Run: npm run bench (BENCH_SECONDS per phase of V1, the pipeline phase, V2 and points, default 8: about 17 minutes on a
  * 2-core machine).
  */
 import { performance } from 'node:perf_hooks';

@@ -45,7 +45,7 @@ export class DuplicateTransaction extends AppError {
 
 /**
  * A write whose completions did not fit a campaign budget any more (another transaction used the room first): it was
- * rolled back, and the evaluation runs again with these campaigns' budgets locked (decideWithBudgets).
+ * rolled back, and the evaluation runs again with these campaigns' budgets locked (retryOnBudget).
  */
 export class BudgetExceeded extends Error {
   constructor(readonly campaignIds: number[]) {
