@@ -13,6 +13,7 @@ import { EventReferenceIndexes1764900000000 } from './1764900000000-event-refere
 import { PointsLedger1765000000000 } from './1765000000000-points-ledger.js';
 import { EventsWithoutCustomerKey1765100000000 } from './1765100000000-events-without-customer-key.js';
 import { CampaignBudgetCheck1765200000000 } from './1765200000000-campaign-budget-check.js';
+import { Simulations1765300000000 } from './1765300000000-simulations.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -31,4 +32,5 @@ export const migrations = [
   PointsLedger1765000000000,
   EventsWithoutCustomerKey1765100000000,
   CampaignBudgetCheck1765200000000,
+  Simulations1765300000000,
 ];

@@ -17,6 +17,7 @@ import { CustomersStateModule } from './modules/customers-state/customers-state.
 import { EventsModule } from './modules/events/events.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { MetricsModule } from './modules/metrics/metrics.module.js';
+import { SimulationsModule } from './modules/simulations/simulations.module.js';
 import { SettingsModule } from './modules/tenancy/settings/settings.module.js';
 import { PointsModule } from './modules/points/points.module.js';
 import { PerformModule } from './modules/perform/perform.module.js';
@@ -47,6 +48,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
     PerformModule,
     PointsModule,
     SettingsModule,
+    SimulationsModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: ErrorFilter },

@@ -1334,6 +1334,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/priv/v1/apps/{api_key}/management/campaigns/{campaign_id}/simulations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a campaign's simulations
+         * @description A page of the campaign's simulations, newest first, with the total count; results and explanations are null in the list (read one simulation for them). Errors: validation (400) when limit is not an integer from 1 to 100 or page not one from 1; not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         */
+        get: operations["Simulations_list"];
+        put?: never;
+        /**
+         * Simulate a campaign against stored events
+         * @description Queues a simulation: a worker replays every stored event of the range (from and to inclusive; processed, pending or not qualified, rejected ones left out) of the chosen customers (customer_ids, or every customer with events in the range) against the campaign as it is now, whatever its status (a draft is the usual case), as if it were live over the range and the only campaign: each customer's events in the order they occurred, from no progress, with the customer's current profile; its caps and budget apply within the simulation. Nothing is written but the simulation. Answers 202 with the simulation queued; read it for its progress and results. Errors: missing_data (400) without the simulation wrapper, from or to; argument_error (400) for members it does not know; validation (400) for a bad datetime, to not after from, customer_ids that are not user ids or more than 10000, explain without customer_ids of at most 100; not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         */
+        post: operations["Simulations_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/priv/v1/apps/{api_key}/management/simulations/{simulation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a simulation
+         * @description The simulation with its status (queued, running, completed, failed or cancelled), the customers and stored events replayed so far, and once completed its results: points, achievements and customers who achieved, by behavior, by day of the organization's time zone (days with no achievement left out) and the count of events by campaign state; with explain, each customer's explanations. Errors: not_found (404) when the simulation does not exist or belongs to another organization.
+         */
+        get: operations["Simulations_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a simulation
+         * @description Cancels a queued or running simulation (a running one stops within about a second, writing nothing more) and answers it. A simulation that already finished is answered as it is, unchanged. Errors: not_found (404) when the simulation does not exist or belongs to another organization.
+         */
+        delete: operations["Simulations_cancel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5195,6 +5243,205 @@ export interface components {
         };
         SettingsBody: {
             settings: components["schemas"]["SettingsInput"];
+        };
+        BehaviorResultsView: {
+            /** @example 12 */
+            achievements: number;
+            /** @example 9 */
+            customers_achieved: number;
+            /** @example 600 */
+            points: number;
+        };
+        DayResultsView: {
+            /**
+             * @description A day of the organization's time zone with at least one achievement
+             * @example 2026-10-03
+             */
+            day: string;
+            /** @example 4 */
+            achievements: number;
+            /** @example 200 */
+            points: number;
+        };
+        SimulationInput: {
+            /**
+             * @description The campaign is evaluated as if live from here (inclusive). ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
+             * @example 2026-10-01T00:00:00Z
+             */
+            from: string;
+            /**
+             * @description Until here (inclusive), after from. ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
+             * @example 2026-11-01T00:00:00Z
+             */
+            to: string;
+            /**
+             * @description The customers (user ids) whose events are replayed; absent: every customer with stored events in the range
+             * @example [
+             *       "0b6b2a3e-6f0e-4c57-9b59-0f2a3c1d2e4f"
+             *     ]
+             */
+            customer_ids?: string[];
+            /**
+             * @description Keep the engine's explanation of every replayed event, by customer: only with customer_ids of at most 100
+             * @default false
+             * @example false
+             */
+            explain?: boolean;
+        };
+        CreateSimulationBody: {
+            simulation: components["schemas"]["SimulationInput"];
+        };
+        QueuedSimulationView: {
+            /** @example 3 */
+            id: number;
+            /** @example 7 */
+            campaign_id: number;
+            /**
+             * @example queued
+             * @enum {string}
+             */
+            status: "queued";
+            /**
+             * Format: date-time
+             * @example 2026-10-01T00:00:00.000Z
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            to: string;
+        };
+        QueuedSimulationResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            simulation: components["schemas"]["QueuedSimulationView"];
+        };
+        SimulationView: {
+            /** @example 3 */
+            id: number;
+            /** @example 7 */
+            campaign_id: number;
+            /**
+             * @example completed
+             * @enum {string}
+             */
+            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+            /**
+             * Format: date-time
+             * @example 2026-10-01T00:00:00.000Z
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            to: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-26T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it completed, failed or was cancelled
+             * @example 2026-11-26T10:00:04.000Z
+             */
+            completed_at: string | null;
+            /**
+             * @description Customers replayed so far (while running) or in all
+             * @example 1500
+             */
+            customers: number;
+            /**
+             * @description Stored events replayed so far (while running) or in all
+             * @example 18000
+             */
+            events_replayed: number;
+            /** @description Once completed (null before, and in lists) */
+            results?: {
+                /**
+                 * @description Points the campaign would have credited (behaviors, goals, offers, outcomes)
+                 * @example 600
+                 */
+                points: number;
+                /**
+                 * @description Behavior completions
+                 * @example 12
+                 */
+                achievements: number;
+                /**
+                 * @description Customers with at least one completion
+                 * @example 9
+                 */
+                customers_achieved: number;
+                /**
+                 * @description By behavior name: only behaviors with a completion or points
+                 * @example {
+                 *       "Buy a coffee": {
+                 *         "achievements": 12,
+                 *         "customers_achieved": 9,
+                 *         "points": 600
+                 *       }
+                 *     }
+                 */
+                behaviors: {
+                    [key: string]: components["schemas"]["BehaviorResultsView"];
+                };
+                /** @description By day of the organization's time zone, oldest first; days with no achievement left out */
+                by_day: components["schemas"]["DayResultsView"][];
+                /**
+                 * @description Replayed events by the campaign's state after each (the states of an event answer)
+                 * @example {
+                 *       "qualified": 40,
+                 *       "events_not_qualified": 3,
+                 *       "reached_frequency_cap": 2
+                 *     }
+                 */
+                states: {
+                    [key: string]: number;
+                };
+            } | null;
+            /**
+             * @description With explain, once completed: by user id, the engine's explanation of each replayed event in order (as read_only answers it)
+             * @example null
+             */
+            explanations: {
+                [key: string]: {
+                    [key: string]: unknown;
+                }[];
+            } | null;
+            /**
+             * @description Why it failed
+             * @example null
+             */
+            error: string | null;
+        };
+        SimulationListResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            /** @description Newest first */
+            simulations: components["schemas"]["SimulationView"][];
+            /** @example 1 */
+            page: number;
+            /** @example 10 */
+            limit: number;
+            /** @example 1 */
+            total: number;
+        };
+        SimulationResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            simulation: components["schemas"]["SimulationView"];
         };
     };
     responses: never;
@@ -13030,6 +13277,364 @@ export interface operations {
             };
             /** @description unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Simulations_list: {
+        parameters: {
+            query?: {
+                /** @description Items per page */
+                limit?: number;
+                /** @description Page number, from 1 */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The campaign id */
+                campaign_id: number;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimulationListResponse"];
+                };
+            };
+            /** @description validation, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Simulations_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The campaign id */
+                campaign_id: number;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSimulationBody"];
+            };
+        };
+        responses: {
+            /** @description The simulation, queued for a worker */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueuedSimulationResponse"];
+                };
+            };
+            /** @description missing_data, argument_error, validation, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Simulations_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The simulation id */
+                simulation_id: number;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimulationResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Simulations_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The simulation id */
+                simulation_id: number;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimulationResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

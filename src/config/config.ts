@@ -23,6 +23,8 @@ export interface AppConfig {
   sweepAfterSeconds: number;
   /** Due points credits the expiry sweeper expires per second at most (one sweeping worker at a time). */
   pointsExpiryRate: number;
+  /** Simulations of one organization that run at once (more wait, queued). */
+  simulationsPerOrganization: number;
   /** Events that occurred longer ago leave the event log (their month's partition is dropped); null keeps every event. */
   eventRetentionDays: number | null;
 }
@@ -120,6 +122,7 @@ export function loadConfig(env: Env): AppConfig {
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 4, 1, 256),
     sweepAfterSeconds: integer(env, 'SWEEP_AFTER_SECONDS', 30, 1, 86_400),
     pointsExpiryRate: integer(env, 'POINTS_EXPIRY_RATE', 2_000, 1, 1_000_000),
+    simulationsPerOrganization: integer(env, 'SIMULATIONS_PER_ORGANIZATION', 2, 1, 100),
     eventRetentionDays: env.EVENT_RETENTION_DAYS ? integer(env, 'EVENT_RETENTION_DAYS', 0, 1, 36_500) : null,
   };
 }

@@ -3,6 +3,7 @@ export enum QueueName {
   Events = 'events',
   Webhooks = 'webhooks',
   AudienceJobs = 'audience-jobs',
+  Simulations = 'simulations',
 }
 
 export enum EventsJob {
@@ -15,4 +16,8 @@ export enum WebhooksJob {
 
 export enum AudienceJobsJob {
   Deliver = 'deliver',
+}
+
+export enum SimulationsJob {
+  Run = 'run',
 }

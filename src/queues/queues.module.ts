@@ -21,7 +21,7 @@ BullModule.queueClass = ListenedQueue;
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({ connection: queueConnection(config), prefix: config.queuePrefix }),
     }),
-    BullModule.registerQueue({ name: QueueName.Events }, { name: QueueName.Webhooks }, { name: QueueName.AudienceJobs }),
+    BullModule.registerQueue({ name: QueueName.Events }, { name: QueueName.Webhooks }, { name: QueueName.AudienceJobs }, { name: QueueName.Simulations }),
   ],
   providers: [QueueErrorLogger],
   exports: [BullModule],

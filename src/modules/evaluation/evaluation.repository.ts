@@ -92,6 +92,17 @@ export class EvaluationRepository {
     return rows[0] ? loadedCustomer(rows[0]) : null;
   }
 
+  /** The organization's customers of these ids as they are now, unlocked, read on `db` (a replay's snapshot). */
+  async customers(db: Queryable, organizationId: number, ids: string[]): Promise<LoadedCustomer[]> {
+    const rows = (await db.query(
+      `SELECT ${CUSTOMER_COLUMNS}
+         FROM customers c JOIN organizations o ON o.id = c.organization_id
+        WHERE c.organization_id = $1 AND c.id = ANY($2::uuid[])`,
+      [organizationId, ids],
+    )) as CustomerRow[];
+    return rows.map(loadedCustomer);
+  }
+
   /**
    * Progress in these behaviors of the customer the key names. Asked for together with the locking read of
    * customer(), it runs once the lock is held (a later statement), so it sees what the previous holder committed.

@@ -16,19 +16,24 @@ export class RulesRepository {
     return Number(rows[0]?.rules_version ?? 0);
   }
 
-  async load(db: Queryable, organizationId: number): Promise<StoredRules> {
+  /**
+   * The configuration of the organization's live campaigns; with `campaignId`, of that one campaign (not deleted)
+   * whatever its status, as a simulation compiles it.
+   */
+  async load(db: Queryable, organizationId: number, campaignId?: number): Promise<StoredRules> {
+    const which = campaignId === undefined ? `c.status = 'live'` : `c.id = ${Number(campaignId)}`;
     const [campaigns, behaviors, offers, tiers, creatives, divisions] = (await Promise.all([
       db.query(
         `SELECT id, name, permalink, status, starts_at AS "startsAt", ends_at AS "endsAt", division_id AS "divisionId",
                 opt_in_required AS "optInRequired", prerequisite_campaign_ids AS "prerequisiteCampaignIds", targeting,
                 budget_max_completions AS "budgetMaxCompletions", budget_max_points AS "budgetMaxPoints"
-           FROM campaigns WHERE organization_id = $1 AND status = 'live' AND deleted_at IS NULL ORDER BY id`,
+           FROM campaigns c WHERE organization_id = $1 AND ${which} AND deleted_at IS NULL ORDER BY id`,
         [organizationId],
       ),
       db.query(
         `SELECT b.id, b.campaign_id AS "campaignId", b.name, b.tags, b.points, b.data, b.goal_groups AS "goalGroups", b.outcome_config AS "outcomeConfig"
            FROM behaviors b JOIN campaigns c ON c.id = b.campaign_id
-          WHERE c.organization_id = $1 AND c.status = 'live' AND c.deleted_at IS NULL AND b.deleted_at IS NULL
+          WHERE c.organization_id = $1 AND ${which} AND c.deleted_at IS NULL AND b.deleted_at IS NULL
           ORDER BY b.id`,
         [organizationId],
       ),
@@ -42,7 +47,7 @@ export class RulesRepository {
            JOIN creative_groups g ON g.id = cr.creative_group_id AND g.deleted_at IS NULL
            JOIN line_items l ON l.id = g.line_item_id AND l.deleted_at IS NULL
            JOIN campaigns c ON c.id = l.campaign_id
-          WHERE c.organization_id = $1 AND c.status = 'live' AND c.deleted_at IS NULL AND cr.deleted_at IS NULL`,
+          WHERE c.organization_id = $1 AND ${which} AND c.deleted_at IS NULL AND cr.deleted_at IS NULL`,
         [organizationId],
       ),
       db.query(`SELECT id, ancestor_ids FROM divisions WHERE organization_id = $1 AND deleted_at IS NULL`, [organizationId]),

@@ -1,0 +1,136 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/config.js';
+import { compileRules, type BudgetLeft, type CompiledRules, type EventExplanation } from '../../engine/index.js';
+import { toRuleSet } from '../campaigns/rules/rule-set.mapper.js';
+import { RulesRepository } from '../campaigns/rules/rules.repository.js';
+import { EvaluationRepository } from '../evaluation/evaluation.repository.js';
+import { HistoryReplay, type ReplayedCustomer } from '../evaluation/history-replay.js';
+import { EventLogRepository, type ReplayEvent, type ReplayStream } from '../events/event-log/event-log.repository.js';
+import { SimulationTally } from './simulation-results.js';
+import { SimulationsRepository, type SimulationRow } from './simulations.repository.js';
+
+/** Stored events read per page of the replay's cursor. */
+export const REPLAY_PAGE = 5_000;
+/** How often a run writes its counts (and renews its lease): well inside LEASE_SECONDS. */
+const PROGRESS_EVERY_MS = 1_000;
+
+export type SimulationRunResult =
+  | { outcome: 'skipped' | 'busy' }
+  | { outcome: 'cancelled' | 'completed'; customers: number; events: number };
+
+/** A simulation that cannot run at all (its campaign was deleted): failed at once, not retried. */
+export class SimulationImpossible extends Error {}
+
+interface Customer extends ReplayedCustomer {
+  /** The behaviors the customer completed in the replay (SimulationTally). */
+  achieved: Set<number>;
+}
+
+/**
+ * Runs one simulation (contract §15):
+ * 1. claim the row (SimulationsRepository.claim: one runner, at most SIMULATIONS_PER_ORGANIZATION of an organization);
+ * 2. compile the campaign as it is now with the rules compiler of live evaluation, as if live over the range (its
+ *    dates replaced by the range, its status ignored), alone;
+ * 3. replay the range's stored events through HistoryReplay, reading them with a cursor in one snapshot, a page at a
+ *    time, and the customers' profiles as they are now as their events come. Without a budget, one customer's events
+ *    come after another's and only the current customer's state is held; with one, every event comes in time order
+ *    (a budget is spent in the order completions happened), and each customer's state is held to the end;
+ * 4. every second, write the counts and renew the lease (a timer); stop when the row is no longer this run's;
+ * 5. complete the row with the results (and explanations). Nothing else is written.
+ */
+@Injectable()
+export class RunSimulationUseCase {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly simulations: SimulationsRepository,
+    private readonly eventLog: EventLogRepository,
+    private readonly customers: EvaluationRepository,
+    private readonly rules: RulesRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** `final`: the job's last attempt, after which a failure leaves the simulation failed. */
+  async execute(id: number, final: boolean): Promise<SimulationRunResult> {
+    const claimed = await this.simulations.claim(id, this.config.simulationsPerOrganization);
+    if (claimed === null || claimed === 'busy') return { outcome: claimed ?? 'skipped' };
+    try {
+      return await this.run(claimed);
+    } catch (error) {
+      await this.simulations.fail(id, claimed.attempt, (error as Error).message, final || error instanceof SimulationImpossible);
+      throw error;
+    }
+  }
+
+  private async run(simulation: SimulationRow): Promise<SimulationRunResult> {
+    const { id, attempt, organization_id: organizationId } = simulation;
+    const organization = await this.simulations.organization(organizationId);
+    const { rules, budgets } = await this.campaignRules(simulation);
+    const replay = new HistoryReplay(rules, organization.multiOrgEnabled, budgets);
+    const tally = new SimulationTally(rules, organization.timeZone);
+    const explanations: Record<string, EventExplanation[]> | null = simulation.explain ? {} : null;
+    const order = Object.keys(budgets).length > 0 ? 'time' : 'customer';
+    const stream = await this.eventLog.replay(
+      { organizationId, from: simulation.range_from, to: simulation.range_to, customerIds: simulation.customer_ids, order },
+      REPLAY_PAGE,
+    );
+    const progress = { customers: 0, eventsReplayed: 0 };
+    // The counts are written and the lease renewed on a timer, so that a long wait for a page (the cursor sorting a
+    // large range) renews it too; a write that finds the row no longer this run's stops the replay.
+    let lost = false;
+    const reporter = setInterval(() => {
+      this.simulations.progress(id, attempt, progress).then(
+        (held) => (lost ||= !held),
+        () => undefined, // the next one retries; the lease is several of them long
+      );
+    }, PROGRESS_EVERY_MS);
+    try {
+      const held = new Map<string, Customer>();
+      let current: string | null = null;
+      for (let page = await stream.next(); page.length > 0 && !lost; page = await stream.next()) {
+        progress.customers += await this.loadCustomers(stream, organizationId, page, held);
+        for (const event of page) {
+          const customer = held.get(event.customerId);
+          if (!customer) continue; // deleted since its events were stored
+          if (order === 'customer' && current !== event.customerId) {
+            if (current !== null) held.delete(current);
+            current = event.customerId;
+          }
+          const result = replay.next(customer, event);
+          tally.add(result, customer.achieved);
+          if (explanations) (explanations[event.customerId] ??= []).push(...result.explanation);
+          progress.eventsReplayed += 1;
+        }
+      }
+    } finally {
+      clearInterval(reporter);
+      await stream.close();
+    }
+    if (lost) return { outcome: 'cancelled', customers: progress.customers, events: progress.eventsReplayed };
+    const done = await this.simulations.complete(id, attempt, progress, tally.results(), explanations);
+    return { outcome: done ? 'completed' : 'cancelled', customers: progress.customers, events: progress.eventsReplayed };
+  }
+
+  /** The campaign alone, compiled as live evaluation compiles it, live over the range; its budget whole. */
+  private async campaignRules(simulation: SimulationRow): Promise<{ rules: CompiledRules; budgets: Record<number, BudgetLeft> }> {
+    const stored = await this.rules.load(this.db, simulation.organization_id, simulation.campaign_id);
+    const [campaign] = stored.campaigns;
+    if (!campaign) throw new SimulationImpossible('the campaign was deleted');
+    stored.campaigns = [{ ...campaign, status: 'live', startsAt: simulation.range_from, endsAt: simulation.range_to }];
+    const rules = compileRules(toRuleSet(stored));
+    const budgeted = campaign.budgetMaxCompletions !== null || campaign.budgetMaxPoints !== null;
+    const budgets = budgeted ? { [campaign.id]: { completions: campaign.budgetMaxCompletions, points: campaign.budgetMaxPoints === null ? null : Number(campaign.budgetMaxPoints) } } : {};
+    return { rules, budgets };
+  }
+
+  /** Reads the profiles of the page's customers not held yet, in the replay's snapshot; answers how many it read. */
+  private async loadCustomers(stream: ReplayStream, organizationId: number, page: ReplayEvent[], held: Map<string, Customer>): Promise<number> {
+    const missing = [...new Set(page.map((e) => e.customerId))].filter((c) => !held.has(c));
+    if (missing.length === 0) return 0;
+    const loaded = await this.customers.customers(stream.db, organizationId, missing);
+    for (const c of loaded) held.set(c.snapshot.id, { ...HistoryReplay.start(c.snapshot), achieved: new Set() });
+    return loaded.length;
+  }
+}

@@ -1,0 +1,45 @@
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject } from '@nestjs/common';
+import { DelayedError, type Job } from 'bullmq';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import { LOGGER, type Logger } from '../../common/logging/logger.js';
+import { QueueName } from '../../queues/queue-names.js';
+import type { SimulationJobData } from './enqueue-simulation.js';
+import { RunSimulationUseCase } from './run-simulation.use-case.js';
+
+/** How long a simulation waits for its organization's turn (SIMULATIONS_PER_ORGANIZATION) before it asks again. */
+const BUSY_RETRY_MS = 2_000;
+
+/**
+ * The worker side of the simulations queue, one simulation at a time per worker process (a replay keeps a core
+ * busy). One JSON log line per run. A simulation whose organization already runs its share waits, delayed; a failed
+ * run throws so that BullMQ retries it, and the last failure leaves the simulation failed.
+ */
+@Processor(QueueName.Simulations, { concurrency: 1 })
+export class SimulationsProcessor extends WorkerHost {
+  constructor(
+    private readonly useCase: RunSimulationUseCase,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    super();
+  }
+
+  async process(job: Job<SimulationJobData>, token?: string): Promise<void> {
+    const started = this.clock.now();
+    const base = { job_id: job.id, simulation_id: job.data.simulationId };
+    const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    try {
+      const result = await this.useCase.execute(job.data.simulationId, final);
+      if (result.outcome === 'busy') {
+        await job.moveToDelayed(this.clock.now() + BUSY_RETRY_MS, token);
+        throw new DelayedError();
+      }
+      this.logger.info({ ...base, ...result, duration_ms: this.clock.now() - started }, 'simulation');
+    } catch (error) {
+      if (error instanceof DelayedError) throw error;
+      this.logger.warn({ ...base, outcome: final ? 'failed' : 'retrying', err: (error as Error).message, duration_ms: this.clock.now() - started }, 'simulation');
+      throw error;
+    }
+  }
+}
