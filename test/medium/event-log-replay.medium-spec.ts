@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { DataSource } from 'typeorm';
+import type { Tenant } from '../../src/common/http/request-context.js';
+import { EvaluationRepository } from '../../src/modules/evaluation/evaluation.repository.js';
+import { EventLogRepository, type ReplayEvent, type ReplayScope, type ReplayStream } from '../../src/modules/events/event-log/event-log.repository.js';
+import { createMediumContext, type MediumContext } from './support/module.js';
+import { seedCustomer, seedTenant, type SeededCustomer } from './support/seed.js';
+
+/**
+ * A simulation's read of the event log (contract §15), on the run's database: which stored events it replays (the
+ * range inclusive at both ends, every status but rejected, no perform calls, the organization's and the named
+ * customers' only), in which order, a page at a time, all from one snapshot.
+ */
+describe('Event log replay', () => {
+  let context: MediumContext;
+  let db: DataSource;
+  let repository: EventLogRepository;
+  let tenant: Tenant;
+  let a: SeededCustomer;
+  let b: SeededCustomer;
+  const FROM = '2026-03-01T00:00:00.000Z';
+  const TO = '2026-03-31T00:00:00.000Z';
+
+  async function store(tenantOf: Tenant, customerId: string, name: string, occurredAt: string, status = 'processed', source = 'v2'): Promise<void> {
+    await db.query(
+      `INSERT INTO events (organization_id, api_key_id, customer_id, source, name, attributes, occurred_at, status)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [tenantOf.organizationId, tenantOf.apiKeyId, customerId, source, name, { occurred_on: occurredAt.slice(0, 10) }, occurredAt, status],
+    );
+  }
+
+  const scope = (over: Partial<ReplayScope> = {}): ReplayScope => ({
+    organizationId: tenant.organizationId,
+    from: new Date(FROM),
+    to: new Date(TO),
+    customerIds: null,
+    order: 'customer',
+    ...over,
+  });
+
+  async function drain(stream: ReplayStream): Promise<ReplayEvent[][]> {
+    const pages: ReplayEvent[][] = [];
+    try {
+      for (let page = await stream.next(); page.length > 0; page = await stream.next()) pages.push(page);
+    } finally {
+      await stream.close();
+    }
+    return pages;
+  }
+
+  const summary = (events: ReplayEvent[]) => events.map((e) => `${e.customerId === a.id ? 'a' : 'b'}:${e.instance.name}@${new Date(e.instance.occurredAt).toISOString()}`);
+
+  beforeAll(async () => {
+    context = await createMediumContext();
+    db = context.db;
+    repository = new EventLogRepository(db);
+    tenant = await seedTenant(db);
+    const [first, second] = [await seedCustomer(db, tenant), await seedCustomer(db, tenant)];
+    [a, b] = first.id < second.id ? [first, second] : [second, first];
+    await store(tenant, b.id, 'visit', '2026-03-05T10:00:00.000Z');
+    await store(tenant, a.id, 'purchase', '2026-03-10T10:00:00.000Z');
+    await store(tenant, a.id, 'visit', FROM); // at the range's start: in
+    await store(tenant, b.id, 'checkin', TO, 'pending'); // at its end, not processed yet: in
+    await store(tenant, a.id, 'checkin', '2026-03-10T10:00:00.000Z', 'stored'); // a tie on occurred_at: after the purchase, by id
+    await store(tenant, a.id, 'visit', '2026-03-12T10:00:00.000Z', 'rejected'); // rejected: out
+    await store(tenant, a.id, 'complete_campaign', '2026-03-12T11:00:00.000Z', 'processed', 'perform'); // a perform call: out
+    await store(tenant, a.id, 'visit', '2026-02-28T23:59:59.999Z'); // before the range: out
+    await store(tenant, b.id, 'visit', '2026-03-31T00:00:00.001Z'); // after it: out
+    const other = await seedTenant(db);
+    await store(other, (await seedCustomer(db, other)).id, 'visit', '2026-03-15T10:00:00.000Z'); // another organization's: out
+  });
+
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it("replays one customer's events after another's (customers by id), each in occurred_at order, ties by id", async () => {
+    const pages = await drain(await repository.replay(scope(), 100));
+    expect(summary(pages.flat())).toEqual([
+      'a:visit@2026-03-01T00:00:00.000Z',
+      'a:purchase@2026-03-10T10:00:00.000Z',
+      'a:checkin@2026-03-10T10:00:00.000Z',
+      'b:visit@2026-03-05T10:00:00.000Z',
+      'b:checkin@2026-03-31T00:00:00.000Z',
+    ]);
+    // As an evaluation reads a stored event: occurred_on is the day the request named.
+    expect(pages.flat()[0].instance).toEqual(expect.objectContaining({ count: 1, day: '2026-03-01', attributes: { occurred_on: '2026-03-01' }, context: {} }));
+  });
+
+  it('replays every event by time when asked (customers mixed), a page of the given size at a time', async () => {
+    const pages = await drain(await repository.replay(scope({ order: 'time' }), 2));
+    expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);
+    expect(summary(pages.flat())).toEqual([
+      'a:visit@2026-03-01T00:00:00.000Z',
+      'b:visit@2026-03-05T10:00:00.000Z',
+      'a:purchase@2026-03-10T10:00:00.000Z',
+      'a:checkin@2026-03-10T10:00:00.000Z',
+      'b:checkin@2026-03-31T00:00:00.000Z',
+    ]);
+  });
+
+  it('replays only the named customers', async () => {
+    expect(summary((await drain(await repository.replay(scope({ customerIds: [b.id] }), 100))).flat())).toEqual([
+      'b:visit@2026-03-05T10:00:00.000Z',
+      'b:checkin@2026-03-31T00:00:00.000Z',
+    ]);
+  });
+
+  it('reads every page, and the customers, in the snapshot it started with', async () => {
+    const stream = await repository.replay(scope({ customerIds: [a.id] }), 1);
+    try {
+      const first = await stream.next();
+      // Written after the replay began: neither the event nor the profile's change is seen.
+      await store(tenant, a.id, 'visit', '2026-03-20T10:00:00.000Z');
+      await db.query(`UPDATE customers SET available_points = 500 WHERE id = $1`, [a.id]);
+      const rest: ReplayEvent[] = [];
+      for (let page = await stream.next(); page.length > 0; page = await stream.next()) rest.push(...page);
+      expect([...first, ...rest]).toHaveLength(3);
+      const customers = await new EvaluationRepository().customers(stream.db, tenant.organizationId, [a.id]);
+      expect(customers.map((c) => c.snapshot)).toEqual([expect.objectContaining({ id: a.id, availablePoints: 0 })]);
+    } finally {
+      await stream.close();
+    }
+  });
+});
