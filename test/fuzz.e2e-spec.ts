@@ -16,6 +16,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { createTestApp } from './support/app.js';
 import { TEST_ADMIN_TOKEN } from './support/test-env.js';
+import { deleteQueueKeys, ownQueuePrefix } from './support/worker.js';
 import { validAuth } from './fuzz/auth.js';
 import { checkAnswer, isRejected } from './fuzz/checks.js';
 import { fitExample } from './fuzz/fit.js';
@@ -38,6 +39,7 @@ const RUNS = fromEnv('FUZZ_RUNS');
 const TIMEOUT = 600_000;
 
 describe('fuzzing every route', () => {
+  const prefix = ownQueuePrefix('fuzz');
   let app: INestApplication;
   let client: RawClient;
   let snapshot: DataSnapshot;
@@ -48,7 +50,9 @@ describe('fuzzing every route', () => {
   const statuses = new Map<string, Map<number, number>>();
 
   beforeAll(async () => {
-    app = await createTestApp({ rateLimitPerMinute: 10_000_000, authFailuresPerMinute: 10_000_000 });
+    // A queue of its own that no worker reads: jobs the accepted requests queue (events, simulations) never change
+    // rows behind the change watch's back.
+    app = await createTestApp({ queuePrefix: prefix, rateLimitPerMinute: 10_000_000, authFailuresPerMinute: 10_000_000 });
     await app.listen(0, '127.0.0.1');
     const own = await buildOrg(app, 'Fuzzed');
     const other = await buildOrg(app, 'Other');
@@ -70,6 +74,7 @@ describe('fuzzing every route', () => {
     client?.close();
     await snapshot?.close();
     await app?.close();
+    await deleteQueueKeys(prefix);
   });
 
   /** Sends one request, checks the answer, and checks that no data changed when it was rejected (or `readOnly`). */

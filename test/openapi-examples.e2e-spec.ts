@@ -179,6 +179,14 @@ class World {
     const webhook = { url: 'https://hooks.example.com/loyalty', event_types: ['points.credited'] };
     return this.once('webhook', () => this.post<{ id: number }>('/management/webhooks', { webhook }, 'webhook'));
   }
+  simulation() {
+    return this.once('simulation', async () => {
+      const simulation = { from: new Date(Date.now() - DAY).toISOString(), to: new Date().toISOString() };
+      const res = await api(this.app, await this.tenant()).post(`/management/campaigns/${(await this.campaign()).id}/simulations`).send({ simulation });
+      if (res.status !== 202) throw new Error(`creating a simulation answered ${res.status}: ${JSON.stringify(res.body)}`);
+      return res.body.simulation as { id: number };
+    });
+  }
 }
 
 function window() {
@@ -202,6 +210,7 @@ const PATH_PARAMETERS: Record<string, (w: World) => Promise<string | number>> = 
   tier_id: async (w) => (await w.tier()).id,
   division_id: async (w) => (await w.division()).id,
   webhook_id: async (w) => (await w.webhook()).id,
+  simulation_id: async (w) => (await w.simulation()).id,
 };
 
 /**
@@ -215,6 +224,7 @@ const REFERENCES: Array<[suffix: string, (w: World) => Promise<Array<string | nu
   ['parent_id', async (w) => [(await w.tenant()).rootDivisionId]],
   ['application_id', async (w) => [await w.applicationId()]],
   ['user_id', async (w) => [(await w.customer()).id]],
+  ['customer_ids', async (w) => [(await w.customer()).id]],
   ['campaign_id', async (w) => [(await w.campaign()).id]],
   ['prerequisite_campaign_ids', async (w) => [(await w.otherCampaign()).id]],
   ['behavior_id', async (w) => [(await w.behavior()).id]],

@@ -23,7 +23,8 @@ async function created(res: Promise<{ status: number; body: Record<string, unkno
 
 /**
  * An organization with one of everything the routes name: a division, tier, offer, customer, live campaign with
- * behaviors, a line item with a triggered creative and a scheduled one (so an audience job), and a webhook.
+ * behaviors, a line item with a triggered creative and a scheduled one (so an audience job), a webhook and a
+ * simulation (cancelled).
  */
 export async function buildOrg(app: INestApplication, name: string): Promise<Org> {
   const tenant = await createTenant(app, { name });
@@ -76,6 +77,11 @@ export async function buildOrg(app: INestApplication, name: string): Promise<Org
   );
   const fileId = (file.creatives as Array<{ id: number }>)[0].id;
   const jobs = await http.get(`/management/creatives/${fileId}/audience_jobs`);
+  // A simulation, cancelled at once: it stays as it is whatever a worker does.
+  const simulation = await http.post(`/management/campaigns/${campaign.id}/simulations`).send({ simulation: { from: '2026-01-01T00:00:00Z', to: '2026-02-01T00:00:00Z' } });
+  if (simulation.status !== 202) throw new Error(`creating a simulation answered ${simulation.status}: ${JSON.stringify(simulation.body)}`);
+  const simulationId = String((simulation.body.simulation as { id: number }).id);
+  await http.delete(`/management/simulations/${simulationId}`).expect(200);
   const webhook = await created(http.post('/management/webhooks').send({ webhook: { url: 'http://127.0.0.1:9/hook', event_types: ['points.credited'] } }), 'webhook');
   const ids: Ids = {
     api_key: tenant.apiKey,
@@ -94,6 +100,7 @@ export async function buildOrg(app: INestApplication, name: string): Promise<Org
     creative_id: String((push.creatives as Array<{ id: number }>)[0].id),
     job_id: String((jobs.body.audience_jobs as Array<{ id: number }>)[0].id),
     webhook_id: String((webhook.webhook as { id: number }).id),
+    simulation_id: simulationId,
     // Not path parameters: values that make the documented example bodies fit this organization.
     root_division_id: String(tenant.rootDivisionId),
     application_id: String(applicationId),
