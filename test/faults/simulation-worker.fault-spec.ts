@@ -66,8 +66,8 @@ describe('simulations when the worker dies or the simulation is cancelled', () =
     await deleteQueueKeys(prefix);
   });
 
-  function startWorker(): WorkerProcess {
-    const child = spawnWorker({ QUEUE_PREFIX: prefix });
+  function startWorker(env: Record<string, string> = {}): WorkerProcess {
+    const child = spawnWorker({ QUEUE_PREFIX: prefix, ...env });
     children.push(child);
     return child;
   }
@@ -114,5 +114,31 @@ describe('simulations when the worker dies or the simulation is cancelled', () =
     const after = await read(id);
     expect(after).toEqual(expect.objectContaining({ status: 'cancelled', results: null }));
     expect(after.events_replayed).toBeLessThan(EVENTS);
+  });
+
+  it('runs at most SIMULATIONS_PER_ORGANIZATION of an organization at once: the next waits, then runs', async () => {
+    for (const child of children) await killWorker(child);
+    // Two workers, each free to take a simulation, and a bound of one for the organization.
+    const workers = [startWorker({ SIMULATIONS_PER_ORGANIZATION: '1' }), startWorker({ SIMULATIONS_PER_ORGANIZATION: '1' })];
+    const ids = [await create(), await create()];
+    let overlapped = false;
+    let seenRunning = 0;
+    await waitFor(
+      async () => {
+        const states = await Promise.all(ids.map(read));
+        const running = states.filter((s) => s.status === 'running').length;
+        overlapped ||= running > 1;
+        seenRunning = Math.max(seenRunning, running);
+        return states.every((s) => s.status === 'completed');
+      },
+      2 * SETTLE_MS,
+      'both simulations to complete',
+      50,
+    );
+    expect(seenRunning).toBe(1);
+    expect(overlapped).toBe(false);
+    const [first, second] = await Promise.all(ids.map(read));
+    expect(second.results).toEqual(first.results);
+    expect(workers.every((w) => !/error/i.test(w.stderr))).toBe(true);
   });
 });
