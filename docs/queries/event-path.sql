@@ -494,7 +494,7 @@ WITH claimed_transactions AS (
 SELECT id, name, permalink, status, starts_at AS "startsAt", ends_at AS "endsAt", division_id AS "divisionId",
        opt_in_required AS "optInRequired", prerequisite_campaign_ids AS "prerequisiteCampaignIds", targeting,
        budget_max_completions AS "budgetMaxCompletions", budget_max_points AS "budgetMaxPoints"
-  FROM campaigns WHERE organization_id = $1 AND status = 'live' AND deleted_at IS NULL ORDER BY id;
+  FROM campaigns c WHERE organization_id = $1 AND c.status = 'live' AND deleted_at IS NULL ORDER BY id;
 
 -- RulesRepository.load: on the transaction connection, only when the rules version is new to the process
 SELECT b.id, b.campaign_id AS "campaignId", b.name, b.tags, b.points, b.data, b.goal_groups AS "goalGroups", b.outcome_config AS "outcomeConfig"

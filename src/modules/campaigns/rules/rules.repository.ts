@@ -21,21 +21,22 @@ export class RulesRepository {
    * whatever its status, as a simulation compiles it.
    */
   async load(db: Queryable, organizationId: number, campaignId?: number): Promise<StoredRules> {
-    const which = campaignId === undefined ? `c.status = 'live'` : `c.id = ${Number(campaignId)}`;
+    const which = campaignId === undefined ? `c.status = 'live'` : `c.id = $2`;
+    const values = campaignId === undefined ? [organizationId] : [organizationId, campaignId];
     const [campaigns, behaviors, offers, tiers, creatives, divisions] = (await Promise.all([
       db.query(
         `SELECT id, name, permalink, status, starts_at AS "startsAt", ends_at AS "endsAt", division_id AS "divisionId",
                 opt_in_required AS "optInRequired", prerequisite_campaign_ids AS "prerequisiteCampaignIds", targeting,
                 budget_max_completions AS "budgetMaxCompletions", budget_max_points AS "budgetMaxPoints"
            FROM campaigns c WHERE organization_id = $1 AND ${which} AND deleted_at IS NULL ORDER BY id`,
-        [organizationId],
+        values,
       ),
       db.query(
         `SELECT b.id, b.campaign_id AS "campaignId", b.name, b.tags, b.points, b.data, b.goal_groups AS "goalGroups", b.outcome_config AS "outcomeConfig"
            FROM behaviors b JOIN campaigns c ON c.id = b.campaign_id
           WHERE c.organization_id = $1 AND ${which} AND c.deleted_at IS NULL AND b.deleted_at IS NULL
           ORDER BY b.id`,
-        [organizationId],
+        values,
       ),
       db.query(`SELECT id, name, points FROM offers WHERE organization_id = $1 AND deleted_at IS NULL`, [organizationId]),
       db.query(`SELECT id, name, min_points AS "minPoints" FROM tiers WHERE organization_id = $1 AND deleted_at IS NULL`, [organizationId]),
@@ -48,7 +49,7 @@ export class RulesRepository {
            JOIN line_items l ON l.id = g.line_item_id AND l.deleted_at IS NULL
            JOIN campaigns c ON c.id = l.campaign_id
           WHERE c.organization_id = $1 AND ${which} AND c.deleted_at IS NULL AND cr.deleted_at IS NULL`,
-        [organizationId],
+        values,
       ),
       db.query(`SELECT id, ancestor_ids FROM divisions WHERE organization_id = $1 AND deleted_at IS NULL`, [organizationId]),
     ])) as [CampaignRow[], BehaviorRow[], StoredRules['offers'], StoredRules['tiers'], CreativeRow[], StoredRules['divisions']];
