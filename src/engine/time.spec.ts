@@ -1,4 +1,4 @@
-import { dayNumber, isDay, localDay, startOfNextLocalMonth, startOfNextLocalYear } from './time.js';
+import { dayNumber, isDay, localDay, localParts, startOfNextLocalMonth, startOfNextLocalYear } from './time.js';
 
 const utc = (iso: string) => Date.parse(iso);
 const daysBetween = (a: number, b: number, zone: string) => dayNumber(localDay(b, zone)) - dayNumber(localDay(a, zone));
@@ -134,6 +134,53 @@ describe('Customer time', () => {
 
     it.each([20260105, null, undefined, {}, ['2026-01-05']])('rejects the non-string %j', (value) => {
       expect(isDay(value)).toBe(false);
+    });
+  });
+
+  describe('localParts', () => {
+    /** What Intl itself says, every instant asked afresh: the reference localParts must agree with. */
+    const formats = new Map<string, Intl.DateTimeFormat>();
+    function intl(ms: number, timeZone: string) {
+      if (!formats.has(timeZone)) {
+        formats.set(timeZone, new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }));
+      }
+      const f = formats.get(timeZone)!;
+      const parts = Object.fromEntries(f.formatToParts(ms).filter((p) => p.type !== 'literal').map((p) => [p.type, Number(p.value)]));
+      return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
+    }
+
+    // Whole-hour and half-hour shifts (Lord Howe), transitions off the UTC hour (Lord Howe, Chatham at :45, Newfoundland),
+    // southern summers, a zone that suspends DST in Ramadan (Casablanca), and zones with no DST.
+    const ZONES = ['America/New_York', 'Europe/Paris', 'Australia/Lord_Howe', 'Pacific/Chatham', 'America/St_Johns', 'Africa/Casablanca', 'Asia/Kathmandu', 'Asia/Tokyo', 'UTC'];
+
+    it.each(ZONES)('agrees with Intl in %s at every instant of 2026, around every offset change too', (zone) => {
+      const start = Date.UTC(2026, 0, 1);
+      const end = Date.UTC(2027, 0, 1);
+      let compared = 0;
+      const disagreements: string[] = [];
+      const check = (ms: number) => {
+        compared += 1;
+        const [ours, theirs] = [localParts(ms, zone), intl(ms, zone)];
+        if (JSON.stringify({ ...ours }) !== JSON.stringify(theirs)) disagreements.push(`${new Date(ms).toISOString()}: ${JSON.stringify(ours)} vs ${JSON.stringify(theirs)}`);
+      };
+      // Every 30 min 1.357 s through the year (every minute of the hour in turn, odd milliseconds), and every 30 s
+      // of the hours around each change of offset found on the way.
+      const offset = (ms: number) => {
+        const p = intl(ms, zone);
+        return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(ms / 1000) * 1000;
+      };
+      for (let ms = start, before = offset(start); ms < end; ms += 1_801_357) {
+        const now = offset(ms);
+        if (now !== before) {
+          for (let near = ms - 2 * 3_600_000; near < ms + 3_600_000; near += 30_007) {
+            check(near);
+          }
+        }
+        check(ms);
+        before = now;
+      }
+      expect(disagreements).toEqual([]);
+      expect(compared).toBeGreaterThan(17_000);
     });
   });
 });

@@ -35,12 +35,12 @@ interface LocalParts {
 
 /**
  * The last instants converted, per zone: one evaluation asks for the same instants (the event's, the previous
- * event's) many times, and Intl's formatToParts is the slowest step of the engine. A pure memo: same input, same answer.
+ * event's) many times. A pure memo: same input, same answer.
  */
 const recent = new Map<string, LocalParts>();
 const RECENT_MAX = 1024;
 
-export function localParts(ms: number, timeZone: string): LocalParts {
+function intlParts(ms: number, timeZone: string): LocalParts {
   const key = `${timeZone}|${ms}`;
   const known = recent.get(key);
   if (known) return known;
@@ -50,6 +50,39 @@ export function localParts(ms: number, timeZone: string): LocalParts {
   if (recent.size >= RECENT_MAX) recent.clear();
   recent.set(key, local);
   return local;
+}
+
+const HOUR_MS = 3_600_000;
+/** Per zone, the zone's offset from UTC during each UTC hour (by hour number); null for an hour with a transition. */
+const hourOffsets = new Map<string, Map<number, number | null>>();
+const HOURS_MAX = 100_000;
+
+/** The offset (ms) that local `p` shows at instant `ms`, to the second. */
+const offsetOf = (p: LocalParts, ms: number) => Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(ms / 1000) * 1000;
+
+/**
+ * The customer-local calendar parts of an instant. Intl's formatToParts is the slowest step of the engine, and a
+ * replay of stored events (simulations) never asks for the same instant twice: so the zone's offset is asked of Intl
+ * once per UTC hour (at its first and last second: equal, no transition falls inside it, since zones change offset
+ * months apart and on whole minutes), and the parts of an instant in that hour are plain UTC arithmetic. An hour
+ * with a transition asks Intl for every instant.
+ */
+export function localParts(ms: number, timeZone: string): LocalParts {
+  let zone = hourOffsets.get(timeZone);
+  if (!zone) hourOffsets.set(timeZone, (zone = new Map()));
+  const hour = Math.floor(ms / HOUR_MS);
+  let offset = zone.get(hour);
+  if (offset === undefined) {
+    const first = hour * HOUR_MS;
+    const last = first + HOUR_MS - 1000;
+    const a = offsetOf(intlParts(first, timeZone), first);
+    offset = a === offsetOf(intlParts(last, timeZone), last) ? a : null;
+    if (zone.size >= HOURS_MAX) zone.clear();
+    zone.set(hour, offset);
+  }
+  if (offset === null) return intlParts(ms, timeZone);
+  const d = new Date(ms + offset);
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds() };
 }
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
