@@ -1,17 +1,20 @@
 /**
  * Every benchmark of bench/ in one run: the rules engine, V1 sync events and retrieval, issue #13's hot customer and
- * cold-cache bursts, V2 acceptance, processing and lag, and points (debits, budgets, expiry), each next to the ceiling measured in the same run (the raw
+ * cold-cache bursts, V2 acceptance, processing and lag, points (debits, budgets, expiry), and simulations (issue #17's
+ * replay of 1,000,000 stored events by one worker), each next to the ceiling measured in the same run (the raw
  * `pg` transaction P, the service's own statements on node:http S, a Nest route that does nothing, the same traffic without the hot customer, the acceptance
- * ceiling of one INSERT + addBulk on node:http, the no-op BullMQ worker, the engine's index lookup). V1, the pipeline
- * phase, V2 and points each get a freshly created database and API process, dropped and stopped at the end (even on failure). Prints each benchmark's own tables as it ends, then one summary table:
+ * ceiling of one INSERT + addBulk on node:http, the no-op BullMQ worker, the engine's index lookup, the engine's replay
+ * loop over the same events in memory). V1, the pipeline phase, V2, points and simulations each get a freshly created
+ * database and API process, dropped and stopped at the end (even on failure). Prints each benchmark's own tables as it ends, then one summary table:
  * figure, value, ceiling, ratio and the issue's target, and the total time.
- * Run: npm run bench (BENCH_SECONDS per phase of V1, the pipeline phase, V2 and points, default 8: about 17 minutes on a
+ * Run: npm run bench (BENCH_SECONDS per phase of V1, the pipeline phase, V2 and points, default 8: about 20 minutes on a
  * 2-core machine).
  */
 import { performance } from 'node:perf_hooks';
 import { engineFigures, engineTable, measureEngine } from './support/engine-phase.js';
 import { runPipeline } from './support/pipeline-phase.js';
 import { runPoints } from './support/points-phase.js';
+import { runSimulation } from './support/simulation-phase.js';
 import { figuresTable, type Figure } from './support/summary.js';
 import { runV1 } from './support/v1-phase.js';
 import { runV2 } from './support/v2-phase.js';
@@ -46,6 +49,7 @@ await section('Events V1 and retrieval (bench:v1)', () => runV1({ seconds: SECON
 await section('One evaluation pipeline: hot customer, cold-cache bursts (bench:pipeline)', () => runPipeline({ seconds: SECONDS }));
 await section('Events V2 and the workers (bench:v2)', () => runV2({ seconds: SECONDS }));
 await section('Points: debits, budgets, expiry (bench:points)', () => runPoints({ seconds: SECONDS }));
+await section('Simulations: replay of stored events (bench:simulation)', () => runSimulation());
 
 const total = (performance.now() - began) / 1000;
 process.stdout.write(
