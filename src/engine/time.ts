@@ -55,7 +55,9 @@ function intlParts(ms: number, timeZone: string): LocalParts {
 const HOUR_MS = 3_600_000;
 /** Per zone, the zone's offset from UTC during each UTC hour (by hour number); null for an hour with a transition. */
 const hourOffsets = new Map<string, Map<number, number | null>>();
-const HOURS_MAX = 100_000;
+/** Hours held in all zones together at most (each a few dozen bytes). */
+const HOURS_MAX = 200_000;
+let hoursHeld = 0;
 
 /** The offset (ms) that local `p` shows at instant `ms`, to the second. */
 const offsetOf = (p: LocalParts, ms: number) => Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(ms / 1000) * 1000;
@@ -77,7 +79,12 @@ export function localParts(ms: number, timeZone: string): LocalParts {
     const last = first + HOUR_MS - 1000;
     const a = offsetOf(intlParts(first, timeZone), first);
     offset = a === offsetOf(intlParts(last, timeZone), last) ? a : null;
-    if (zone.size >= HOURS_MAX) zone.clear();
+    if (++hoursHeld > HOURS_MAX) {
+      hourOffsets.clear(); // many zones over many years: start again rather than grow
+      hourOffsets.set(timeZone, zone);
+      zone.clear();
+      hoursHeld = 1;
+    }
     zone.set(hour, offset);
   }
   if (offset === null) return intlParts(ms, timeZone);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import type { Tenant } from '../../src/common/http/request-context.js';
-import { SimulationsRepository } from '../../src/modules/simulations/simulations.repository.js';
+import { MAX_ATTEMPTS, SimulationsRepository } from '../../src/modules/simulations/simulations.repository.js';
 import { createMediumContext, type MediumContext } from './support/module.js';
 import { seedCampaign, seedTenant } from './support/seed.js';
 
@@ -100,6 +100,16 @@ describe('Simulation claims', () => {
     expect(await repository.claim(failing, 2)).toEqual(expect.objectContaining({ attempt: 2 }));
     await repository.fail(failing, 2, 'database went away again', true);
     expect(await repository.find(tenant.organizationId, failing)).toEqual(expect.objectContaining({ status: 'failed', error: 'database went away again' }));
+  });
+
+  it('leaves failed a simulation whose runs all stopped (workers dying), after MAX_ATTEMPTS of them', async () => {
+    const id = await create();
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      expect(await repository.claim(id, 2)).toEqual(expect.objectContaining({ attempt }));
+      await expireLease(id);
+    }
+    expect(await repository.claim(id, 2)).toBeNull();
+    expect(await repository.find(tenant.organizationId, id)).toEqual(expect.objectContaining({ status: 'failed', error: expect.stringContaining('stopped') }));
   });
 
   it('answers another organization’s simulation as missing', async () => {

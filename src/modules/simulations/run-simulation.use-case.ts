@@ -14,6 +14,8 @@ import { SimulationsRepository, type SimulationRow } from './simulations.reposit
 
 /** Stored events read per page of the replay's cursor. */
 export const REPLAY_PAGE = 5_000;
+/** Explanations kept per customer at most (`explain`): the first events' (a row holds them all, in one JSON value). */
+export const MAX_EXPLAINED_EVENTS = 1_000;
 /** How often a run writes its counts (and renews its lease): well inside LEASE_SECONDS. */
 const PROGRESS_EVERY_MS = 1_000;
 
@@ -80,11 +82,17 @@ export class RunSimulationUseCase {
     // The counts are written and the lease renewed on a timer, so that a long wait for a page (the cursor sorting a
     // large range) renews it too; a write that finds the row no longer this run's stops the replay.
     let lost = false;
+    let writing = false;
     const reporter = setInterval(() => {
-      this.simulations.progress(id, attempt, progress).then(
-        (held) => (lost ||= !held),
-        () => undefined, // the next one retries; the lease is several of them long
-      );
+      if (writing) return; // a slow database: one write at a time
+      writing = true;
+      this.simulations
+        .progress(id, attempt, progress)
+        .then(
+          (held) => (lost ||= !held),
+          () => undefined, // the next one retries; the lease is several of them long
+        )
+        .finally(() => (writing = false));
     }, PROGRESS_EVERY_MS);
     try {
       const held = new Map<string, Customer>();
@@ -100,7 +108,10 @@ export class RunSimulationUseCase {
           }
           const result = replay.next(customer, event);
           tally.add(result, customer.achieved);
-          if (explanations) (explanations[event.customerId] ??= []).push(...result.explanation);
+          if (explanations) {
+            const explained = (explanations[event.customerId] ??= []);
+            if (explained.length < MAX_EXPLAINED_EVENTS) explained.push(...result.explanation);
+          }
           progress.eventsReplayed += 1;
         }
       }

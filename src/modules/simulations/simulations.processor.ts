@@ -1,11 +1,11 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject } from '@nestjs/common';
-import { DelayedError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { QueueName } from '../../queues/queue-names.js';
 import type { SimulationJobData } from './enqueue-simulation.js';
-import { RunSimulationUseCase } from './run-simulation.use-case.js';
+import { RunSimulationUseCase, SimulationImpossible } from './run-simulation.use-case.js';
 
 /** How long a simulation waits for its organization's turn (SIMULATIONS_PER_ORGANIZATION) before it asks again. */
 const BUSY_RETRY_MS = 2_000;
@@ -13,7 +13,8 @@ const BUSY_RETRY_MS = 2_000;
 /**
  * The worker side of the simulations queue, one simulation at a time per worker process (a replay keeps a core
  * busy). One JSON log line per run. A simulation whose organization already runs its share waits, delayed; a failed
- * run throws so that BullMQ retries it, and the last failure leaves the simulation failed.
+ * run throws so that BullMQ retries it, and the last failure (or the simulation's third run, SimulationsRepository)
+ * leaves the simulation failed.
  */
 @Processor(QueueName.Simulations, { concurrency: 1 })
 export class SimulationsProcessor extends WorkerHost {
@@ -32,14 +33,16 @@ export class SimulationsProcessor extends WorkerHost {
     try {
       const result = await this.useCase.execute(job.data.simulationId, final);
       if (result.outcome === 'busy') {
-        await job.moveToDelayed(this.clock.now() + BUSY_RETRY_MS, token);
+        // BullMQ's delays are wall-clock times, whatever clock the service runs on.
+        await job.moveToDelayed(Date.now() + BUSY_RETRY_MS, token);
         throw new DelayedError();
       }
       this.logger.info({ ...base, ...result, duration_ms: this.clock.now() - started }, 'simulation');
     } catch (error) {
       if (error instanceof DelayedError) throw error;
-      this.logger.warn({ ...base, outcome: final ? 'failed' : 'retrying', err: (error as Error).message, duration_ms: this.clock.now() - started }, 'simulation');
-      throw error;
+      const impossible = error instanceof SimulationImpossible;
+      this.logger.warn({ ...base, outcome: final || impossible ? 'failed' : 'retrying', err: (error as Error).message, duration_ms: this.clock.now() - started }, 'simulation');
+      throw impossible ? new UnrecoverableError((error as Error).message) : error;
     }
   }
 }

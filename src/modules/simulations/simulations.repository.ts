@@ -41,6 +41,8 @@ export interface SimulationProgress {
 
 /** A running simulation whose worker stops renewing its lease (`heartbeat_at`) for this long is claimed again. */
 export const LEASE_SECONDS = 20;
+/** Runs a simulation gets (whatever ends them: an error, or its worker dying) before it is left failed. */
+export const MAX_ATTEMPTS = 3;
 /** The advisory lock (first key; the organization is the second) that serializes claims of one organization. */
 const CLAIM_LOCK = 7_700_010;
 
@@ -102,15 +104,22 @@ export class SimulationsRepository {
       const [row] = (await em.query(`SELECT organization_id FROM simulations WHERE id = $1`, [id])) as Array<{ organization_id: number }>;
       if (!row) return null;
       await em.query(`SELECT pg_advisory_xact_lock($1, $2)`, [CLAIM_LOCK, row.organization_id]);
+      // The row is locked until the claim commits: a cancel in between waits, then finds it running and cancels it.
       const [claimable] = (await em.query(
-        `SELECT (SELECT count(*)::int FROM simulations r
+        `SELECT s.attempt, (SELECT count(*)::int FROM simulations r
                   WHERE r.organization_id = s.organization_id AND r.id <> s.id AND r.status = 'running'
                     AND r.heartbeat_at >= now() - make_interval(secs => $2)) AS running
            FROM simulations s
-          WHERE s.id = $1 AND (s.status = 'queued' OR (s.status = 'running' AND s.heartbeat_at < now() - make_interval(secs => $2)))`,
+          WHERE s.id = $1 AND (s.status = 'queued' OR (s.status = 'running' AND s.heartbeat_at < now() - make_interval(secs => $2)))
+            FOR UPDATE OF s`,
         [id, LEASE_SECONDS],
-      )) as Array<{ running: number }>;
+      )) as Array<{ attempt: number; running: number }>;
       if (!claimable) return null;
+      if (claimable.attempt >= MAX_ATTEMPTS) {
+        // Its runs all stopped without failing (their workers died, each time): it would stop the next one too.
+        await em.query(`UPDATE simulations SET status = 'failed', completed_at = now(), error = $2 WHERE id = $1`, [id, `its worker stopped during each of ${MAX_ATTEMPTS} runs`]);
+        return null;
+      }
       if (claimable.running >= perOrganization) return 'busy';
       const [claimed] = (await em.query(
         `UPDATE simulations SET status = 'running', attempt = attempt + 1, started_at = now(), heartbeat_at = now(), customers = 0, events_replayed = 0
@@ -145,13 +154,14 @@ export class SimulationsRepository {
     return count === 1;
   }
 
-  /** A run that failed: `failed` with the error when `final`, else queued again for the job's next attempt. */
+  /** A run that failed: `failed` with the error when `final` or after MAX_ATTEMPTS runs, else queued again. */
   async fail(id: number, attempt: number, error: string, final: boolean): Promise<void> {
     await this.db.query(
-      final
-        ? `UPDATE simulations SET status = 'failed', completed_at = now(), error = $3 WHERE id = $1 AND attempt = $2 AND status = 'running'`
-        : `UPDATE simulations SET status = 'queued', error = $3 WHERE id = $1 AND attempt = $2 AND status = 'running'`,
-      [id, attempt, error.slice(0, 1000)],
+      `UPDATE simulations SET error = $3,
+              status = CASE WHEN $4 OR attempt >= $5 THEN 'failed' ELSE 'queued' END,
+              completed_at = CASE WHEN $4 OR attempt >= $5 THEN now() END
+        WHERE id = $1 AND attempt = $2 AND status = 'running'`,
+      [id, attempt, error.slice(0, 1000), final, MAX_ATTEMPTS],
     );
   }
 

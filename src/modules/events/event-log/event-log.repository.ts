@@ -134,6 +134,7 @@ export class EventLogRepository {
         [scope.organizationId, scope.from, scope.to, scope.customerIds],
       );
     } catch (error) {
+      await runner.query('ROLLBACK').catch(() => undefined); // never back to the pool inside a failed transaction
       await runner.release();
       throw error;
     }
