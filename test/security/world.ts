@@ -23,6 +23,7 @@ export interface World {
   divisionId: number;
   webhook: { id: number; secret: string };
   audienceJobId: number;
+  simulationId: number;
 }
 
 let counter = 0;
@@ -30,7 +31,8 @@ let counter = 0;
 /**
  * Builds a world through the management API: a division, a tier, an offer, a live campaign with a behavior and a
  * triggered creative (line item and creative group), a webhook, a customer whose event completes the behavior (so it
- * has points, a notification, a webhook delivery and a timeline entry), and a completed audience job with its CSV.
+ * has points, a notification, a webhook delivery and a timeline entry), a completed audience job with its CSV, and a
+ * simulation (cancelled).
  * The audience job is written as the worker leaves one (row and file in `storageDir`): running a scheduled delivery
  * would only add waiting.
  */
@@ -68,6 +70,12 @@ export async function buildWorld(app: INestApplication, storageDir: string): Pro
     [tenant.organizationId, creativeId, file],
   )) as Array<{ id: number }>;
 
+  // A simulation, cancelled at once: no worker changes it afterwards.
+  const simulationId = (
+    await client.post(`/management/campaigns/${campaign.id}/simulations`).send({ simulation: { from: '2026-01-01T00:00:00Z', to: '2026-02-01T00:00:00Z' } }).expect(202)
+  ).body.simulation.id as number;
+  await client.delete(`/management/simulations/${simulationId}`).expect(200);
+
   return {
     tenant,
     applicationId: Number(applicationId),
@@ -82,6 +90,7 @@ export async function buildWorld(app: INestApplication, storageDir: string): Pro
     divisionId,
     webhook: { id: webhook.body.webhook.id, secret: webhook.body.webhook.secret },
     audienceJobId: Number(audienceJobId),
+    simulationId,
   };
 }
 
@@ -102,6 +111,7 @@ export function pathValues(world: World): Record<string, string | number> {
     tier_id: world.tierId,
     division_id: world.divisionId,
     webhook_id: world.webhook.id,
+    simulation_id: world.simulationId,
   };
 }
 
@@ -121,6 +131,7 @@ export const UNKNOWN_VALUES: Record<string, string | number> = {
   tier_id: 2_000_000_000,
   division_id: 2_000_000_000,
   webhook_id: 2_000_000_000,
+  simulation_id: 2_000_000_000,
 };
 
 /**
