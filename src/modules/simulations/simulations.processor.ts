@@ -33,8 +33,8 @@ export class SimulationsProcessor extends WorkerHost {
     try {
       const result = await this.useCase.execute(job.data.simulationId, final);
       if (result.outcome === 'busy') {
-        // BullMQ's delays are wall-clock times, whatever clock the service runs on.
-        await job.moveToDelayed(Date.now() + BUSY_RETRY_MS, token);
+        // BullMQ's delays are wall-clock times: the service's clock is the system's outside tests.
+        await job.moveToDelayed(this.clock.now() + BUSY_RETRY_MS, token);
         throw new DelayedError();
       }
       this.logger.info({ ...base, ...result, duration_ms: this.clock.now() - started }, 'simulation');
