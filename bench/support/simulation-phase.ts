@@ -64,7 +64,7 @@ export async function runSimulation({ sizes = { customers: 100_000, events: 1_00
     snapshots.clear();
 
     // 3. Reading alone: the worker's reads (cursor pages, customers) with no engine.
-    log('reading alone (the cursor and the customers, no engine)');
+    log('reading alone (the cursor, no engine)');
     const reading: ReadResult = await readReplay(db, setup.scope, false);
 
     // 4. The replay by one worker process: the simulation created through the API, its row watched.
@@ -145,8 +145,8 @@ export async function runSimulation({ sizes = { customers: 100_000, events: 1_00
         ['CPU over the replay', `worker ${cpu.worker.toFixed(1)} s (${((cpu.worker / finished.seconds) * 100).toFixed(0)}% of a core), PostgreSQL ${cpu.postgres.toFixed(1)} s; per event: worker ${((cpu.worker * 1e6) / finished.eventsReplayed).toFixed(1)} µs, PostgreSQL ${((cpu.postgres * 1e6) / finished.eventsReplayed).toFixed(1)} µs`],
         ['ceiling: the engine over the events in memory', `${passes.map((p) => `${fmt(rate(p.events, p.seconds))}`).join(', ')} events/s (${CEILING_PASSES} passes, the fastest kept; passes ${passesAgree ? 'agree' : 'DISAGREE'}): ${((best.seconds * 1e6) / best.events).toFixed(2)} µs per event`],
         [
-          'reading alone (cursor pages + customers, no engine)',
-          `${fmt(readRate)} events/s: ${reading.seconds.toFixed(2)} s, of which FETCH ${reading.fetchSeconds.toFixed(2)} s (${reading.pages} pages of up to ${fmt(REPLAY_PAGE)}, the first ${reading.firstPageSeconds.toFixed(2)} s), customers ${reading.customerSeconds.toFixed(2)} s`,
+          'reading alone (cursor pages with their profiles, no engine)',
+          `${fmt(readRate)} events/s: ${reading.seconds.toFixed(2)} s, of which waiting for pages ${reading.fetchSeconds.toFixed(2)} s (${reading.pages} pages of up to ${fmt(REPLAY_PAGE.customer)} customers, the first ${reading.firstPageSeconds.toFixed(2)} s)`,
         ],
         ['reading + engine, one after the other (predicted)', `${fmt(predicted)} events/s (the worker's replay: ${((replayRate / predicted) * 100).toFixed(0)}% of it)`],
         [

@@ -11,7 +11,6 @@ import type { Queryable } from '../../src/common/database/unit-of-work.js';
 import { compileRules, type CompiledRules, type CustomerSnapshot } from '../../src/engine/index.js';
 import { toRuleSet } from '../../src/modules/campaigns/rules/rule-set.mapper.js';
 import { RulesRepository } from '../../src/modules/campaigns/rules/rules.repository.js';
-import { EvaluationRepository } from '../../src/modules/evaluation/evaluation.repository.js';
 import { HistoryReplay, type ReplayedCustomer } from '../../src/modules/evaluation/history-replay.js';
 import { EventLogRepository, type ReplayEvent, type ReplayScope } from '../../src/modules/events/event-log/event-log.repository.js';
 import { REPLAY_PAGE } from '../../src/modules/simulations/run-simulation.use-case.js';
@@ -68,61 +67,40 @@ export interface ReadResult {
   customers: number;
   pages: number;
   seconds: number;
-  /** Of `seconds`: waiting for FETCH pages and for the customers' profiles; the first page's wait alone. */
+  /** Of `seconds`: waiting for pages (with their customers' profiles); the first page's wait alone. */
   fetchSeconds: number;
   firstPageSeconds: number;
-  customerSeconds: number;
   /** With `keep`: every event in the stream's order, and every customer's profile. */
   kept?: { events: ReplayEvent[]; snapshots: Map<string, CustomerSnapshot> };
 }
 
 /**
- * Reads the scope's events as RunSimulationUseCase.run does, without the engine: the cursor's pages, and for each page
- * the profiles of its customers not held (a customer is let go when the next one's events begin). With `keep`, the
- * events and profiles are kept (the ceiling's input).
+ * Reads the scope's pages as RunSimulationUseCase.run does (pages of REPLAY_PAGE, profiles with them), without the
+ * engine. With `keep`, the events and profiles are kept (the ceiling's input).
  */
 export async function readReplay(pool: pg.Pool, scope: ReplayScope, keep: boolean): Promise<ReadResult> {
   const started = performance.now();
-  const evaluation = new EvaluationRepository();
-  const stream = await new EventLogRepository(pgDataSource(pool)).replay(scope, REPLAY_PAGE);
-  const held = new Set<string>();
+  const stream = await new EventLogRepository(pgDataSource(pool)).replay(scope, REPLAY_PAGE[scope.order]);
   const kept = keep ? { events: [] as ReplayEvent[], snapshots: new Map<string, CustomerSnapshot>() } : undefined;
-  let [events, customers, pages, fetchMs, customerMs, firstMs] = [0, 0, 0, 0, 0, 0];
-  let current: string | null = null;
+  let [events, customers, pages, fetchMs, firstMs] = [0, 0, 0, 0, 0];
   try {
     for (;;) {
       const t0 = performance.now();
       const page = await stream.next();
       fetchMs += performance.now() - t0;
       if (pages === 0) firstMs = performance.now() - t0;
-      if (page.length === 0) break;
+      if (page === null) break;
       pages += 1;
-      const missing = [...new Set(page.map((e) => e.customerId))].filter((c) => !held.has(c));
-      if (missing.length > 0) {
-        const t1 = performance.now();
-        const loaded = await evaluation.customers(stream.db, scope.organizationId, missing);
-        customerMs += performance.now() - t1;
-        customers += loaded.length;
-        for (const c of loaded) {
-          held.add(c.snapshot.id);
-          kept?.snapshots.set(c.snapshot.id, c.snapshot);
-        }
-      }
-      for (const event of page) {
-        if (!held.has(event.customerId)) continue;
-        if (current !== event.customerId) {
-          if (current !== null) held.delete(current);
-          current = event.customerId;
-        }
-        kept?.events.push(event);
-        events += 1;
-      }
+      customers += page.customers.length;
+      events += page.events.length;
+      for (const c of page.customers) kept?.snapshots.set(c.id, c);
+      kept?.events.push(...page.events);
     }
   } finally {
     await stream.close();
   }
   const seconds = (performance.now() - started) / 1000;
-  return { events, customers, pages, seconds, fetchSeconds: fetchMs / 1000, firstPageSeconds: firstMs / 1000, customerSeconds: customerMs / 1000, kept };
+  return { events, customers, pages, seconds, fetchSeconds: fetchMs / 1000, firstPageSeconds: firstMs / 1000, kept };
 }
 
 export interface CeilingPass {
@@ -143,7 +121,7 @@ interface Customer extends ReplayedCustomer {
  */
 export function replayInMemory(setup: ReplaySetup, events: ReplayEvent[], snapshots: Map<string, CustomerSnapshot>): CeilingPass {
   const started = performance.now();
-  const replay = new HistoryReplay(setup.rules, setup.multiOrgEnabled, {});
+  const replay = new HistoryReplay(setup.rules, setup.multiOrgEnabled, {}, false);
   const tally = new SimulationTally(setup.rules, setup.timeZone);
   const held = new Map<string, Customer>();
   let current: string | null = null;

@@ -26,6 +26,11 @@ export interface EvaluateInput {
    * evaluate again with them when they do not fit).
    */
   budgets?: Record<number, BudgetLeft>;
+  /**
+   * Whether the result carries the explanation (default true). Without it `explanation` is empty and no time is spent
+   * formatting it: callers that do not keep it (V1 without `explain`, the events worker, a simulation) say false.
+   */
+  explain?: boolean;
 }
 
 export type CreditReason = 'behavior' | 'goal' | 'offer' | 'outcome';
@@ -113,6 +118,7 @@ export class Evaluation {
   protected eventIndex = 0;
   /** What is left of the budgets as completions use them (a copy of the input's). */
   protected readonly budgetLeft: Record<number, BudgetLeft>;
+  private readonly explains: boolean;
 
   constructor(protected readonly input: EvaluateInput) {
     const c = input.customer;
@@ -150,7 +156,9 @@ export class Evaluation {
       budgetUse: {},
       budgetRefused: [],
     };
-    this.budgetLeft = structuredClone(input.budgets ?? {});
+    this.budgetLeft = {};
+    for (const [id, left] of Object.entries(input.budgets ?? {})) this.budgetLeft[Number(id)] = { ...left };
+    this.explains = input.explain ?? true;
   }
 
   run(): EvaluationResult {
@@ -171,8 +179,9 @@ export class Evaluation {
   }
 
   protected process(instance: EventInstance, depth: number): void {
-    const entry: EventExplanation = { event_index: this.eventIndex, event: instance.name, occurred_at: iso(instance.occurredAt), depth, detail: '', campaigns: [] };
-    this.result.explanation.push(entry);
+    const occurredAt = this.explains ? iso(instance.occurredAt) : '';
+    const entry: EventExplanation = { event_index: this.eventIndex, event: instance.name, occurred_at: occurredAt, depth, detail: '', campaigns: [] };
+    if (this.explains) this.result.explanation.push(entry);
     const byCampaign = this.listenersByCampaign(instance.name);
     const scoped = this.input.campaignId ?? null;
     if (scoped !== null && !byCampaign.has(scoped)) {

@@ -127,3 +127,25 @@ describe('Explanation', () => {
     expect(explanation[0].campaigns.map((c) => c.campaign_id)).toEqual([70]);
   });
 });
+
+describe('Evaluation without explanation (explain: false)', () => {
+  it('answers the same result with an empty explanation, event after event', () => {
+    const explained = new Session(compiled);
+    const silent = new Session(compiled);
+    const sequence = [
+      event('visit', { occurredAt: T0, context: { app_name: 'mobile' } }),
+      event('visit', { occurredAt: T0 + 10 * SECOND }),
+      event('purchase', { occurredAt: T0 + DAY }),
+      event('visit', { occurredAt: T0 + 2 * DAY, context: { app_name: 'mobile' } }),
+      event('visit', { occurredAt: T0 + 9 * DAY }),
+    ];
+    for (const instance of sequence) {
+      const full = explained.send(instance);
+      const bare = silent.send(instance, { explain: false });
+      expect(full.explanation.length).toBeGreaterThan(0);
+      expect(bare.explanation).toEqual([]);
+      expect(bare).toEqual({ ...full, explanation: [] });
+    }
+    expect(silent.progress).toEqual(explained.progress);
+  });
+});

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import type { Tenant } from '../../src/common/http/request-context.js';
-import { EvaluationRepository } from '../../src/modules/evaluation/evaluation.repository.js';
-import { EventLogRepository, type ReplayEvent, type ReplayScope, type ReplayStream } from '../../src/modules/events/event-log/event-log.repository.js';
+import { EventLogRepository, type ReplayEvent, type ReplayPage, type ReplayScope, type ReplayStream } from '../../src/modules/events/event-log/event-log.repository.js';
 import { createMediumContext, type MediumContext } from './support/module.js';
 import { seedCustomer, seedTenant, type SeededCustomer } from './support/seed.js';
 
@@ -38,10 +37,10 @@ describe('Event log replay', () => {
     ...over,
   });
 
-  async function drain(stream: ReplayStream): Promise<ReplayEvent[][]> {
-    const pages: ReplayEvent[][] = [];
+  async function drain(stream: ReplayStream): Promise<ReplayPage[]> {
+    const pages: ReplayPage[] = [];
     try {
-      for (let page = await stream.next(); page.length > 0; page = await stream.next()) pages.push(page);
+      for (let page = await stream.next(); page !== null; page = await stream.next()) pages.push(page);
     } finally {
       await stream.close();
     }
@@ -76,7 +75,8 @@ describe('Event log replay', () => {
 
   it("replays one customer's events after another's (customers by id), each in occurred_at order, ties by id", async () => {
     const pages = await drain(await repository.replay(scope(), 100));
-    expect(summary(pages.flat())).toEqual([
+    const events = pages.flatMap((p) => p.events);
+    expect(summary(events)).toEqual([
       'a:visit@2026-03-01T00:00:00.000Z',
       'a:purchase@2026-03-10T10:00:00.000Z',
       'a:checkin@2026-03-10T10:00:00.000Z',
@@ -84,13 +84,13 @@ describe('Event log replay', () => {
       'b:checkin@2026-03-31T00:00:00.000Z',
     ]);
     // As an evaluation reads a stored event: occurred_on is the day the request named.
-    expect(pages.flat()[0].instance).toEqual(expect.objectContaining({ count: 1, day: '2026-03-01', attributes: { occurred_on: '2026-03-01' }, context: {} }));
+    expect(events[0].instance).toEqual(expect.objectContaining({ count: 1, day: '2026-03-01', attributes: { occurred_on: '2026-03-01' }, context: {} }));
   });
 
   it('replays every event by time when asked (customers mixed), a page of the given size at a time', async () => {
     const pages = await drain(await repository.replay(scope({ order: 'time' }), 2));
-    expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);
-    expect(summary(pages.flat())).toEqual([
+    expect(pages.map((p) => p.events.length)).toEqual([2, 2, 1]);
+    expect(summary(pages.flatMap((p) => p.events))).toEqual([
       'a:visit@2026-03-01T00:00:00.000Z',
       'b:visit@2026-03-05T10:00:00.000Z',
       'a:purchase@2026-03-10T10:00:00.000Z',
@@ -100,24 +100,35 @@ describe('Event log replay', () => {
   });
 
   it('replays only the named customers', async () => {
-    expect(summary((await drain(await repository.replay(scope({ customerIds: [b.id] }), 100))).flat())).toEqual([
+    expect(summary((await drain(await repository.replay(scope({ customerIds: [b.id] }), 100))).flatMap((p) => p.events))).toEqual([
       'b:visit@2026-03-05T10:00:00.000Z',
       'b:checkin@2026-03-31T00:00:00.000Z',
     ]);
   });
 
-  it('reads every page, and the customers, in the snapshot it started with', async () => {
-    const stream = await repository.replay(scope({ customerIds: [a.id] }), 1);
+  it('gives each customer\'s profile with the page of its first event: a customer per row in customer order', async () => {
+    const byCustomer = await drain(await repository.replay(scope(), 1));
+    expect(byCustomer.map((p) => [p.customers.map((c) => c.id), p.events.length])).toEqual([
+      [[a.id], 3],
+      [[b.id], 2],
+    ]);
+    const byTime = await drain(await repository.replay(scope({ order: 'time' }), 2));
+    expect(byTime.map((p) => p.customers.map((c) => c.id).sort())).toEqual([[a.id, b.id], [], []]);
+    expect(byTime[0].customers.find((c) => c.id === a.id)).toEqual(expect.objectContaining({ availablePoints: 0, lifetimePoints: 0, tags: [] }));
+  });
+
+  it('reads every page, and the profiles, in the snapshot it started with', async () => {
+    const stream = await repository.replay(scope({ order: 'time' }), 1);
     try {
       const first = await stream.next();
+      expect(first?.customers.map((c) => c.id)).toEqual([a.id]);
       // Written after the replay began: neither the event nor the profile's change is seen.
       await store(tenant, a.id, 'visit', '2026-03-20T10:00:00.000Z');
-      await db.query(`UPDATE customers SET available_points = 500 WHERE id = $1`, [a.id]);
-      const rest: ReplayEvent[] = [];
-      for (let page = await stream.next(); page.length > 0; page = await stream.next()) rest.push(...page);
-      expect([...first, ...rest]).toHaveLength(3);
-      const customers = await new EvaluationRepository().customers(stream.db, tenant.organizationId, [a.id]);
-      expect(customers.map((c) => c.snapshot)).toEqual([expect.objectContaining({ id: a.id, availablePoints: 0 })]);
+      await db.query(`UPDATE customers SET available_points = 500 WHERE id = $1`, [b.id]);
+      const rest: ReplayPage[] = [];
+      for (let page = await stream.next(); page !== null; page = await stream.next()) rest.push(page);
+      expect(rest.flatMap((p) => p.events)).toHaveLength(4);
+      expect(rest.flatMap((p) => p.customers)).toEqual([expect.objectContaining({ id: b.id, availablePoints: 0 })]);
     } finally {
       await stream.close();
     }

@@ -53,7 +53,8 @@ export class BudgetExceeded extends Error {
   }
 }
 
-interface CustomerRow {
+/** A customer's profile as evaluations read it (PROFILE_COLUMNS). */
+export interface ProfileRow {
   id: string;
   external_id: string;
   time_zone: string;
@@ -65,11 +66,16 @@ interface CustomerRow {
   tier_id: number | null;
   qualified_campaign_ids: number[];
   completed_campaign_ids: number[];
+}
+
+interface CustomerRow extends ProfileRow {
   rules_version: string;
 }
 
-const CUSTOMER_COLUMNS = `c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
-              c.tier_id, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version`;
+/** The columns of ProfileRow, from `customers c`. */
+export const PROFILE_COLUMNS = `c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
+              c.tier_id, c.qualified_campaign_ids, c.completed_campaign_ids`;
+const CUSTOMER_COLUMNS = `${PROFILE_COLUMNS}, o.rules_version`;
 
 /**
  * Every statement of the event path: customers read and locked, progress read, pending events read, the write of an
@@ -90,17 +96,6 @@ export class EvaluationRepository {
       values: [organizationId, keyValue(key)],
     });
     return rows[0] ? loadedCustomer(rows[0]) : null;
-  }
-
-  /** The organization's customers of these ids as they are now, unlocked, read on `db` (a replay's snapshot). */
-  async customers(db: Queryable, organizationId: number, ids: string[]): Promise<LoadedCustomer[]> {
-    const rows = (await db.query(
-      `SELECT ${CUSTOMER_COLUMNS}
-         FROM customers c JOIN organizations o ON o.id = c.organization_id
-        WHERE c.organization_id = $1 AND c.id = ANY($2::uuid[])`,
-      [organizationId, ids],
-    )) as CustomerRow[];
-    return rows.map(loadedCustomer);
   }
 
   /**
@@ -271,21 +266,21 @@ function progressMap(rows: ProgressRow[]): ProgressMap {
 }
 
 function loadedCustomer(row: CustomerRow): LoadedCustomer {
+  return { externalId: row.external_id, rulesVersion: Number(row.rules_version), snapshot: customerSnapshot(row) };
+}
+
+export function customerSnapshot(row: ProfileRow): CustomerSnapshot {
   return {
-    externalId: row.external_id,
-    rulesVersion: Number(row.rules_version),
-    snapshot: {
-      id: row.id,
-      timeZone: row.time_zone,
-      divisionId: row.division_id,
-      tags: row.tags,
-      attributes: row.attributes,
-      availablePoints: Number(row.available_points),
-      lifetimePoints: Number(row.lifetime_points),
-      tierId: row.tier_id,
-      qualifiedCampaignIds: row.qualified_campaign_ids,
-      completedCampaignIds: row.completed_campaign_ids,
-    },
+    id: row.id,
+    timeZone: row.time_zone,
+    divisionId: row.division_id,
+    tags: row.tags,
+    attributes: row.attributes,
+    availablePoints: Number(row.available_points),
+    lifetimePoints: Number(row.lifetime_points),
+    tierId: row.tier_id,
+    qualifiedCampaignIds: row.qualified_campaign_ids,
+    completedCampaignIds: row.completed_campaign_ids,
   };
 }
 

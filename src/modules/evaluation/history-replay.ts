@@ -23,6 +23,8 @@ export class HistoryReplay {
     private readonly rules: CompiledRules,
     private readonly multiOrgEnabled: boolean,
     private readonly budgets: Record<number, BudgetLeft>,
+    /** Whether results carry explanations (a simulation with `explain`). */
+    private readonly explain: boolean,
   ) {}
 
   /** A customer's state before their first replayed event: their profile as it is now, and no progress. */
@@ -41,6 +43,7 @@ export class HistoryReplay {
       multiOrgEnabled: this.multiOrgEnabled,
       qualify: event.qualify,
       budgets: this.budgets,
+      explain: this.explain,
     });
     spendUse(this.budgets, result.budgetUse);
     customer.snapshot = result.customer;

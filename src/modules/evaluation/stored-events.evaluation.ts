@@ -166,6 +166,7 @@ function evaluateEvents(
       campaignId: event.campaignId,
       qualify: event.qualify,
       budgets,
+      explain: false, // a stored event's result never keeps one
     });
     spendUse(budgets, result.budgetUse);
     addBudgetUse(combined.budgetUse, result.budgetUse);

@@ -144,6 +144,7 @@ export class V1EventsUseCase {
       campaignId,
       qualify: req.body.qualify === true,
       budgets: loaded.budgets,
+      explain: req.explain,
     };
   }
 

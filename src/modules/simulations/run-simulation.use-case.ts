@@ -6,14 +6,13 @@ import type { AppConfig } from '../../config/config.js';
 import { compileRules, type BudgetLeft, type CompiledRules, type EventExplanation } from '../../engine/index.js';
 import { toRuleSet } from '../campaigns/rules/rule-set.mapper.js';
 import { RulesRepository } from '../campaigns/rules/rules.repository.js';
-import { EvaluationRepository } from '../evaluation/evaluation.repository.js';
 import { HistoryReplay, type ReplayedCustomer } from '../evaluation/history-replay.js';
-import { EventLogRepository, type ReplayEvent, type ReplayStream } from '../events/event-log/event-log.repository.js';
+import { EventLogRepository } from '../events/event-log/event-log.repository.js';
 import { SimulationTally } from './simulation-results.js';
 import { SimulationsRepository, type SimulationRow } from './simulations.repository.js';
 
-/** Stored events read per page of the replay's cursor. */
-export const REPLAY_PAGE = 5_000;
+/** Rows read per page of the replay's cursor: customers (with all their events) in customer order, events in time order. */
+export const REPLAY_PAGE = { customer: 500, time: 5_000 };
 /** Explanations kept per customer at most (`explain`): the first events' (a row holds them all, in one JSON value). */
 export const MAX_EXPLAINED_EVENTS = 1_000;
 /** How often a run writes its counts (and renews its lease): well inside LEASE_SECONDS. */
@@ -49,7 +48,6 @@ export class RunSimulationUseCase {
     @InjectDataSource() private readonly db: DataSource,
     private readonly simulations: SimulationsRepository,
     private readonly eventLog: EventLogRepository,
-    private readonly customers: EvaluationRepository,
     private readonly rules: RulesRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -70,13 +68,13 @@ export class RunSimulationUseCase {
     const { id, attempt, organization_id: organizationId } = simulation;
     const organization = await this.simulations.organization(organizationId);
     const { rules, budgets } = await this.campaignRules(simulation);
-    const replay = new HistoryReplay(rules, organization.multiOrgEnabled, budgets);
+    const replay = new HistoryReplay(rules, organization.multiOrgEnabled, budgets, simulation.explain);
     const tally = new SimulationTally(rules, organization.timeZone);
     const explanations: Record<string, EventExplanation[]> | null = simulation.explain ? {} : null;
     const order = Object.keys(budgets).length > 0 ? 'time' : 'customer';
     const stream = await this.eventLog.replay(
       { organizationId, from: simulation.range_from, to: simulation.range_to, customerIds: simulation.customer_ids, order },
-      REPLAY_PAGE,
+      REPLAY_PAGE[order],
     );
     const progress = { customers: 0, eventsReplayed: 0 };
     // The counts are written and the lease renewed on a timer, so that a long wait for a page (the cursor sorting a
@@ -94,18 +92,16 @@ export class RunSimulationUseCase {
         )
         .finally(() => (writing = false));
     }, PROGRESS_EVERY_MS);
+    let next = stream.next();
     try {
       const held = new Map<string, Customer>();
-      let current: string | null = null;
-      for (let page = await stream.next(); page.length > 0 && !lost; page = await stream.next()) {
-        progress.customers += await this.loadCustomers(stream, organizationId, page, held);
-        for (const event of page) {
-          const customer = held.get(event.customerId);
-          if (!customer) continue; // deleted since its events were stored
-          if (order === 'customer' && current !== event.customerId) {
-            if (current !== null) held.delete(current);
-            current = event.customerId;
-          }
+      for (let page = await next; page !== null && !lost; page = await next) {
+        next = stream.next(); // PostgreSQL reads the next page while this one is evaluated
+        if (order === 'customer') held.clear(); // a page holds its customers' every event
+        for (const snapshot of page.customers) held.set(snapshot.id, { ...HistoryReplay.start(snapshot), achieved: new Set() });
+        progress.customers += page.customers.length;
+        for (const event of page.events) {
+          const customer = held.get(event.customerId)!;
           const result = replay.next(customer, event);
           tally.add(result, customer.achieved);
           if (explanations) {
@@ -117,6 +113,7 @@ export class RunSimulationUseCase {
       }
     } finally {
       clearInterval(reporter);
+      await next.catch(() => undefined); // a page read ahead and not wanted (cancelled, or a failure)
       await stream.close();
     }
     if (lost) return { outcome: 'cancelled', customers: progress.customers, events: progress.eventsReplayed };
@@ -134,14 +131,5 @@ export class RunSimulationUseCase {
     const budgeted = campaign.budgetMaxCompletions !== null || campaign.budgetMaxPoints !== null;
     const budgets = budgeted ? { [campaign.id]: { completions: campaign.budgetMaxCompletions, points: campaign.budgetMaxPoints === null ? null : Number(campaign.budgetMaxPoints) } } : {};
     return { rules, budgets };
-  }
-
-  /** Reads the profiles of the page's customers not held yet, in the replay's snapshot; answers how many it read. */
-  private async loadCustomers(stream: ReplayStream, organizationId: number, page: ReplayEvent[], held: Map<string, Customer>): Promise<number> {
-    const missing = [...new Set(page.map((e) => e.customerId))].filter((c) => !held.has(c));
-    if (missing.length === 0) return 0;
-    const loaded = await this.customers.customers(stream.db, organizationId, missing);
-    for (const c of loaded) held.set(c.snapshot.id, { ...HistoryReplay.start(c.snapshot), achieved: new Set() });
-    return loaded.length;
   }
 }

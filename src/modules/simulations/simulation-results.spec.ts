@@ -25,7 +25,7 @@ function compiled(budget: { maxCompletions: number | null; maxPoints: number | n
 function replay(events: Record<string, Array<{ name: string; at: number }>>, budget: Parameters<typeof compiled>[0] = null, timeZone = 'UTC') {
   const r = compiled(budget);
   const budgets: Record<number, BudgetLeft> = budget ? { [CAMPAIGN]: { completions: budget.maxCompletions, points: budget.maxPoints } } : {};
-  const history = new HistoryReplay(r, false, budgets);
+  const history = new HistoryReplay(r, false, budgets, false);
   const tally = new SimulationTally(r, timeZone);
   for (const [id, list] of Object.entries(events)) {
     const state = { ...HistoryReplay.start(customer({ id })), achieved: new Set<number>() };
@@ -91,7 +91,7 @@ describe('a replay tallied (contract §15 results)', () => {
 
   it('changes the customer’s profile as evaluations do: points carried to the next event', () => {
     const r = compiled();
-    const history = new HistoryReplay(r, false, {});
+    const history = new HistoryReplay(r, false, {}, false);
     const state = HistoryReplay.start(customer({ id: 'a', availablePoints: 5 }));
     history.next(state, { instance: event('visit', { occurredAt: T0 }), qualify: false });
     history.next(state, { instance: event('visit', { occurredAt: T0 + HOUR }), qualify: false });

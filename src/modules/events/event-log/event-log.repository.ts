@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { Queryable, Statement } from '../../../common/database/unit-of-work.js';
+import type { Statement } from '../../../common/database/unit-of-work.js';
 import { EventRecord } from '../../../database/entities/event.entity.js';
-import type { EventInstance } from '../../../engine/index.js';
+import type { CustomerSnapshot, EventInstance } from '../../../engine/index.js';
+import { customerSnapshot, PROFILE_COLUMNS, type ProfileRow } from '../../evaluation/evaluation.repository.js';
 
 /** Where a page of a customer's events resumes: after this event, in `occurred_at` order. */
 export interface EventLogCursor {
@@ -42,21 +43,34 @@ export interface ReplayEvent {
   qualify: boolean;
 }
 
-/** Pages of a replay's events, all read in one snapshot; `db` reads more in that snapshot. Close it when done. */
+/**
+ * A page of a replay: its events, and the profiles (as they are now) of the customers whose first events of the
+ * replay are on it. An event of a customer deleted since is left out.
+ */
+export interface ReplayPage {
+  customers: CustomerSnapshot[];
+  events: ReplayEvent[];
+}
+
+/** Pages of a replay, all read in one snapshot; null once every page was read. Close it when done. */
 export interface ReplayStream {
-  next(): Promise<ReplayEvent[]>;
-  db: Queryable;
+  next(): Promise<ReplayPage | null>;
   close(): Promise<void>;
 }
 
 interface ReplayRow {
   customer_id: string;
   name: string;
-  count: string;
+  count: string | number;
   attributes: Record<string, unknown>;
   context: EventInstance['context'];
   at: number;
   qualify: boolean;
+}
+
+/** A customer's profile and events (in customer order): each event [name, count, attributes, context, at, qualify]. */
+interface HistoryRow extends ProfileRow {
+  events: Array<[string, number, Record<string, unknown>, EventInstance['context'], number, boolean]>;
 }
 
 /**
@@ -114,39 +128,86 @@ export class EventLogRepository {
   /**
    * A replay's events (contract §15): those of the scope's customers that occurred in the range, every status but
    * `rejected`, perform's calls left out (they are not events a behavior listens to), in the scope's order with ties
-   * by id. A server-side cursor in a read-only REPEATABLE READ transaction on a connection of its own: pages of
-   * `pageSize` rows, never the whole range in memory, and every page (and `db`) from one snapshot, so that events
-   * stored during the replay do not change it.
+   * by id. A server-side cursor in a read-only REPEATABLE READ transaction on a connection of its own, so that every
+   * page, and every profile, comes from one snapshot (events stored during the replay do not change it); never the whole
+   * range in memory. A page holds `pageSize` rows of the cursor: in customer order a row is a customer, with its profile
+   * and all its events of the range (one JSON array: a tenth of the decoding of a row per event, and no second query);
+   * in time order a row is an event, and the profiles of the page's new customers are read after it.
    */
   async replay(scope: ReplayScope, pageSize: number): Promise<ReplayStream> {
     const runner = this.db.createQueryRunner();
     await runner.connect();
     try {
       await runner.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`);
-      await runner.query(
-        `DECLARE replay NO SCROLL CURSOR FOR
-         SELECT e.customer_id, e.name, e.count, e.attributes, e.context, floor(extract(epoch FROM e.occurred_at) * 1000)::float8 AS at, e.qualify
-           FROM events e
-          WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at <= $3
-            AND e.customer_id IS NOT NULL AND e.status <> 'rejected' AND e.source <> 'perform'
-            AND ($4::uuid[] IS NULL OR e.customer_id = ANY($4::uuid[]))
-          ORDER BY ${scope.order === 'customer' ? 'e.customer_id, ' : ''}e.occurred_at, e.id`,
-        [scope.organizationId, scope.from, scope.to, scope.customerIds],
-      );
+      // Every row is read: planned for all of them, the range is scanned once and sorted in memory (docs/simulations.md).
+      await runner.query(`SET LOCAL cursor_tuple_fraction = 1`);
+      await runner.query(`SET LOCAL work_mem = '${REPLAY_WORK_MEM}'`);
+      await runner.query(`DECLARE replay NO SCROLL CURSOR FOR ${scope.order === 'customer' ? BY_CUSTOMER : BY_TIME}`, [
+        scope.organizationId,
+        scope.from,
+        scope.to,
+        scope.customerIds,
+      ]);
     } catch (error) {
       await runner.query('ROLLBACK').catch(() => undefined); // never back to the pool inside a failed transaction
       await runner.release();
       throw error;
     }
+    const fetch = async <T>() => (await runner.query(`FETCH ${Number(pageSize)} FROM replay`)) as T[];
+    const asked = new Set<string>(); // time order: the customers whose profile was read (or found missing)
+    const found = new Set<string>();
+    const next = async (): Promise<ReplayPage | null> => {
+      if (scope.order === 'customer') {
+        const rows = await fetch<HistoryRow>();
+        return rows.length === 0 ? null : { customers: rows.map(customerSnapshot), events: rows.flatMap(historyEvents) };
+      }
+      const rows = await fetch<ReplayRow>();
+      if (rows.length === 0) return null;
+      const missing = [...new Set(rows.map((r) => r.customer_id))].filter((id) => !asked.has(id));
+      const profiles = missing.length === 0 ? [] : ((await runner.query(PROFILES, [scope.organizationId, missing])) as ProfileRow[]);
+      for (const id of missing) asked.add(id);
+      for (const profile of profiles) found.add(profile.id);
+      return { customers: profiles.map(customerSnapshot), events: rows.filter((r) => found.has(r.customer_id)).map(replayEvent) };
+    };
     return {
-      db: runner,
-      next: async () => ((await runner.query(`FETCH ${Number(pageSize)} FROM replay`)) as ReplayRow[]).map(replayEvent),
+      next,
       close: async () => {
         await runner.query('ROLLBACK').catch(() => undefined);
         await runner.release();
       },
     };
   }
+}
+
+/** The replay's sort of a large range, in memory (one connection per running simulation). */
+const REPLAY_WORK_MEM = '256MB';
+
+/** $1 organization, $2 from, $3 to, $4 customer ids (null: all). */
+const REPLAYED = `e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at <= $3
+            AND e.customer_id IS NOT NULL AND e.status <> 'rejected' AND e.source <> 'perform'
+            AND ($4::uuid[] IS NULL OR e.customer_id = ANY($4::uuid[]))`;
+
+const BY_TIME = `SELECT e.customer_id, e.name, e.count, e.attributes, e.context, floor(extract(epoch FROM e.occurred_at) * 1000)::float8 AS at, e.qualify
+           FROM events e WHERE ${REPLAYED}
+          ORDER BY e.occurred_at, e.id`;
+
+// The profile by its key for each customer in turn (OFFSET 0 keeps it a nested loop), so that the rows stream in the
+// aggregate's order instead of being joined by hash and sorted again.
+const BY_CUSTOMER = `SELECT ${PROFILE_COLUMNS}, h.events
+           FROM (SELECT e.customer_id,
+                        json_agg(json_build_array(e.name, e.count, e.attributes, e.context,
+                                                  floor(extract(epoch FROM e.occurred_at) * 1000)::float8, e.qualify) ORDER BY e.occurred_at, e.id) AS events
+                   FROM events e WHERE ${REPLAYED}
+                  GROUP BY e.customer_id ORDER BY e.customer_id) h
+           JOIN LATERAL (SELECT * FROM customers c WHERE c.id = h.customer_id AND c.organization_id = $1 OFFSET 0) c ON true
+          ORDER BY h.customer_id`;
+
+const PROFILES = `SELECT ${PROFILE_COLUMNS} FROM customers c WHERE c.organization_id = $1 AND c.id = ANY($2::uuid[])`;
+
+function historyEvents(row: HistoryRow): ReplayEvent[] {
+  return row.events.map(([name, count, attributes, context, at, qualify]) =>
+    replayEvent({ customer_id: row.id, name, count, attributes, context, at, qualify }),
+  );
 }
 
 function replayEvent(row: ReplayRow): ReplayEvent {
