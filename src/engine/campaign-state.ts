@@ -63,7 +63,7 @@ export function campaignState(ctx: StateContext, campaign: CompiledCampaign, ins
     if (!ctx.qualify) return no('events_not_qualified', 'campaign requires opt-in and the customer has not qualified (send "qualify": true)');
     qualifiedNow = true;
   }
-  const listening = campaign.behaviors.filter((b) => b.goals.some((g) => g.rule.eventName === instance.name));
+  const listening = [...(campaign.listening.get(instance.name)?.keys() ?? [])];
   if (listening.length) {
     const caps = listening.map((b) => capReached(b, ctx.progress[b.rule.id] ?? emptyBehaviorProgress(), instance.occurredAt, ctx.customer.timeZone));
     if (caps.every((cap) => cap?.kind === 'total')) {

@@ -34,6 +34,8 @@ export interface CompiledCampaign {
   rule: CampaignRule;
   targets: Predicate<TargetingSubject>;
   behaviors: CompiledBehavior[];
+  /** Event name → the behaviors with a goal listening to it, each with those goals, in rule order. */
+  listening: Map<string, Map<CompiledBehavior, CompiledGoal[]>>;
 }
 
 export interface CompiledCreative {
@@ -51,6 +53,8 @@ export interface CompiledRules {
   campaigns: Map<number, CompiledCampaign>;
   behaviors: Map<number, CompiledBehavior>;
   listeners: Map<string, CompiledGoal[]>;
+  /** Event name → the campaigns listening to it (CompiledCampaign.listening), in rule order. */
+  campaignsListening: Map<string, CompiledCampaign[]>;
   offers: Map<number, OfferRule>;
   /** Ascending by min_points (then id): the order tiers rank in. */
   tiers: TierRule[];
@@ -95,6 +99,7 @@ export function compileRules(rules: RuleSet): CompiledRules {
     campaigns: new Map(),
     behaviors: new Map(),
     listeners: new Map(),
+    campaignsListening: new Map(),
     offers: new Map(rules.offers.map((o) => [o.id, o])),
     tiers: [...rules.tiers].sort((a, b) => a.minPoints - b.minPoints || a.id - b.id),
     divisionAncestors: rules.divisionAncestors,
@@ -102,7 +107,7 @@ export function compileRules(rules: RuleSet): CompiledRules {
   const creatives = new Map(rules.creatives.map((c) => [c.id, { rule: c, targets: compileCriteria(c.targeting, readCustomer) }]));
 
   for (const campaignRule of rules.campaigns) {
-    const campaign: CompiledCampaign = { rule: campaignRule, targets: compileCriteria(campaignRule.targeting, readCustomer), behaviors: [] };
+    const campaign: CompiledCampaign = { rule: campaignRule, targets: compileCriteria(campaignRule.targeting, readCustomer), behaviors: [], listening: new Map() };
     compiled.campaigns.set(campaignRule.id, campaign);
     for (const behaviorRule of campaignRule.behaviors) {
       const behavior: CompiledBehavior = { rule: behaviorRule, campaign, goals: [], groupNeeds: groupNeeds(behaviorRule), creatives: [] };
@@ -119,10 +124,16 @@ export function compileRules(rules: RuleSet): CompiledRules {
           const list = compiled.listeners.get(goalRule.eventName) ?? [];
           list.push(goal);
           compiled.listeners.set(goalRule.eventName, list);
+          const behaviors = campaign.listening.get(goalRule.eventName) ?? new Map<CompiledBehavior, CompiledGoal[]>();
+          behaviors.set(behavior, [...(behaviors.get(behavior) ?? []), goal]);
+          campaign.listening.set(goalRule.eventName, behaviors);
         }
       });
       campaign.behaviors.push(behavior);
       compiled.behaviors.set(behaviorRule.id, behavior);
+    }
+    for (const name of campaign.listening.keys()) {
+      compiled.campaignsListening.set(name, [...(compiled.campaignsListening.get(name) ?? []), campaign]);
     }
   }
   return compiled;

@@ -95,6 +95,8 @@ export interface EvaluationResult {
   budgetRefused: number[];
 }
 
+const NO_BEHAVIORS: ReadonlyMap<CompiledBehavior, CompiledGoal[]> = new Map();
+
 /**
  * Evaluates event instances for one customer against compiled campaign rules (contract §7). Pure: the same input
  * always gives the same result, and nothing outside the result is changed.
@@ -182,39 +184,27 @@ export class Evaluation {
     const occurredAt = this.explains ? iso(instance.occurredAt) : '';
     const entry: EventExplanation = { event_index: this.eventIndex, event: instance.name, occurred_at: occurredAt, depth, detail: '', campaigns: [] };
     if (this.explains) this.result.explanation.push(entry);
-    const byCampaign = this.listenersByCampaign(instance.name);
-    const scoped = this.input.campaignId ?? null;
-    if (scoped !== null && !byCampaign.has(scoped)) {
-      const campaign = this.input.rules.campaigns.get(scoped);
-      if (campaign) byCampaign.set(scoped, new Map());
-    }
-    if (byCampaign.size === 0) entry.detail = 'no live campaign has a goal listening to this event name';
+    const listening = this.campaignsListening(instance.name);
+    if (listening.length === 0) entry.detail = 'no live campaign has a goal listening to this event name';
 
-    for (const [campaignId, behaviors] of byCampaign) {
-      const campaign = this.input.rules.campaigns.get(campaignId)!;
+    for (const campaign of listening) {
       if (campaign.rule.status !== 'live' || !campaignSeesEvent(this.ctx, campaign, instance)) continue;
-      entry.campaigns.push(this.processCampaign(campaign, behaviors, instance, depth));
+      entry.campaigns.push(this.processCampaign(campaign, campaign.listening.get(instance.name) ?? NO_BEHAVIORS, instance, depth));
     }
-    if (entry.campaigns.length === 0 && byCampaign.size > 0) entry.detail = "no listening campaign is live in the event's division";
+    if (entry.campaigns.length === 0 && listening.length > 0) entry.detail = "no listening campaign is live in the event's division";
   }
 
-  /** Campaign id → behavior → its goals listening to the name, in rule order; only the scoped campaign when scoped. */
-  private listenersByCampaign(name: string): Map<number, Map<CompiledBehavior, CompiledGoal[]>> {
-    const out = new Map<number, Map<CompiledBehavior, CompiledGoal[]>>();
+  /** The campaigns with a goal listening to the name, in rule order; when scoped, the scoped campaign alone (listening or not). */
+  private campaignsListening(name: string): CompiledCampaign[] {
     const scoped = this.input.campaignId ?? null;
-    for (const goal of this.input.rules.listeners.get(name) ?? []) {
-      const campaignId = goal.behavior.campaign.rule.id;
-      if (scoped !== null && campaignId !== scoped) continue;
-      const behaviors = out.get(campaignId) ?? new Map<CompiledBehavior, CompiledGoal[]>();
-      behaviors.set(goal.behavior, [...(behaviors.get(goal.behavior) ?? []), goal]);
-      out.set(campaignId, behaviors);
-    }
-    return out;
+    if (scoped === null) return this.input.rules.campaignsListening.get(name) ?? [];
+    const campaign = this.input.rules.campaigns.get(scoped);
+    return campaign ? [campaign] : [];
   }
 
   private processCampaign(
     campaign: CompiledCampaign,
-    behaviors: Map<CompiledBehavior, CompiledGoal[]>,
+    behaviors: ReadonlyMap<CompiledBehavior, CompiledGoal[]>,
     instance: EventInstance,
     depth: number,
   ): CampaignExplanation {

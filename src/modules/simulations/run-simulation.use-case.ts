@@ -92,11 +92,9 @@ export class RunSimulationUseCase {
         )
         .finally(() => (writing = false));
     }, PROGRESS_EVERY_MS);
-    let next = stream.next();
     try {
       const held = new Map<string, Customer>();
-      for (let page = await next; page !== null && !lost; page = await next) {
-        next = stream.next(); // PostgreSQL reads the next page while this one is evaluated
+      for (let page = await stream.next(); page !== null && !lost; page = await stream.next()) {
         if (order === 'customer') held.clear(); // a page holds its customers' every event
         for (const snapshot of page.customers) held.set(snapshot.id, { ...HistoryReplay.start(snapshot), achieved: new Set() });
         progress.customers += page.customers.length;
@@ -113,7 +111,6 @@ export class RunSimulationUseCase {
       }
     } finally {
       clearInterval(reporter);
-      await next.catch(() => undefined); // a page read ahead and not wanted (cancelled, or a failure)
       await stream.close();
     }
     if (lost) return { outcome: 'cancelled', customers: progress.customers, events: progress.eventsReplayed };

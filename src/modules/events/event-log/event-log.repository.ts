@@ -156,7 +156,7 @@ export class EventLogRepository {
     const fetch = async <T>() => (await runner.query(`FETCH ${Number(pageSize)} FROM replay`)) as T[];
     const asked = new Set<string>(); // time order: the customers whose profile was read (or found missing)
     const found = new Set<string>();
-    const next = async (): Promise<ReplayPage | null> => {
+    const read = async (): Promise<ReplayPage | null> => {
       if (scope.order === 'customer') {
         const rows = await fetch<HistoryRow>();
         return rows.length === 0 ? null : { customers: rows.map(customerSnapshot), events: rows.flatMap(historyEvents) };
@@ -169,9 +169,21 @@ export class EventLogRepository {
       for (const profile of profiles) found.add(profile.id);
       return { customers: profiles.map(customerSnapshot), events: rows.filter((r) => found.has(r.customer_id)).map(replayEvent) };
     };
+    // One page read ahead: PostgreSQL (and the network) prepare the next page while the caller evaluates this one.
+    let ahead = read();
+    ahead.catch(() => undefined); // a failure is thrown by the next call to next(), not reported as unhandled
     return {
-      next,
+      next: async () => {
+        const page = await ahead;
+        if (page === null) return null;
+        ahead = read();
+        ahead.catch(() => undefined);
+        // The driver writes the FETCH after a few awaits of its own: let it, before the caller's evaluation takes the thread.
+        await new Promise((resolve) => setImmediate(resolve));
+        return page;
+      },
       close: async () => {
+        await ahead.catch(() => undefined);
         await runner.query('ROLLBACK').catch(() => undefined);
         await runner.release();
       },
