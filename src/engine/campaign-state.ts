@@ -63,13 +63,18 @@ export function campaignState(ctx: StateContext, campaign: CompiledCampaign, ins
     if (!ctx.qualify) return no('events_not_qualified', 'campaign requires opt-in and the customer has not qualified (send "qualify": true)');
     qualifiedNow = true;
   }
-  const listening = [...(campaign.listening.get(instance.name)?.keys() ?? [])];
-  if (listening.length) {
-    const caps = listening.map((b) => capReached(b, ctx.progress[b.rule.id] ?? emptyBehaviorProgress(), instance.occurredAt, ctx.customer.timeZone));
-    if (caps.every((cap) => cap?.kind === 'total')) {
+  const listening = campaign.listening.get(instance.name);
+  if (listening) {
+    let [total, any] = [0, 0];
+    for (const b of listening.keys()) {
+      const cap = capReached(b, ctx.progress[b.rule.id] ?? emptyBehaviorProgress(), instance.occurredAt, ctx.customer.timeZone);
+      if (cap) any += 1;
+      if (cap?.kind === 'total') total += 1;
+    }
+    if (total === listening.size) {
       return { state: 'reached_frequency_cap', detail: 'every behavior listening to the event reached its total cap', qualifiedNow };
     }
-    if (caps.every((cap) => cap !== null)) {
+    if (any === listening.size) {
       return { state: 'reached_frequency_period_cap', detail: 'every behavior listening to the event reached a cap for the current period', qualifiedNow };
     }
   }

@@ -4,7 +4,7 @@ import { CompiledBehavior, CompiledCampaign, CompiledGoal, CompiledRules, MAX_EV
 import type { BehaviorExplanation, CampaignExplanation, CampaignState, EventExplanation } from './explanation.js';
 import { budgetRefusal, completionPoints, spend, type BudgetLeft, type BudgetUse } from './budget.js';
 import { applyToGoal } from './goals.js';
-import { cloneProgress, completedGoalCount, emptyBehaviorProgress, groupStatus, hasCycleProgress, requiredGoalCount, resetCycle } from './progress.js';
+import { cloneProgress, emptyBehaviorProgress, goalsCounted, groupCounts, hasCycleProgress, requiredGoalCount, resetCycle } from './progress.js';
 import { iso } from './time.js';
 import type { BehaviorProgress, CustomerSnapshot, EventInstance, ProgressMap } from './types.js';
 
@@ -274,10 +274,12 @@ export class Evaluation {
     const cap = capReached(behavior, current, instance.occurredAt, tz);
     if (cap) {
       explanation.verdict = 'cap_reached';
-      explanation.detail =
-        cap.kind === 'total'
-          ? `reached its total cap of ${cap.limit} completion(s); takes no more progress`
-          : `reached its ${cap.kind} cap of ${cap.limit} completion(s); takes progress again from ${iso(cap.until!)}`;
+      if (this.explains) {
+        explanation.detail =
+          cap.kind === 'total'
+            ? `reached its total cap of ${cap.limit} completion(s); takes no more progress`
+            : `reached its ${cap.kind} cap of ${cap.limit} completion(s); takes progress again from ${iso(cap.until!)}`;
+      }
       return explanation;
     }
 
@@ -297,7 +299,7 @@ export class Evaluation {
     }
 
     const achievedBefore = p.achieved;
-    const countBefore = completedGoalCount(behavior, p);
+    const countBefore = goalsCounted(groupCounts(behavior, p));
     const deltas: Array<[CompiledGoal, number, string | null]> = [];
     for (const goal of goals) {
       const step = applyToGoal(goal, p, instance, tz);
@@ -307,7 +309,8 @@ export class Evaluation {
       }
     }
 
-    const completed = groupStatus(behavior, p).complete;
+    const counts = groupCounts(behavior, p);
+    const completed = counts.every((g) => g.complete);
     if (completed && before && !this.budgetAllows(behavior, p, explanation)) {
       Object.assign(p, before);
       return explanation;
@@ -315,18 +318,20 @@ export class Evaluation {
     const progressed = deltas.length > 0;
     for (const [goal, change, pivot] of deltas) this.goalDelta(goal, change, pivot);
     if (reset) this.markReset(rule.id);
-    const goalsDone = completedGoalCount(behavior, p);
+    const goalsDone = goalsCounted(counts);
     const raised = completed ? this.complete(behavior, p, instance) : [];
-    this.behaviorDelta(rule.id, completedGoalCount(behavior, p) - countBefore, completed ? 1 : 0);
+    // A completion starts the next cycle with no goal complete.
+    this.behaviorDelta(rule.id, (completed ? 0 : goalsDone) - countBefore, completed ? 1 : 0);
     if (completed) {
       this.markReset(rule.id);
       explanation.verdict = 'completed';
-      notes.push(`behavior completed (achieved ${achievedBefore} → ${p.achieved}); goal progress reset for the next cycle`);
     } else if (progressed) {
       explanation.verdict = 'progressed';
-      notes.push(`${goalsDone} of ${requiredGoalCount(behavior)} required goal(s) complete in this cycle`);
-    } else {
-      notes.push('no goal progressed');
+    }
+    if (this.explains) {
+      if (completed) notes.push(`behavior completed (achieved ${achievedBefore} → ${p.achieved}); goal progress reset for the next cycle`);
+      else if (progressed) notes.push(`${goalsDone} of ${requiredGoalCount(behavior)} required goal(s) complete in this cycle`);
+      else notes.push('no goal progressed');
     }
     for (const event of raised) {
       if (depth + 1 > MAX_EVENT_DEPTH) {

@@ -72,13 +72,16 @@ export function groupCounts(behavior: CompiledBehavior, p: BehaviorProgress): Gr
   });
 }
 
-export function groupStatus(behavior: CompiledBehavior, p: BehaviorProgress): { complete: boolean } {
-  return { complete: groupCounts(behavior, p).every((g) => g.complete) };
-}
-
 /** The behavior's current_count: goals completed in the current cycle that count toward total_count. */
 export function completedGoalCount(behavior: CompiledBehavior, p: BehaviorProgress): number {
-  return groupCounts(behavior, p).reduce((sum, g) => sum + g.counted, 0);
+  return goalsCounted(groupCounts(behavior, p));
+}
+
+/** The sum of the groups' counted goals (completedGoalCount, from counts already made). */
+export function goalsCounted(counts: GroupCount[]): number {
+  let sum = 0;
+  for (const g of counts) sum += g.counted;
+  return sum;
 }
 
 export function requiredGoalCount(behavior: CompiledBehavior): number {
