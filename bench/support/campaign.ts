@@ -18,19 +18,25 @@ export const BEHAVIORS = [
 
 /** A live campaign (started yesterday, ending in a year) with `behaviors`; throws if the API refuses either. */
 export async function createLiveCampaign(url: string, tenant: { key: string; auth: string }, behaviors: unknown[] = BEHAVIORS, name = 'Everyday'): Promise<number> {
+  const now = Date.now();
+  return createCampaign(url, tenant, { name, status: 'live', starts_at: new Date(now - 86_400_000).toISOString(), ends_at: new Date(now + 365 * 86_400_000).toISOString() }, behaviors);
+}
+
+/** A campaign and its behaviors through the management API; throws if the API refuses either. */
+export async function createCampaign(
+  url: string,
+  tenant: { key: string; auth: string },
+  campaign: { name: string; status: string; starts_at: string; ends_at: string },
+  behaviors: unknown[],
+): Promise<number> {
   const headers = { authorization: tenant.auth, 'content-type': 'application/json' };
   const base = `${url}/priv/v1/apps/${tenant.key}/management/campaigns`;
-  const now = Date.now();
-  const res = await fetch(base, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ campaign: { name, status: 'live', starts_at: new Date(now - 86_400_000).toISOString(), ends_at: new Date(now + 365 * 86_400_000).toISOString() } }),
-  });
+  const res = await fetch(base, { method: 'POST', headers, body: JSON.stringify({ campaign }) });
   if (res.status !== 201) throw new Error(`campaign not created: ${res.status} ${await res.text()}`);
-  const { campaign } = (await res.json()) as { campaign: { id: number } };
-  const batch = await fetch(`${base}/${campaign.id}/behaviors/_batch`, { method: 'POST', headers, body: JSON.stringify({ behaviors }) });
-  if (batch.status !== 201) throw new Error(`behaviors not created: ${await batch.text()}`);
-  return campaign.id;
+  const { id } = ((await res.json()) as { campaign: { id: number } }).campaign;
+  const batch = await fetch(`${base}/${id}/behaviors/_batch`, { method: 'POST', headers, body: JSON.stringify({ behaviors }) });
+  if (batch.status !== 201) throw new Error(`behaviors not created: ${batch.status} ${await batch.text()}`);
+  return id;
 }
 
 /** `count` behaviors of which the first listens to `visit` (1 point per visit) and the others to events never sent. */

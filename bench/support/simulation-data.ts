@@ -14,6 +14,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import { createCampaign } from './campaign.js';
 import { monthsBetween } from './history-data.js';
 
 export const DAY_MS = 86_400_000;
@@ -60,21 +61,11 @@ export interface SimulationTenant {
   organizationId: number;
 }
 
-/** A draft campaign with SIMULATED_BEHAVIORS, through the management API (as campaign.ts creates live ones). */
+/** A draft campaign with SIMULATED_BEHAVIORS, through the management API. */
 export async function createDraftCampaign(url: string, tenant: SimulationTenant, name = 'Draft replay'): Promise<number> {
-  const headers = { authorization: tenant.auth, 'content-type': 'application/json' };
-  const base = `${url}/priv/v1/apps/${tenant.key}/management/campaigns`;
   const now = Date.now();
-  const res = await fetch(base, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ campaign: { name, status: 'draft', starts_at: new Date(now + DAY_MS).toISOString(), ends_at: new Date(now + 366 * DAY_MS).toISOString() } }),
-  });
-  if (res.status !== 201) throw new Error(`campaign not created: ${res.status} ${await res.text()}`);
-  const { campaign } = (await res.json()) as { campaign: { id: number } };
-  const batch = await fetch(`${base}/${campaign.id}/behaviors/_batch`, { method: 'POST', headers, body: JSON.stringify({ behaviors: SIMULATED_BEHAVIORS }) });
-  if (batch.status !== 201) throw new Error(`behaviors not created: ${batch.status} ${await batch.text()}`);
-  return campaign.id;
+  const dates = { starts_at: new Date(now + DAY_MS).toISOString(), ends_at: new Date(now + 366 * DAY_MS).toISOString() };
+  return createCampaign(url, tenant, { name, status: 'draft', ...dates }, SIMULATED_BEHAVIORS);
 }
 
 /**

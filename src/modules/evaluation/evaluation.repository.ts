@@ -174,14 +174,7 @@ export class EvaluationRepository {
       qualify: r.qualify,
       multiOrgEnabled: r.multi_org_enabled,
       storedAt: r.created_at,
-      instance: {
-        name: r.name,
-        count: Number(r.count),
-        attributes: r.attributes,
-        context: r.context,
-        occurredAt: r.occurred_at.getTime(),
-        day: typeof r.attributes.occurred_on === 'string' ? r.attributes.occurred_on : null,
-      },
+      instance: storedInstance(r, r.occurred_at.getTime()),
     }));
   }
 
@@ -267,6 +260,12 @@ function progressMap(rows: ProgressRow[]): ProgressMap {
 
 function loadedCustomer(row: CustomerRow): LoadedCustomer {
   return { externalId: row.external_id, rulesVersion: Number(row.rules_version), snapshot: customerSnapshot(row) };
+}
+
+/** A stored event as the engine evaluates it: `occurred_on`, when the request gave one, is the customer-local day. */
+export function storedInstance(row: Pick<EventInstance, 'name' | 'attributes' | 'context'> & { count: string | number }, occurredAt: number): EventInstance {
+  const day = row.attributes.occurred_on;
+  return { name: row.name, count: Number(row.count), attributes: row.attributes, context: row.context, occurredAt, day: typeof day === 'string' ? day : null };
 }
 
 export function customerSnapshot(row: ProfileRow): CustomerSnapshot {

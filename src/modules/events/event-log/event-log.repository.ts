@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Statement } from '../../../common/database/unit-of-work.js';
 import { EventRecord } from '../../../database/entities/event.entity.js';
 import type { CustomerSnapshot, EventInstance } from '../../../engine/index.js';
-import { customerSnapshot, PROFILE_COLUMNS, type ProfileRow } from '../../evaluation/evaluation.repository.js';
+import { customerSnapshot, PROFILE_COLUMNS, storedInstance, type ProfileRow } from '../../evaluation/evaluation.repository.js';
 
 /** Where a page of a customer's events resumes: after this event, in `occurred_at` order. */
 export interface EventLogCursor {
@@ -223,16 +223,5 @@ function historyEvents(row: HistoryRow): ReplayEvent[] {
 }
 
 function replayEvent(row: ReplayRow): ReplayEvent {
-  return {
-    customerId: row.customer_id,
-    qualify: row.qualify,
-    instance: {
-      name: row.name,
-      count: Number(row.count),
-      attributes: row.attributes,
-      context: row.context,
-      occurredAt: row.at,
-      day: typeof row.attributes.occurred_on === 'string' ? row.attributes.occurred_on : null,
-    },
-  };
+  return { customerId: row.customer_id, qualify: row.qualify, instance: storedInstance(row, row.at) };
 }
