@@ -194,9 +194,14 @@ export class EventLogRepository {
 /** The replay's sort of a large range, in memory (one connection per running simulation). */
 const REPLAY_WORK_MEM = '256MB';
 
-/** $1 organization, $2 from, $3 to, $4 customer ids (null: all). */
+/**
+ * $1 organization, $2 from, $3 to, $4 customer ids (null: all). Through the organization's customers as well: for a
+ * small organization PostgreSQL then reads its customers' events by their index instead of scanning the months (27
+ * against 190 ms for 50 customers beside 1,000,000 events of another organization); a large one is joined by hash.
+ */
 const REPLAYED = `e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at <= $3
-            AND e.customer_id IS NOT NULL AND e.status <> 'rejected' AND e.source <> 'perform'
+            AND e.customer_id IN (SELECT c.id FROM customers c WHERE c.organization_id = $1)
+            AND e.status <> 'rejected' AND e.source <> 'perform'
             AND ($4::uuid[] IS NULL OR e.customer_id = ANY($4::uuid[]))`;
 
 const BY_TIME = `SELECT e.customer_id, e.name, e.count, e.attributes, e.context, floor(extract(epoch FROM e.occurred_at) * 1000)::float8 AS at, e.qualify
