@@ -7,22 +7,18 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   key, goes;
  * - the customers' unique index on (external_id, organization_id) carries the id, so that V2 acceptance resolves a
  *   customer from the index alone instead of reading a random page of the customers' table too.
- * On a large log the backfill reads every event with a key once: 4 minutes for 4.4 million keys of 10,000,000 events
- * (docs/operations.md says how to fill them in batches beforehand).
+ * On a large log the backfill reads every event with a key once (docs/operations.md).
  */
 export class IdempotencyKeysNameEvents1765400000000 implements MigrationInterface {
   name = 'IdempotencyKeysNameEvents1765400000000';
 
   async up(q: QueryRunner): Promise<void> {
-    // The column and the keys filled before the migration (docs/operations.md: in batches, on a large log) stay.
-    await q.query(`ALTER TABLE event_transactions ADD COLUMN IF NOT EXISTS event_ids bigint[] NOT NULL DEFAULT '{}'`);
-    // Each key's events by the index about to go, in the key's month (as a reversal read them).
+    await q.query(`ALTER TABLE event_transactions ADD COLUMN event_ids bigint[] NOT NULL DEFAULT '{}'`);
     await q.query(`
-      UPDATE event_transactions t
-         SET event_ids = ARRAY(SELECT e.id FROM events e
-                                WHERE e.api_key_id = t.api_key_id AND e.transaction_id = t.transaction_id AND e.occurred_at = t.occurred_at
-                                ORDER BY e.id)
-       WHERE t.event_ids = '{}'`);
+      UPDATE event_transactions t SET event_ids = e.ids
+        FROM (SELECT api_key_id, transaction_id, array_agg(id ORDER BY id) AS ids
+                FROM events WHERE transaction_id IS NOT NULL GROUP BY api_key_id, transaction_id) e
+       WHERE e.api_key_id = t.api_key_id AND e.transaction_id = t.transaction_id`);
     await q.query(`DROP INDEX IF EXISTS events_transaction`);
     await q.query(`CREATE UNIQUE INDEX customers_external_id_with_id ON customers (external_id, organization_id) INCLUDE (id)`);
     await q.query(`DROP INDEX customers_external_id`);
