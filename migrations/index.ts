@@ -14,7 +14,6 @@ import { PointsLedger1765000000000 } from './1765000000000-points-ledger.js';
 import { EventsWithoutCustomerKey1765100000000 } from './1765100000000-events-without-customer-key.js';
 import { CampaignBudgetCheck1765200000000 } from './1765200000000-campaign-budget-check.js';
 import { Simulations1765300000000 } from './1765300000000-simulations.js';
-import { IdempotencyKeysNameEvents1765400000000 } from './1765400000000-idempotency-keys-name-events.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -34,5 +33,4 @@ export const migrations = [
   EventsWithoutCustomerKey1765100000000,
   CampaignBudgetCheck1765200000000,
   Simulations1765300000000,
-  IdempotencyKeysNameEvents1765400000000,
 ];

@@ -474,17 +474,11 @@ export function monthsBetween(fromMs: number, toMs: number): Array<{ name: strin
  * The idempotency keys of the events i in [from, to) that carry one, as the service claims them with the event
  * (`event_transactions`, where the event log is partitioned; none where it is not).
  */
-export function transactionsStatement(plan: HistoryPlan, from: number, to: number, withEventIds: boolean): string {
+export function transactionsStatement(plan: HistoryPlan, from: number, to: number): string {
   return `
-    INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at, created_at${withEventIds ? ', event_ids' : ''})
-    SELECT api_key_id, transaction_id, occurred_at, created_at${withEventIds ? ', ARRAY[id]' : ''} FROM events
+    INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at, created_at)
+    SELECT api_key_id, transaction_id, occurred_at, created_at FROM events
      WHERE transaction_id IS NOT NULL AND id BETWEEN ${plan.eventBase + from} AND ${plan.eventBase + to - 1}`;
-}
-
-/** Whether idempotency keys name their events (migration 1765400000000). */
-async function keysNameEvents(db: pg.ClientBase | pg.Pool): Promise<boolean> {
-  const found = await db.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'event_transactions' AND column_name = 'event_ids'`);
-  return (found.rowCount ?? 0) > 0;
 }
 
 /** Whether the schema keeps idempotency keys in a table of their own (the partitioned event log). */
@@ -517,7 +511,6 @@ export async function buildHistory(databaseUrl: string, plan: HistoryPlan, optio
     const dropped: SavedDefinitions[] = [];
     const tables = await bulkTables(admin);
     const keys = tables.includes('event_transactions');
-    const withEventIds = keys && (await keysNameEvents(admin));
     try {
       await ensureMonthlyPartitions(admin, plan.t0Ms, plan.t0Ms + plan.spanMs, options.log);
       if (options.indexes === 'drop') await timed('drop keys, indexes and foreign keys', async () => void dropped.push(await dropDefinitions(admin, tables)));
@@ -533,7 +526,7 @@ export async function buildHistory(databaseUrl: string, plan: HistoryPlan, optio
     }));
     const eventTasks = ranges(events, eventChunk).map(([a, b]) => ({ label: `events ${a}-${b - 1}`, sql: eventsStatement(plan, a, b) }));
     const ledgerTasks = ranges(events, eventChunk).map(([a, b]) => ({ label: `ledger of events ${a}-${b - 1}`, sql: ledgerStatement(plan, a, b) }));
-    const keyTasks = keys ? ranges(events, eventChunk).map(([a, b]) => ({ label: `idempotency keys of events ${a}-${b - 1}`, sql: transactionsStatement(plan, a, b, withEventIds) })) : [];
+    const keyTasks = keys ? ranges(events, eventChunk).map(([a, b]) => ({ label: `idempotency keys of events ${a}-${b - 1}`, sql: transactionsStatement(plan, a, b) })) : [];
     if (options.indexes === 'drop') {
       // No keys to check: every table at once.
       await timed('customers, progress, events and ledger', () => runParallel(pool, options.jobs, [...customerTasks, ...progressTasks, ...eventTasks, ...ledgerTasks], options.log));

@@ -70,25 +70,24 @@ SELECT 1 FROM event_transactions WHERE api_key_id = $1 AND transaction_id = $2;
 
 -- EvaluationRepository.write: new events (V1, perform); sent with COMMIT
 -- prepared as "write-new-events"
-WITH inserted_events AS (
+WITH claimed_transactions AS (
+    INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at)
+    SELECT t.api_key_id, t.transaction_id, t.occurred_at
+      FROM json_to_recordset($1::json) AS t(api_key_id int, transaction_id text, occurred_at timestamptz)
+    RETURNING 1
+  ),
+  inserted_events AS (
     INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, attributes, context,
                         division_id, campaign_id, occurred_at, status, reason, result, points_earned, processed_at, request_id, qualify)
     SELECT t.organization_id, t.api_key_id, t.customer_id, t.user_ref, t.source, t.transaction_id, t.name, t.count, t.attributes, t.context,
            t.division_id, t.campaign_id, t.occurred_at, t.status, t.reason, t.result, t.points,
            CASE WHEN t.status <> 'pending' THEN now() END, t.request_id, t.qualify
-      FROM ROWS FROM (json_to_recordset($1::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
+      FROM ROWS FROM (json_to_recordset($2::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
              source text, transaction_id text, name text, count numeric, attributes jsonb, context jsonb, division_id int, campaign_id int,
              occurred_at timestamptz, status text, reason text, result jsonb, points int, request_id text, qualify boolean))
            WITH ORDINALITY AS t
      ORDER BY t.ordinality
-    RETURNING id, api_key_id, transaction_id
-  ),
-  claimed_transactions AS (
-    INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at, event_ids)
-    SELECT t.api_key_id, t.transaction_id, t.occurred_at,
-           ARRAY(SELECT i.id FROM inserted_events i WHERE i.api_key_id = t.api_key_id AND i.transaction_id = t.transaction_id ORDER BY i.id)
-      FROM json_to_recordset($2::json) AS t(api_key_id int, transaction_id text, occurred_at timestamptz)
-    RETURNING 1
+    RETURNING id
   ),
   event_ids AS (
     SELECT id, (row_number() OVER (ORDER BY id) - 1)::int AS idx FROM inserted_events
@@ -199,25 +198,24 @@ WITH event_ids AS (
 
 -- EvaluationRepository.write: new events (V1, perform), with webhook deliveries; sent with COMMIT
 -- prepared as "write-new-events-webhooks"
-WITH inserted_events AS (
+WITH claimed_transactions AS (
+    INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at)
+    SELECT t.api_key_id, t.transaction_id, t.occurred_at
+      FROM json_to_recordset($1::json) AS t(api_key_id int, transaction_id text, occurred_at timestamptz)
+    RETURNING 1
+  ),
+  inserted_events AS (
     INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, attributes, context,
                         division_id, campaign_id, occurred_at, status, reason, result, points_earned, processed_at, request_id, qualify)
     SELECT t.organization_id, t.api_key_id, t.customer_id, t.user_ref, t.source, t.transaction_id, t.name, t.count, t.attributes, t.context,
            t.division_id, t.campaign_id, t.occurred_at, t.status, t.reason, t.result, t.points,
            CASE WHEN t.status <> 'pending' THEN now() END, t.request_id, t.qualify
-      FROM ROWS FROM (json_to_recordset($1::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
+      FROM ROWS FROM (json_to_recordset($2::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
              source text, transaction_id text, name text, count numeric, attributes jsonb, context jsonb, division_id int, campaign_id int,
              occurred_at timestamptz, status text, reason text, result jsonb, points int, request_id text, qualify boolean))
            WITH ORDINALITY AS t
      ORDER BY t.ordinality
-    RETURNING id, api_key_id, transaction_id
-  ),
-  claimed_transactions AS (
-    INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at, event_ids)
-    SELECT t.api_key_id, t.transaction_id, t.occurred_at,
-           ARRAY(SELECT i.id FROM inserted_events i WHERE i.api_key_id = t.api_key_id AND i.transaction_id = t.transaction_id ORDER BY i.id)
-      FROM json_to_recordset($2::json) AS t(api_key_id int, transaction_id text, occurred_at timestamptz)
-    RETURNING 1
+    RETURNING id
   ),
   event_ids AS (
     SELECT id, (row_number() OVER (ORDER BY id) - 1)::int AS idx FROM inserted_events
@@ -369,25 +367,24 @@ SELECT id, budget_max_completions - budget_completions AS completions, budget_ma
 
 -- EvaluationRepository.write: new events with campaign budgets spent where they fit (else it fails: BE001) and a budget exhausted; sent with COMMIT
 -- prepared as "write-new-events-budgets"
-WITH inserted_events AS (
+WITH claimed_transactions AS (
+    INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at)
+    SELECT t.api_key_id, t.transaction_id, t.occurred_at
+      FROM json_to_recordset($2::json) AS t(api_key_id int, transaction_id text, occurred_at timestamptz)
+    RETURNING 1
+  ),
+  inserted_events AS (
     INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, attributes, context,
                         division_id, campaign_id, occurred_at, status, reason, result, points_earned, processed_at, request_id, qualify)
     SELECT t.organization_id, t.api_key_id, t.customer_id, t.user_ref, t.source, t.transaction_id, t.name, t.count, t.attributes, t.context,
            t.division_id, t.campaign_id, t.occurred_at, t.status, t.reason, t.result, t.points,
            CASE WHEN t.status <> 'pending' THEN now() END, t.request_id, t.qualify
-      FROM ROWS FROM (json_to_recordset($2::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
+      FROM ROWS FROM (json_to_recordset($3::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
              source text, transaction_id text, name text, count numeric, attributes jsonb, context jsonb, division_id int, campaign_id int,
              occurred_at timestamptz, status text, reason text, result jsonb, points int, request_id text, qualify boolean))
            WITH ORDINALITY AS t
      ORDER BY t.ordinality
-    RETURNING id, api_key_id, transaction_id
-  ),
-  claimed_transactions AS (
-    INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at, event_ids)
-    SELECT t.api_key_id, t.transaction_id, t.occurred_at,
-           ARRAY(SELECT i.id FROM inserted_events i WHERE i.api_key_id = t.api_key_id AND i.transaction_id = t.transaction_id ORDER BY i.id)
-      FROM json_to_recordset($3::json) AS t(api_key_id int, transaction_id text, occurred_at timestamptz)
-    RETURNING 1
+    RETURNING id
   ),
   event_ids AS (
     SELECT id, (row_number() OVER (ORDER BY id) - 1)::int AS idx FROM inserted_events
@@ -472,25 +469,24 @@ WITH inserted_events AS (
 
 -- EvaluationRepository.storePending (V1 async=true)
 -- prepared as "store-pending-events"
-WITH inserted_events AS (
+WITH claimed_transactions AS (
+    INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at)
+    SELECT t.api_key_id, t.transaction_id, t.occurred_at
+      FROM json_to_recordset($1::json) AS t(api_key_id int, transaction_id text, occurred_at timestamptz)
+    RETURNING 1
+  ),
+  inserted_events AS (
     INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, attributes, context,
                         division_id, campaign_id, occurred_at, status, reason, result, points_earned, processed_at, request_id, qualify)
     SELECT t.organization_id, t.api_key_id, t.customer_id, t.user_ref, t.source, t.transaction_id, t.name, t.count, t.attributes, t.context,
            t.division_id, t.campaign_id, t.occurred_at, t.status, t.reason, t.result, t.points,
            CASE WHEN t.status <> 'pending' THEN now() END, t.request_id, t.qualify
-      FROM ROWS FROM (json_to_recordset($1::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
+      FROM ROWS FROM (json_to_recordset($2::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
              source text, transaction_id text, name text, count numeric, attributes jsonb, context jsonb, division_id int, campaign_id int,
              occurred_at timestamptz, status text, reason text, result jsonb, points int, request_id text, qualify boolean))
            WITH ORDINALITY AS t
      ORDER BY t.ordinality
-    RETURNING id, api_key_id, transaction_id
-  ),
-  claimed_transactions AS (
-    INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at, event_ids)
-    SELECT t.api_key_id, t.transaction_id, t.occurred_at,
-           ARRAY(SELECT i.id FROM inserted_events i WHERE i.api_key_id = t.api_key_id AND i.transaction_id = t.transaction_id ORDER BY i.id)
-      FROM json_to_recordset($2::json) AS t(api_key_id int, transaction_id text, occurred_at timestamptz)
-    RETURNING 1
+    RETURNING id
   )
   SELECT array_agg(id ORDER BY id) AS event_ids FROM inserted_events;
 

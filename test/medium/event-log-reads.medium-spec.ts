@@ -25,14 +25,14 @@ describe('Event log reads by transaction id and by time range', () => {
   let other: SeededCustomer;
   let orderId: string;
 
-  /** Stores an event as the service does: the row, and its transaction id's claim naming it. */
+  /** Stores an event as the service does: the row, and its transaction id's claim. */
   async function store(customerId: string, occurredAt: string, transactionId: string | null = null, eventName = 'visit'): Promise<string> {
     const [row] = await db.query(
       `WITH e AS (
          INSERT INTO events (organization_id, api_key_id, customer_id, source, transaction_id, name, occurred_at, status)
          VALUES ($1, $2, $3, 'v1', $4, $5, $6, 'processed') RETURNING id, transaction_id, occurred_at
        ), k AS (
-         INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at, event_ids) SELECT $2, transaction_id, occurred_at, ARRAY[id] FROM e WHERE transaction_id IS NOT NULL
+         INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at) SELECT $2, transaction_id, occurred_at FROM e WHERE transaction_id IS NOT NULL
        )
        SELECT id FROM e`,
       [tenant.organizationId, tenant.apiKeyId, customerId, transactionId, eventName, occurredAt],

@@ -26,15 +26,11 @@ const transactionsOf = (rows: unknown[]) =>
     .map((r) => ({ api_key_id: r.api_key_id, transaction_id: r.transaction_id, occurred_at: r.occurred_at }));
 
 const steps = {
-  /**
-   * The key with the ids of the events just inserted under it (after insertEvents: a reversal finds them by these ids).
-   * A used (api key, transaction id) violates event_transactions' key: the repository answers DuplicateTransaction.
-   */
+  /** A used (api key, transaction id) violates event_transactions' key: the repository answers DuplicateTransaction. */
   claimTransactions: (rows: unknown[]): Step => ({
     name: 'claimed_transactions',
-    sql: (p) => `INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at, event_ids)
-         SELECT t.api_key_id, t.transaction_id, t.occurred_at,
-                ARRAY(SELECT i.id FROM inserted_events i WHERE i.api_key_id = t.api_key_id AND i.transaction_id = t.transaction_id ORDER BY i.id)
+    sql: (p) => `INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at)
+         SELECT t.api_key_id, t.transaction_id, t.occurred_at
            FROM json_to_recordset(${p(json(transactionsOf(rows)))}::json) AS t(api_key_id int, transaction_id text, occurred_at timestamptz)
          RETURNING 1`,
   }),
@@ -50,7 +46,7 @@ const steps = {
                   occurred_at timestamptz, status text, reason text, result jsonb, points int, request_id text, qualify boolean))
                 WITH ORDINALITY AS t
           ORDER BY t.ordinality
-         RETURNING id, api_key_id, transaction_id`,
+         RETURNING id`,
   }),
   /** The inserted events' ids by their index in the plan (ids grow in insertion order). */
   numberInserted: (): Step => ({ name: 'event_ids', sql: () => `SELECT id, (row_number() OVER (ORDER BY id) - 1)::int AS idx FROM inserted_events` }),
@@ -200,7 +196,7 @@ export function writeStatement(plan: WritePlan): Statement {
   const withBudgets = plan.budgets.use.length > 0 || plan.budgets.refused.length > 0;
   const list: Step[] = [
     ...('insert' in plan.events
-      ? [steps.insertEvents(plan.events.insert), steps.claimTransactions(plan.events.insert), steps.numberInserted()]
+      ? [steps.claimTransactions(plan.events.insert), steps.insertEvents(plan.events.insert), steps.numberInserted()]
       : [steps.markEvents(plan.events.mark)]),
     steps.upsertProgress(plan.progress),
     steps.updateCustomers(plan.customers),
@@ -225,6 +221,6 @@ export function writeStatement(plan: WritePlan): Statement {
 export function storePendingStatement(rows: unknown[]): Statement {
   const values: unknown[] = [];
   const param = (value: unknown) => `$${values.push(value)}`;
-  const text = named([steps.insertEvents(rows), steps.claimTransactions(rows)], param);
+  const text = named([steps.claimTransactions(rows), steps.insertEvents(rows)], param);
   return { name: 'store-pending-events', text: `WITH ${text}\n       SELECT array_agg(id ORDER BY id) AS event_ids FROM inserted_events`, values };
 }

@@ -32,26 +32,23 @@ export class V2EventsUseCase {
     const divisions = await this.divisions(tenant, events);
     const stored: Array<{ id: string; customer_id: string | null }> = await this.db.query(
       `WITH t AS (
-         -- id: the event's, taken before the insert (in the batch's order) so that its idempotency key can name it.
-         SELECT w.*, nextval('events_id_seq') AS id FROM (
-           -- first: the batch's first event with its transaction id (a later one with the same id is a duplicate).
-           SELECT *, row_number() OVER (PARTITION BY transaction_id ORDER BY n) = 1 AS first
-             FROM ROWS FROM (json_to_recordset($4::json) AS (user_id uuid, external_id text, transaction_id text, name text, count numeric,
-                    context jsonb, division_id int, occurred_at timestamptz))
-                  WITH ORDINALITY AS t(user_id, external_id, transaction_id, name, count, context, division_id, occurred_at, n)
-            ORDER BY n) w
+         -- first: the batch's first event with its transaction id (a later one with the same id is a duplicate).
+         SELECT *, row_number() OVER (PARTITION BY transaction_id ORDER BY n) = 1 AS first
+           FROM ROWS FROM (json_to_recordset($4::json) AS (user_id uuid, external_id text, transaction_id text, name text, count numeric,
+                  context jsonb, division_id int, occurred_at timestamptz))
+                WITH ORDINALITY AS t(user_id, external_id, transaction_id, name, count, context, division_id, occurred_at, n)
        ),
        -- Idempotency keys are claimed in event_transactions (the partitioned log cannot hold a unique index on them):
        -- a key already used, or used earlier in this batch, stores nothing.
        claimed AS (
-         INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at, event_ids)
-         SELECT $2, t.transaction_id, t.occurred_at, ARRAY[t.id] FROM t WHERE t.transaction_id IS NOT NULL AND t.first
+         INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at)
+         SELECT $2, t.transaction_id, t.occurred_at FROM t WHERE t.transaction_id IS NOT NULL AND t.first
          ON CONFLICT DO NOTHING
          RETURNING transaction_id
        )
-       INSERT INTO events (id, organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, context, division_id,
+       INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, context, division_id,
                            occurred_at, status, request_id)
-       SELECT t.id, $1, $2,
+       SELECT $1, $2,
               -- Two lookups, each on an index (a CASE inside one WHERE scanned the customers table per event).
               CASE WHEN t.user_id IS NOT NULL
                    THEN (SELECT c.id FROM customers c WHERE c.id = t.user_id AND c.organization_id = $1)

@@ -75,8 +75,8 @@ interface HistoryRow extends ProfileRow {
 
 /**
  * The events stored under an api key's transaction id (every instance of a V1 submission carries it), in id order.
- * The key's row in `event_transactions` names them and gives their month: as a sub-select, PostgreSQL skips every other
- * month while it runs the statement, and reads that month's events by their key. Run on the event path's unit of work
+ * The key's row in `event_transactions` gives the month: as a sub-select, PostgreSQL skips every other month while it
+ * runs the statement, and reads that month's partition by its index on the key. Run on the event path's unit of work
  * (a reversal) or through TypeORM.
  */
 export function submissionStatement(apiKeyId: number, transactionId: string): Statement {
@@ -84,9 +84,8 @@ export function submissionStatement(apiKeyId: number, transactionId: string): St
     name: 'events-of-submission',
     text: `SELECT e.id, e.customer_id, e.name, e.occurred_at, e.status, e.points_earned, e.result
              FROM events e
-            WHERE e.id = ANY((SELECT t.event_ids FROM event_transactions t WHERE t.api_key_id = $1 AND t.transaction_id = $2)::bigint[])
+            WHERE e.api_key_id = $1 AND e.transaction_id = $2
               AND e.occurred_at = (SELECT t.occurred_at FROM event_transactions t WHERE t.api_key_id = $1 AND t.transaction_id = $2)
-              AND e.api_key_id = $1 AND e.transaction_id = $2
             ORDER BY e.id`,
     values: [apiKeyId, transactionId],
   };
