@@ -141,6 +141,13 @@ export function compileRules(rules: RuleSet): CompiledRules {
 
 export const MAX_EVENT_DEPTH = 5;
 
+/** The campaigns with a goal listening to the name, in rule order; when scoped, the scoped campaign alone (listening or not). */
+export function campaignsListeningTo(rules: CompiledRules, name: string, scoped: number | null): CompiledCampaign[] {
+  if (scoped === null) return rules.campaignsListening.get(name) ?? [];
+  const campaign = rules.campaigns.get(scoped);
+  return campaign ? [campaign] : [];
+}
+
 /**
  * The behaviors whose progress an evaluation of these event names may read or write: every behavior of a campaign
  * with a listening goal (campaign caps and completion look at all of them), followed through event outcomes.
@@ -154,8 +161,8 @@ export function behaviorsInvolved(rules: CompiledRules, eventNames: string[]): n
     for (const name of names) {
       if (seenNames.has(name)) continue;
       seenNames.add(name);
-      for (const goal of rules.listeners.get(name) ?? []) {
-        for (const behavior of goal.behavior.campaign.behaviors) {
+      for (const campaign of rules.campaignsListening.get(name) ?? []) {
+        for (const behavior of campaign.behaviors) {
           involved.add(behavior.rule.id);
           for (const outcome of behavior.rule.outcomes) if (outcome.type === 'event') next.add(outcome.name);
         }

@@ -1,5 +1,5 @@
 import { campaignSeesEvent, campaignState, StateContext } from './campaign-state.js';
-import type { CompiledCampaign } from './compile.js';
+import { campaignsListeningTo } from './compile.js';
 import type { EvaluateInput } from './evaluate.js';
 import type { CampaignState } from './explanation.js';
 
@@ -32,11 +32,7 @@ export function checkEligibility(input: EvaluateInput): EligibilityResult {
   const campaigns: CampaignCheck[] = [];
   const seen = new Set<number>();
   for (const instance of input.events) {
-    const candidates: CompiledCampaign[] =
-      scoped !== null
-        ? [input.rules.campaigns.get(scoped)].filter((c): c is CompiledCampaign => c !== undefined)
-        : (input.rules.listeners.get(instance.name) ?? []).map((g) => g.behavior.campaign);
-    for (const campaign of candidates) {
+    for (const campaign of campaignsListeningTo(input.rules, instance.name, scoped)) {
       if (seen.has(campaign.rule.id) || campaign.rule.status !== 'live' || !campaignSeesEvent(ctx, campaign, instance)) continue;
       seen.add(campaign.rule.id);
       const check = campaignState(ctx, campaign, instance);

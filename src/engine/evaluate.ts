@@ -1,6 +1,6 @@
 import { capReached, pruneCompletions, windowIndex } from './caps.js';
 import { campaignState, campaignSeesEvent, StateContext, tierName } from './campaign-state.js';
-import { CompiledBehavior, CompiledCampaign, CompiledGoal, CompiledRules, MAX_EVENT_DEPTH } from './compile.js';
+import { campaignsListeningTo, CompiledBehavior, CompiledCampaign, CompiledGoal, CompiledRules, MAX_EVENT_DEPTH } from './compile.js';
 import type { BehaviorExplanation, CampaignExplanation, CampaignState, EventExplanation } from './explanation.js';
 import { budgetRefusal, completionPoints, spend, type BudgetLeft, type BudgetUse } from './budget.js';
 import { applyToGoal } from './goals.js';
@@ -184,7 +184,7 @@ export class Evaluation {
     const occurredAt = this.explains ? iso(instance.occurredAt) : '';
     const entry: EventExplanation = { event_index: this.eventIndex, event: instance.name, occurred_at: occurredAt, depth, detail: '', campaigns: [] };
     if (this.explains) this.result.explanation.push(entry);
-    const listening = this.campaignsListening(instance.name);
+    const listening = campaignsListeningTo(this.input.rules, instance.name, this.input.campaignId ?? null);
     if (listening.length === 0) entry.detail = 'no live campaign has a goal listening to this event name';
 
     for (const campaign of listening) {
@@ -192,14 +192,6 @@ export class Evaluation {
       entry.campaigns.push(this.processCampaign(campaign, campaign.listening.get(instance.name) ?? NO_BEHAVIORS, instance, depth));
     }
     if (entry.campaigns.length === 0 && listening.length > 0) entry.detail = "no listening campaign is live in the event's division";
-  }
-
-  /** The campaigns with a goal listening to the name, in rule order; when scoped, the scoped campaign alone (listening or not). */
-  private campaignsListening(name: string): CompiledCampaign[] {
-    const scoped = this.input.campaignId ?? null;
-    if (scoped === null) return this.input.rules.campaignsListening.get(name) ?? [];
-    const campaign = this.input.rules.campaigns.get(scoped);
-    return campaign ? [campaign] : [];
   }
 
   private processCampaign(
