@@ -89,15 +89,15 @@ const machine = async () => {
   await db.connect();
   try {
     const version = (await db.query(`SHOW server_version`)).rows[0].server_version as string;
-    const settings = (await db.query(`SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'autovacuum', 'max_wal_size')`)).rows;
+    const settings = (await db.query(`SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'autovacuum', 'max_wal_size', 'checkpoint_timeout')`)).rows;
     const show = (name: string) => {
       const s = settings.find((r) => r.name === name);
-      return s?.unit === '8kB' ? mb(Number(s.setting) * 8192) : s?.unit === 'MB' ? mb(Number(s.setting) * 1024 * 1024) : String(s?.setting);
+      return s?.unit === '8kB' ? mb(Number(s.setting) * 8192) : s?.unit === 'MB' ? mb(Number(s.setting) * 1024 * 1024) : `${s?.setting}${s?.unit === 's' ? ' s' : ''}`;
     };
     const disk = fs.statfsSync('/');
     return (
       `${os.cpus().length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GB RAM, PostgreSQL ${version} (shared_buffers ${show('shared_buffers')}, ` +
-      `max_wal_size ${show('max_wal_size')}, autovacuum ${show('autovacuum')}), ${mb(disk.bavail * disk.bsize)} free on /, node ${process.version}`
+      `max_wal_size ${show('max_wal_size')}, checkpoint_timeout ${show('checkpoint_timeout')}, autovacuum ${show('autovacuum')}), ${mb(disk.bavail * disk.bsize)} free on /, node ${process.version}`
     );
   } finally {
     await db.end();
