@@ -90,15 +90,15 @@ const machine = async () => {
   try {
     const version = (await db.query(`SHOW server_version`)).rows[0].server_version as string;
     const settings = (await db.query(`SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'autovacuum', 'max_wal_size', 'checkpoint_timeout')`)).rows;
-    const show = (name: string) => {
-      const s = settings.find((r) => r.name === name);
-      return s?.unit === '8kB' ? mb(Number(s.setting) * 8192) : s?.unit === 'MB' ? mb(Number(s.setting) * 1024 * 1024) : `${s?.setting}${s?.unit === 's' ? ' s' : ''}`;
-    };
+    const setting = (name: string) => settings.find((r) => r.name === name);
+    const bytes = (name: string) => Number(setting(name)?.setting) * ({ '8kB': 8192, MB: 1024 * 1024 }[setting(name)?.unit as string] ?? NaN);
+    const show = (name: string) => (Number.isNaN(bytes(name)) ? `${setting(name)?.setting}${setting(name)?.unit === 's' ? ' s' : ''}` : mb(bytes(name)));
+    const sharedBuffers = bytes('shared_buffers');
     const disk = fs.statfsSync('/');
-    return (
+    const line =
       `${os.cpus().length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GB RAM, PostgreSQL ${version} (shared_buffers ${show('shared_buffers')}, ` +
-      `max_wal_size ${show('max_wal_size')}, checkpoint_timeout ${show('checkpoint_timeout')}, autovacuum ${show('autovacuum')}), ${mb(disk.bavail * disk.bsize)} free on /, node ${process.version}`
-    );
+      `max_wal_size ${show('max_wal_size')}, checkpoint_timeout ${show('checkpoint_timeout')}, autovacuum ${show('autovacuum')}), ${mb(disk.bavail * disk.bsize)} free on /, node ${process.version}`;
+    return { line, sharedBuffers };
   } finally {
     await db.end();
   }
@@ -106,7 +106,7 @@ const machine = async () => {
 
 try {
   const loadAtStart = loadAverage();
-  const machineLine = await machine();
+  const { line: machineLine, sharedBuffers } = await machine();
   log(`load average ${loadAtStart.join(', ')}; ${machineLine}`);
   const now = Math.floor(Date.now() / 3_600_000) * 3_600_000;
   const t0Ms = now - WINDOW_DAYS * DAY;
@@ -121,7 +121,7 @@ try {
   const small = await prepareHistory(SMALL_NAME, { sizes: SMALL, port: 3940, reusable: false, t0Ms: large.plan.t0Ms, spanMs: large.plan.spanMs, build, log });
   databases.push(small);
   const [smallSizes, largeSizes] = [await tableSizes(small.pool), await tableSizes(large.pool)];
-  const workingSet = await acceptanceWorkingSet(large.pool);
+  const workingSet = { bytes: await acceptanceWorkingSet(large.pool), sharedBuffers };
 
   for (const d of [small, large]) {
     const problems = await smokeTest(d.api, d.plan);

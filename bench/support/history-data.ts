@@ -657,15 +657,14 @@ export async function sizes(db: pg.Pool): Promise<{ database: number; tables: Ta
  * external-id index (the lookup), and the indexes of the month it stores into. Where shared_buffers holds less, those
  * pages are read from the OS and written back again, event after event.
  */
-export async function acceptanceWorkingSet(db: pg.Pool): Promise<{ bytes: number; sharedBuffers: number }> {
+export async function acceptanceWorkingSet(db: pg.Pool): Promise<number> {
   const r = (
     await db.query(
-      `SELECT pg_relation_size('event_transactions_pkey') + pg_total_relation_size('customers') - pg_relation_size('customers_pkey')
-                - pg_relation_size('customers_division') + coalesce(pg_indexes_size(to_regclass('events_' || to_char(now(), 'YYYY_MM'))), 0) AS bytes,
-              pg_size_bytes(current_setting('shared_buffers')) AS shared`,
+      `SELECT pg_relation_size('event_transactions_pkey') + pg_table_size('customers') + pg_relation_size('customers_external_id')
+              + coalesce(pg_indexes_size(to_regclass('events_' || to_char(now(), 'YYYY_MM'))), 0) AS bytes`,
     )
   ).rows[0];
-  return { bytes: Number(r.bytes), sharedBuffers: Number(r.shared) };
+  return Number(r.bytes);
 }
 
 /** The first ids a build writes (a fresh organization in a fresh database: 1, unless rows are already there). */
