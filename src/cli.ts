@@ -15,6 +15,7 @@ import { runProcess } from './process.js';
 import { queueConnection } from './queues/queue-connection.js';
 import { EventsJob, QueueName } from './queues/queue-names.js';
 import { enqueueEvents } from './modules/events/enqueue.js';
+import { occurredKey, type EventKey } from './modules/evaluation/event-keys.js';
 import { listRejectedEvents } from './modules/events/rejected-events.js';
 import { EventLogMaintenance, MAINTENANCE_LOCK } from './modules/events/event-log/event-log-maintenance.js';
 import { createLogger } from './common/logging/logger.js';
@@ -73,11 +74,12 @@ async function failedEvents(replay: boolean): Promise<void> {
   const connection = queueConnection(config, 1);
   const queue = new Queue(QueueName.Events, { connection, prefix: config.queuePrefix });
   try {
-    const rows: Array<{ id: string; customer_id: string | null; reason: string | null }> = replay
-      ? await dataSource.query(`WITH r AS (UPDATE events SET status = 'pending', reason = NULL WHERE status = 'failed' RETURNING id, customer_id, reason) SELECT * FROM r ORDER BY id`)
-      : await dataSource.query(`SELECT id, customer_id, reason FROM events WHERE status = 'failed' ORDER BY id`);
+    const columns = `id, customer_id AS "customerId", ${occurredKey('occurred_at')} AS "occurredAt", reason`;
+    const rows: Array<EventKey & { customerId: string | null; reason: string | null }> = replay
+      ? await dataSource.query(`WITH r AS (UPDATE events SET status = 'pending', reason = NULL WHERE status = 'failed' RETURNING ${columns}) SELECT * FROM r ORDER BY id`)
+      : await dataSource.query(`SELECT ${columns} FROM events WHERE status = 'failed' ORDER BY id`);
     if (replay && rows.length) await enqueueEvents(queue, rows, EventsJob.Evaluate, `replay-${Date.now()}`);
-    print({ status: 'ok', [replay ? 'replayed' : 'failed']: rows.map((r) => ({ event_id: r.id, customer_id: r.customer_id, reason: r.reason })) });
+    print({ status: 'ok', [replay ? 'replayed' : 'failed']: rows.map((r) => ({ event_id: r.id, customer_id: r.customerId, reason: r.reason })) });
   } finally {
     await queue.close();
     if (connection instanceof Cluster) connection.disconnect(); // a cluster client is not BullMQ's to close

@@ -13,6 +13,7 @@ import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import pg from 'pg';
+import { occurredKey, type EventKey } from '../../src/modules/evaluation/event-keys.js';
 import { enqueueEvents } from '../../src/modules/events/enqueue.js';
 import { EventsJob, QueueName } from '../../src/queues/queue-names.js';
 
@@ -38,7 +39,7 @@ const INSERT = `
          WITH ORDINALITY AS t(user_id, external_id, transaction_id, name, count, context, occurred_at, n)
    ORDER BY t.n
   ON CONFLICT (api_key_id, transaction_id) WHERE transaction_id IS NOT NULL DO NOTHING
-  RETURNING id, customer_id`;
+  RETURNING id, customer_id AS "customerId", ${occurredKey('occurred_at')} AS "occurredAt"`;
 
 interface InEvent {
   name?: string;
@@ -64,7 +65,7 @@ async function accept(body: string): Promise<void> {
       occurred_at: e.occurred_at ?? now,
     })),
   );
-  const stored = (await db.query(INSERT, [organizationId, apiKeyId, randomUUID(), rows])).rows as Array<{ id: string; customer_id: string | null }>;
+  const stored = (await db.query(INSERT, [organizationId, apiKeyId, randomUUID(), rows])).rows as Array<EventKey & { customerId: string | null }>;
   if (stored.length) await enqueueEvents(queue, stored, EventsJob.Evaluate, 'ceiling');
 }
 

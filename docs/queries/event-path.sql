@@ -48,21 +48,25 @@ SELECT p.customer_id, p.behavior_id, p.state FROM customer_progress p JOIN custo
 SELECT customer_id, behavior_id, state FROM customer_progress WHERE customer_id = ANY($1::uuid[]) AND behavior_id = ANY($2::int[]);
 
 -- EvaluationRepository.lockCustomersOfEvents (the events worker)
--- prepared as "customers-of-pending-events-locked"
-SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
-        c.tier_id, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version
-   FROM customers c JOIN organizations o ON o.id = c.organization_id
-  WHERE c.id IN (SELECT customer_id FROM events WHERE id = ANY($1) AND status = 'pending')
-  ORDER BY c.id
-    FOR NO KEY UPDATE OF c;
+WITH job AS MATERIALIZED (SELECT e.* FROM unnest($1::bigint[], $2::timestamptz[]) AS k(id, occurred_at)
+      JOIN events e ON e.id = k.id AND e.occurred_at = k.occurred_at
+     WHERE e.occurred_at BETWEEN $3::timestamptz AND $4::timestamptz)
+  SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
+         c.tier_id, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version
+    FROM customers c JOIN organizations o ON o.id = c.organization_id
+   WHERE c.id IN (SELECT customer_id FROM job WHERE status = 'pending')
+   ORDER BY c.id
+     FOR NO KEY UPDATE OF c;
 
--- EvaluationRepository.pendingEvents (the events worker, same round trip)
--- prepared as "pending-events"
-SELECT e.id, e.organization_id, e.customer_id, e.campaign_id, e.name, e.count, e.attributes, e.context, e.occurred_at, e.qualify,
-        e.created_at, o.multi_org_enabled
-   FROM events e JOIN organizations o ON o.id = e.organization_id
-  WHERE e.id = ANY($1) AND e.status = 'pending' AND e.customer_id IS NOT NULL
-  ORDER BY e.customer_id, e.occurred_at, e.id;
+-- EvaluationRepository.jobEvents (the events worker, same round trip)
+WITH job AS MATERIALIZED (SELECT e.* FROM unnest($1::bigint[], $2::timestamptz[]) AS k(id, occurred_at)
+      JOIN events e ON e.id = k.id AND e.occurred_at = k.occurred_at
+     WHERE e.occurred_at BETWEEN $3::timestamptz AND $4::timestamptz)
+  SELECT e.id, to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS occurred_key, e.organization_id, e.customer_id, e.campaign_id, e.name, e.count, e.attributes,
+         e.context, e.occurred_at, e.qualify, e.created_at, o.multi_org_enabled
+    FROM job e JOIN organizations o ON o.id = e.organization_id
+   WHERE e.status = 'pending'
+   ORDER BY e.customer_id, e.occurred_at, e.id;
 
 -- EvaluationRepository.transactionUsed (read_only)
 -- prepared as "transaction-used"
@@ -87,7 +91,7 @@ WITH claimed_transactions AS (
              occurred_at timestamptz, status text, reason text, result jsonb, points int, request_id text, qualify boolean))
            WITH ORDINALITY AS t
      ORDER BY t.ordinality
-    RETURNING id
+    RETURNING id, occurred_at
   ),
   event_ids AS (
     SELECT id, (row_number() OVER (ORDER BY id) - 1)::int AS idx FROM inserted_events
@@ -144,30 +148,31 @@ WITH claimed_transactions AS (
 WITH event_ids AS (
     UPDATE events e SET status = t.status, reason = t.reason, result = t.result, points_earned = t.points, processed_at = now(),
            attempts = e.attempts + 1
-      FROM ROWS FROM (json_to_recordset($1::json) AS (id bigint, status text, reason text, result jsonb, points int))
+      FROM ROWS FROM (json_to_recordset($1::json)
+             AS (id bigint, occurred_at timestamptz, status text, reason text, result jsonb, points int))
            WITH ORDINALITY AS t
-     WHERE e.id = t.id
+     WHERE e.id = t.id AND e.occurred_at = t.occurred_at AND e.occurred_at BETWEEN $2::timestamptz AND $3::timestamptz
     RETURNING e.id, (t.ordinality - 1)::int AS idx
   ),
   progress AS (
     INSERT INTO customer_progress (customer_id, behavior_id, state, achieved, updated_at)
     SELECT t.customer_id, t.behavior_id, t.state, t.achieved, now()
-      FROM json_to_recordset($2::json) AS t(customer_id uuid, behavior_id int, state jsonb, achieved int)
+      FROM json_to_recordset($4::json) AS t(customer_id uuid, behavior_id int, state jsonb, achieved int)
     ON CONFLICT (customer_id, behavior_id) DO UPDATE SET state = EXCLUDED.state, achieved = EXCLUDED.achieved, updated_at = now()
     RETURNING 1
   ),
   customers_changed AS (
     UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tags = t.tags,
            qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
-      FROM json_to_recordset($3::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
+      FROM json_to_recordset($5::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
            qualified_campaign_ids int[], completed_campaign_ids int[])
-     WHERE c.id = ANY($4::uuid[]) AND c.id = t.id
+     WHERE c.id = ANY($6::uuid[]) AND c.id = t.id
     RETURNING 1
   ),
   credits AS (
     INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining)
     SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END
-      FROM json_to_recordset($5::json)
+      FROM json_to_recordset($7::json)
            AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb, earned_at timestamptz)
       JOIN event_ids e ON e.idx = t.idx
       JOIN organizations o ON o.id = t.organization_id
@@ -177,7 +182,7 @@ WITH event_ids AS (
   offers_issued AS (
     INSERT INTO customer_offers (organization_id, customer_id, offer_id, campaign_id, behavior_id, event_id, issued_at)
     SELECT t.organization_id, t.customer_id, t.offer_id, t.campaign_id, t.behavior_id, e.id, t.issued_at
-      FROM json_to_recordset($6::json)
+      FROM json_to_recordset($8::json)
            AS t(idx int, organization_id int, customer_id uuid, offer_id int, campaign_id int, behavior_id int, issued_at timestamptz)
       JOIN event_ids e ON e.idx = t.idx
     RETURNING 1
@@ -185,7 +190,7 @@ WITH event_ids AS (
   notifications AS (
     INSERT INTO notifications (organization_id, customer_id, event_id, creative_id, campaign_id, behavior_id, type, data)
     SELECT t.organization_id, t.customer_id, e.id, t.creative_id, t.campaign_id, t.behavior_id, t.type, t.data
-      FROM ROWS FROM (json_to_recordset($7::json)
+      FROM ROWS FROM (json_to_recordset($9::json)
            AS (idx int, organization_id int, customer_id uuid, creative_id int, campaign_id int, behavior_id int, type text, data jsonb))
            WITH ORDINALITY AS t
       JOIN event_ids e ON e.idx = t.idx
@@ -215,7 +220,7 @@ WITH claimed_transactions AS (
              occurred_at timestamptz, status text, reason text, result jsonb, points int, request_id text, qualify boolean))
            WITH ORDINALITY AS t
      ORDER BY t.ordinality
-    RETURNING id
+    RETURNING id, occurred_at
   ),
   event_ids AS (
     SELECT id, (row_number() OVER (ORDER BY id) - 1)::int AS idx FROM inserted_events
@@ -287,30 +292,31 @@ WITH claimed_transactions AS (
 WITH event_ids AS (
     UPDATE events e SET status = t.status, reason = t.reason, result = t.result, points_earned = t.points, processed_at = now(),
            attempts = e.attempts + 1
-      FROM ROWS FROM (json_to_recordset($1::json) AS (id bigint, status text, reason text, result jsonb, points int))
+      FROM ROWS FROM (json_to_recordset($1::json)
+             AS (id bigint, occurred_at timestamptz, status text, reason text, result jsonb, points int))
            WITH ORDINALITY AS t
-     WHERE e.id = t.id
+     WHERE e.id = t.id AND e.occurred_at = t.occurred_at AND e.occurred_at BETWEEN $2::timestamptz AND $3::timestamptz
     RETURNING e.id, (t.ordinality - 1)::int AS idx
   ),
   progress AS (
     INSERT INTO customer_progress (customer_id, behavior_id, state, achieved, updated_at)
     SELECT t.customer_id, t.behavior_id, t.state, t.achieved, now()
-      FROM json_to_recordset($2::json) AS t(customer_id uuid, behavior_id int, state jsonb, achieved int)
+      FROM json_to_recordset($4::json) AS t(customer_id uuid, behavior_id int, state jsonb, achieved int)
     ON CONFLICT (customer_id, behavior_id) DO UPDATE SET state = EXCLUDED.state, achieved = EXCLUDED.achieved, updated_at = now()
     RETURNING 1
   ),
   customers_changed AS (
     UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tags = t.tags,
            qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
-      FROM json_to_recordset($3::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
+      FROM json_to_recordset($5::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
            qualified_campaign_ids int[], completed_campaign_ids int[])
-     WHERE c.id = ANY($4::uuid[]) AND c.id = t.id
+     WHERE c.id = ANY($6::uuid[]) AND c.id = t.id
     RETURNING 1
   ),
   credits AS (
     INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining)
     SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END
-      FROM json_to_recordset($5::json)
+      FROM json_to_recordset($7::json)
            AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb, earned_at timestamptz)
       JOIN event_ids e ON e.idx = t.idx
       JOIN organizations o ON o.id = t.organization_id
@@ -320,7 +326,7 @@ WITH event_ids AS (
   offers_issued AS (
     INSERT INTO customer_offers (organization_id, customer_id, offer_id, campaign_id, behavior_id, event_id, issued_at)
     SELECT t.organization_id, t.customer_id, t.offer_id, t.campaign_id, t.behavior_id, e.id, t.issued_at
-      FROM json_to_recordset($6::json)
+      FROM json_to_recordset($8::json)
            AS t(idx int, organization_id int, customer_id uuid, offer_id int, campaign_id int, behavior_id int, issued_at timestamptz)
       JOIN event_ids e ON e.idx = t.idx
     RETURNING 1
@@ -328,7 +334,7 @@ WITH event_ids AS (
   notifications AS (
     INSERT INTO notifications (organization_id, customer_id, event_id, creative_id, campaign_id, behavior_id, type, data)
     SELECT t.organization_id, t.customer_id, e.id, t.creative_id, t.campaign_id, t.behavior_id, t.type, t.data
-      FROM ROWS FROM (json_to_recordset($7::json)
+      FROM ROWS FROM (json_to_recordset($9::json)
            AS (idx int, organization_id int, customer_id uuid, creative_id int, campaign_id int, behavior_id int, type text, data jsonb))
            WITH ORDINALITY AS t
       JOIN event_ids e ON e.idx = t.idx
@@ -343,7 +349,7 @@ WITH event_ids AS (
     SELECT w.organization_id, w.id, e.id, t.type,
            jsonb_build_object('id', t.id, 'type', t.type, 'created_at', t.created_at,
              'data', CASE WHEN t.notification_n IS NULL THEN t.data ELSE jsonb_build_object('id', n.id) || t.data END)
-      FROM json_to_recordset($8::json) AS t(idx int, organization_id int, id text, type text, created_at text, notification_n int, data jsonb)
+      FROM json_to_recordset($10::json) AS t(idx int, organization_id int, id text, type text, created_at text, notification_n int, data jsonb)
       JOIN event_ids e ON e.idx = t.idx
       LEFT JOIN notification_ns n ON n.n = t.notification_n
       JOIN webhooks w ON w.organization_id = t.organization_id AND w.deleted_at IS NULL AND t.type = ANY(w.event_types)
@@ -384,7 +390,7 @@ WITH claimed_transactions AS (
              occurred_at timestamptz, status text, reason text, result jsonb, points int, request_id text, qualify boolean))
            WITH ORDINALITY AS t
      ORDER BY t.ordinality
-    RETURNING id
+    RETURNING id, occurred_at
   ),
   event_ids AS (
     SELECT id, (row_number() OVER (ORDER BY id) - 1)::int AS idx FROM inserted_events
@@ -486,9 +492,9 @@ WITH claimed_transactions AS (
              occurred_at timestamptz, status text, reason text, result jsonb, points int, request_id text, qualify boolean))
            WITH ORDINALITY AS t
      ORDER BY t.ordinality
-    RETURNING id
+    RETURNING id, occurred_at
   )
-  SELECT array_agg(id ORDER BY id) AS event_ids FROM inserted_events;
+  SELECT array_agg(id ORDER BY id) AS event_ids, array_agg(to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') ORDER BY id) AS occurred_keys FROM inserted_events;
 
 -- RulesRepository.load: on the transaction connection, only when the rules version is new to the process
 SELECT id, name, permalink, status, starts_at AS "startsAt", ends_at AS "endsAt", division_id AS "divisionId",

@@ -162,12 +162,15 @@ describe('EvaluationRepository on the real database', () => {
   });
 
   describe('storePending()', () => {
-    it('stores events pending, unprocessed, and answers their ids in order', async () => {
+    it('stores events pending, unprocessed, and answers their keys (id and occurred_at) in order', async () => {
       const customer = await seedCustomer(ctx.db, tenant);
       const rows = ['a', 'b', 'c'].map((name) => eventRow(tenant, customer.id, { name, status: 'pending', source: 'v1_async' }));
-      const ids = await transactions.run(null, ({ uow }) => repository.storePending(uow, rows));
-      const stored = (await ctx.db.query(`SELECT id, name, status, processed_at, source FROM events WHERE customer_id = $1 ORDER BY id`, [customer.id])) as unknown[];
-      expect(stored).toEqual(ids.map((id, i) => ({ id, name: ['a', 'b', 'c'][i], status: 'pending', processed_at: null, source: 'v1_async' })));
+      const keys = await transactions.run(null, ({ uow }) => repository.storePending(uow, rows));
+      const stored = (await ctx.db.query(`SELECT id, occurred_at, name, status, processed_at, source FROM events WHERE customer_id = $1 ORDER BY id`, [customer.id])) as unknown[];
+      expect(stored).toEqual(
+        keys.map((key, i) => ({ id: key.id, occurred_at: new Date(rows[i].occurred_at), name: ['a', 'b', 'c'][i], status: 'pending', processed_at: null, source: 'v1_async' })),
+      );
+      expect(keys.map((k) => k.occurredAt)).toEqual(rows.map((r) => r.occurred_at.replace('Z', '000Z')));
       expect(await balance(ctx.db, customer.id)).toEqual({ available: 0, lifetime: 0 });
     });
 

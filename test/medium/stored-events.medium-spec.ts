@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Tenant } from '../../src/common/http/request-context.js';
 import { CustomerTransactions } from '../../src/modules/evaluation/customer-transactions.js';
+import type { EventKey } from '../../src/modules/evaluation/event-keys.js';
 import { EvaluationRepository } from '../../src/modules/evaluation/evaluation.repository.js';
 import { StoredEventsEvaluation } from '../../src/modules/evaluation/stored-events.evaluation.js';
 import { createMediumContext, type MediumContext } from './support/module.js';
@@ -23,24 +24,31 @@ describe('StoredEventsEvaluation on the real database', () => {
 
   afterAll(() => ctx.close());
 
-  /** Stores `count` pending purchases of the customer (as V1 async=true does), an hour apart; answers their ids. */
-  function storePending(customer: SeededCustomer, count: number): Promise<string[]> {
+  /** Stores `count` pending purchases of the customer (as V1 async=true does), an hour apart; answers their keys. */
+  function storePending(customer: SeededCustomer, count: number): Promise<EventKey[]> {
     const rows = Array.from({ length: count }, (_, i) =>
       eventRow(tenant, customer.id, { status: 'pending', source: 'v1_async', occurred_at: new Date(ctx.clock.now() + i * 3_600_000).toISOString() }),
     );
     return ctx.app.get(CustomerTransactions).run(null, ({ uow }) => ctx.app.get(EvaluationRepository).storePending(uow, rows));
   }
 
-  /** A stored event whose customer does not exist (customer_id NULL, as V2 stores an unknown user). */
-  async function storeWithoutCustomer(): Promise<string> {
-    const [row] = (await ctx.db.query(
-      `INSERT INTO events (organization_id, api_key_id, user_ref, source, name, occurred_at) VALUES ($1, $2, 'nobody', 'v2', 'purchase', now()) RETURNING id`,
-      [tenant.organizationId, tenant.apiKeyId],
-    )) as Array<{ id: string }>;
-    return row.id;
+  /** A pending V2 event stored as the API stores it (customer_id NULL: its customer does not exist); answers its key. */
+  async function storeV2(customerId: string | null, occurredAt = 'now()'): Promise<EventKey> {
+    const [key] = await ctx.app.get(EvaluationRepository).keysOf(
+      ctx.db,
+      (
+        (await ctx.db.query(
+          `INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, name, occurred_at) VALUES ($1, $2, $3, 'someone', 'v2', 'purchase', ${occurredAt}) RETURNING id`,
+          [tenant.organizationId, tenant.apiKeyId, customerId],
+        )) as Array<{ id: string }>
+      ).map((r) => String(r.id)),
+    );
+    return key;
   }
+  const storeWithoutCustomer = () => storeV2(null);
 
-  async function statuses(ids: string[]): Promise<Array<[string, string | null, number, number, boolean]>> {
+  async function statuses(keys: EventKey[]): Promise<Array<[string, string | null, number, number, boolean]>> {
+    const ids = keys.map((k) => k.id);
     const rows = (await ctx.db.query(`SELECT status, reason, points_earned, attempts, processed_at FROM events WHERE id = ANY($1) ORDER BY id`, [ids])) as Array<{
       status: string;
       reason: string | null;
@@ -99,7 +107,23 @@ describe('StoredEventsEvaluation on the real database', () => {
     await stored.execute(ofA);
     await stored.markFailed([...ofA, ...ofB], 'x'.repeat(600));
     expect((await statuses([...ofA, ...ofB])).map(([status]) => status)).toEqual(['processed', 'processed', 'failed']);
-    const [row] = (await ctx.db.query(`SELECT length(reason)::int AS length FROM events WHERE id = $1`, [ofB[0]])) as Array<{ length: number }>;
+    const [row] = (await ctx.db.query(`SELECT length(reason)::int AS length FROM events WHERE id = $1`, [ofB[0].id])) as Array<{ length: number }>;
     expect(row.length).toBe(500);
+  });
+
+  it('finds events by key to the microsecond, in every month a job spans, and by id alone for jobs queued without times', async () => {
+    const customer = await seedCustomer(ctx.db, tenant);
+    const keys = [
+      await storeV2(customer.id, `'2026-03-01T10:00:00.123456Z'`),
+      await storeV2(customer.id, `'2026-03-31T23:59:59.999999Z'`),
+      await storeV2(customer.id, `'2026-04-01T00:00:00.000001Z'`),
+    ];
+    expect(keys.map((k) => k.occurredAt)).toEqual(['2026-03-01T10:00:00.123456Z', '2026-03-31T23:59:59.999999Z', '2026-04-01T00:00:00.000001Z']);
+    // A key one microsecond off names no event.
+    expect(await stored.execute([{ ...keys[0], occurredAt: '2026-03-01T10:00:00.123457Z' }])).toMatchObject({ processed: 0, skipped: 1 });
+    expect(await stored.keysOf(keys.map((k) => k.id))).toEqual(keys);
+    expect(await stored.execute(keys)).toMatchObject({ processed: 3, rejected: 0, skipped: 0 });
+    expect(await statuses(keys)).toEqual(keys.map(() => ['processed', null, 10, 1, true]));
+    expect(await balance(ctx.db, customer.id)).toEqual({ available: 30, lifetime: 30 });
   });
 });

@@ -4,6 +4,7 @@ import { AppError } from '../../common/errors/app-error.js';
 import { UUID } from '../../common/validation/uuid.js';
 import type { BudgetLeft, CustomerSnapshot, EventInstance, ProgressMap } from '../../engine/index.js';
 import type { NewEventRow, WritePlan } from './write-plan.js';
+import { JOB_EVENTS, jobEventsParams, occurredKey, type EventKey } from './event-keys.js';
 import { storePendingStatement, writeStatement, type WrittenRow } from './write-statement.js';
 
 /** How a request names a customer. */
@@ -18,9 +19,10 @@ export interface LoadedCustomer {
 
 /** A stored event still pending, as the events worker reads it. */
 export interface PendingEvent {
-  id: string;
+  key: EventKey;
   organizationId: number;
-  customerId: string;
+  /** Null when the event names no customer of the organization (it is rejected, customer_not_found). */
+  customerId: string | null;
   campaignId: number | null;
   instance: EventInstance;
   qualify: boolean;
@@ -141,33 +143,39 @@ export class EvaluationRepository {
     return byCustomer;
   }
 
-  /** Locks the customers of these events that still have pending events, in id order (so workers never deadlock). */
-  async lockCustomersOfEvents(uow: UnitOfWork, eventIds: string[]): Promise<LoadedCustomer[]> {
+  /**
+   * Locks the customers of the job's events that are still pending, in id order (so workers never deadlock). Asked
+   * for together with jobEvents(), which runs once the locks are held.
+   */
+  async lockCustomersOfEvents(uow: UnitOfWork, keys: EventKey[]): Promise<LoadedCustomer[]> {
     const rows = await uow.run<CustomerRow>({
-      name: 'customers-of-pending-events-locked',
-      text: `SELECT ${CUSTOMER_COLUMNS}
+      text: `WITH job AS MATERIALIZED (${JOB_EVENTS})
+       SELECT ${CUSTOMER_COLUMNS}
          FROM customers c JOIN organizations o ON o.id = c.organization_id
-        WHERE c.id IN (SELECT customer_id FROM events WHERE id = ANY($1) AND status = 'pending')
+        WHERE c.id IN (SELECT customer_id FROM job WHERE status = 'pending')
         ORDER BY c.id
           FOR NO KEY UPDATE OF c`,
-      values: [eventIds],
+      values: jobEventsParams(keys),
     });
     return rows.map(loadedCustomer);
   }
 
-  /** The events still pending among these (asked for after the locks: it sees what earlier holders committed). */
-  async pendingEvents(uow: UnitOfWork, eventIds: string[]): Promise<PendingEvent[]> {
+  /**
+   * The job's events still pending, by customer and time; an event without a customer has customerId null (asked for
+   * after the locks: it sees what earlier holders committed).
+   */
+  async jobEvents(uow: UnitOfWork, keys: EventKey[]): Promise<PendingEvent[]> {
     const rows = await uow.run<PendingRow>({
-      name: 'pending-events',
-      text: `SELECT e.id, e.organization_id, e.customer_id, e.campaign_id, e.name, e.count, e.attributes, e.context, e.occurred_at, e.qualify,
-              e.created_at, o.multi_org_enabled
-         FROM events e JOIN organizations o ON o.id = e.organization_id
-        WHERE e.id = ANY($1) AND e.status = 'pending' AND e.customer_id IS NOT NULL
+      text: `WITH job AS MATERIALIZED (${JOB_EVENTS})
+       SELECT e.id, ${occurredKey('e.occurred_at')} AS occurred_key, e.organization_id, e.customer_id, e.campaign_id, e.name, e.count, e.attributes,
+              e.context, e.occurred_at, e.qualify, e.created_at, o.multi_org_enabled
+         FROM job e JOIN organizations o ON o.id = e.organization_id
+        WHERE e.status = 'pending'
         ORDER BY e.customer_id, e.occurred_at, e.id`,
-      values: [eventIds],
+      values: jobEventsParams(keys),
     });
     return rows.map((r) => ({
-      id: String(r.id),
+      key: { id: String(r.id), occurredAt: r.occurred_key },
       organizationId: r.organization_id,
       customerId: r.customer_id,
       campaignId: r.campaign_id,
@@ -176,6 +184,15 @@ export class EvaluationRepository {
       storedAt: r.created_at,
       instance: storedInstance(r, r.occurred_at.getTime()),
     }));
+  }
+
+  /** The keys of these events, by id alone: for jobs queued before jobs named their events' times (a scan of every month). */
+  async keysOf(db: Queryable, eventIds: string[]): Promise<EventKey[]> {
+    const rows = (await db.query(`SELECT id, ${occurredKey('occurred_at')} AS occurred_key FROM events WHERE id = ANY($1) ORDER BY id`, [eventIds])) as Array<{
+      id: string;
+      occurred_key: string;
+    }>;
+    return rows.map((r) => ({ id: String(r.id), occurredAt: r.occurred_key }));
   }
 
   /** True when the api key has already used the transaction id (read_only's check; writes claim it in event_transactions). */
@@ -194,38 +211,35 @@ export class EvaluationRepository {
     return { eventIds: row.event_ids.map(String), notificationIds: (row.notification_ids ?? []).map(Number), deliveryIds: (row.delivery_ids ?? []).map(String) };
   }
 
-  /** Stores events pending (V1 async=true); answers their ids in order. */
-  async storePending(uow: UnitOfWork, rows: NewEventRow[]): Promise<string[]> {
-    const [row] = await uow.run<{ event_ids: string[] }>(storePendingStatement(rows)).catch(duplicateOf({ insert: rows }));
-    return row.event_ids.map(String);
+  /** Stores events pending (V1 async=true); answers their keys in order. */
+  async storePending(uow: UnitOfWork, rows: NewEventRow[]): Promise<EventKey[]> {
+    const [row] = await uow.run<{ event_ids: string[]; occurred_keys: string[] }>(storePendingStatement(rows)).catch(duplicateOf({ insert: rows }));
+    return row.event_ids.map((id, i) => ({ id: String(id), occurredAt: row.occurred_keys[i] }));
   }
 
-  /** Pending events whose customer does not exist: rejected (customer_not_found), never retried; answers how many. */
-  async rejectWithoutCustomer(db: Queryable, eventIds: string[]): Promise<number> {
-    // A SELECT around the UPDATE: TypeORM answers an UPDATE's rows with its count ([rows, count]).
+  /** Events whose job ran out of attempts: `failed` with the error, until replayed (those still pending). */
+  async markFailed(db: Queryable, keys: EventKey[], reason: string): Promise<void> {
+    // The status is compared with the job's row (a join condition, checked again on a row another transaction changed
+    // meanwhile), not with a constant: see JOB_EVENTS.
+    await db.query(
+      `WITH job AS MATERIALIZED (${JOB_EVENTS})
+       UPDATE events e SET status = 'failed', reason = $5
+         FROM job j
+        WHERE e.id = j.id AND e.occurred_at = j.occurred_at AND e.occurred_at BETWEEN $3::timestamptz AND $4::timestamptz
+          AND j.status = 'pending' AND e.status = j.status`,
+      [...jobEventsParams(keys), reason.slice(0, 500)],
+    );
+  }
+
+  /** The job's events still pending, one list per customer (in occurred_at order). */
+  async pendingByCustomer(db: Queryable, keys: EventKey[]): Promise<EventKey[][]> {
     const rows = (await db.query(
-      `WITH rejected AS (
-         UPDATE events SET status = 'rejected', reason = 'customer_not_found', processed_at = now(), attempts = attempts + 1
-          WHERE id = ANY($1) AND status = 'pending' AND customer_id IS NULL RETURNING id
-       ) SELECT id FROM rejected`,
-      [eventIds],
-    )) as unknown[];
-    return rows.length;
-  }
-
-  /** Events whose job ran out of attempts: `failed` with the error, until replayed. */
-  async markFailed(db: Queryable, eventIds: string[], reason: string): Promise<void> {
-    await db.query(`UPDATE events SET status = 'failed', reason = $2 WHERE id = ANY($1) AND status = 'pending'`, [eventIds, reason.slice(0, 500)]);
-  }
-
-  /** The events still pending, one list per customer (in occurred_at order). */
-  async pendingByCustomer(db: Queryable, eventIds: string[]): Promise<string[][]> {
-    const rows = (await db.query(
-      `SELECT array_agg(id ORDER BY occurred_at, id) AS ids FROM events
-        WHERE id = ANY($1) AND status = 'pending' AND customer_id IS NOT NULL GROUP BY customer_id ORDER BY min(id)`,
-      [eventIds],
-    )) as Array<{ ids: string[] }>;
-    return rows.map((r) => r.ids.map(String));
+      `WITH job AS MATERIALIZED (${JOB_EVENTS})
+       SELECT array_agg(id ORDER BY occurred_at, id) AS ids, array_agg(${occurredKey('occurred_at')} ORDER BY occurred_at, id) AS times FROM job
+        WHERE status = 'pending' AND customer_id IS NOT NULL GROUP BY customer_id ORDER BY min(id)`,
+      jobEventsParams(keys),
+    )) as Array<{ ids: string[]; times: string[] }>;
+    return rows.map((r) => r.ids.map((id, i) => ({ id: String(id), occurredAt: r.times[i] })));
   }
 }
 
@@ -237,8 +251,9 @@ interface ProgressRow {
 
 interface PendingRow {
   id: string;
+  occurred_key: string;
   organization_id: number;
-  customer_id: string;
+  customer_id: string | null;
   campaign_id: number | null;
   name: string;
   count: string;

@@ -16,7 +16,7 @@ const FILE = 'docs/queries/event-path.sql';
 function recorder() {
   const statements: Array<{ title: string; statement: Statement }> = [];
   let title = '';
-  const answer = [{ event_ids: ['1'], notification_ids: null, delivery_ids: null }];
+  const answer = [{ event_ids: ['1'], occurred_keys: ['2026-01-01T00:00:00.000000Z'], notification_ids: null, delivery_ids: null }];
   const uow = {
     run: async (statement: Statement) => {
       statements.push({ title, statement });
@@ -63,9 +63,9 @@ async function printed(): Promise<string> {
   as('EvaluationRepository.progress (behaviors the current rules add; the worker: all its customers)');
   await repo.progress(uow, [sample.customer_id], [1]);
   as('EvaluationRepository.lockCustomersOfEvents (the events worker)');
-  await repo.lockCustomersOfEvents(uow, ['1']);
-  as('EvaluationRepository.pendingEvents (the events worker, same round trip)');
-  await repo.pendingEvents(uow, ['1']);
+  await repo.lockCustomersOfEvents(uow, [{ id: '1', occurredAt: '2026-01-01T00:00:00.000000Z' }]);
+  as('EvaluationRepository.jobEvents (the events worker, same round trip)');
+  await repo.jobEvents(uow, [{ id: '1', occurredAt: '2026-01-01T00:00:00.000000Z' }]);
   as('EvaluationRepository.transactionUsed (read_only)');
   await repo.transactionUsed(uow, 1, 't-1');
   for (const deliveries of [false, true]) {

@@ -10,6 +10,7 @@ import { AfterCommit } from './after-commit.js';
 import { retryOnBudget } from './budgets.js';
 import { CustomerTransactions } from './customer-transactions.js';
 import { EvaluationRepository, type LoadedCustomer, type PendingEvent } from './evaluation.repository.js';
+import type { EventKey } from './event-keys.js';
 import { eventOutcome } from './event-outcome.js';
 import { involvedBehaviors } from './involved-behaviors.js';
 import { planWrite, type CustomerResult, type EventOutcome, type MarkedEventRow } from './write-plan.js';
@@ -32,12 +33,12 @@ interface CustomerEvents {
 }
 
 /**
- * The events worker's way into the pipeline: stored events (V2, and V1 async=true) of many customers, evaluated in
- * one transaction of three round trips whatever their number: the customers locked in id order with their pending
- * events, their progress in the behaviors involved, then every result written with COMMIT. Idempotent: only events
- * still `pending` once the locks are held are evaluated, so a job delivered twice, or a sweep re-queueing events a
- * worker is already on, changes nothing the second time. Events whose customer does not exist are rejected
- * (customer_not_found) and never retried.
+ * The events worker's way into the pipeline: stored events (V2, and V1 async=true) of many customers, named by key
+ * (id and occurred_at: event-keys.ts), evaluated in one transaction of three round trips whatever their number: the
+ * customers locked in id order with their pending events, their progress in the behaviors involved, then every result
+ * written with COMMIT. Idempotent: only events still `pending` once the locks are held are evaluated, so a job
+ * delivered twice, or a sweep re-queueing events a worker is already on, changes nothing the second time. Events whose
+ * customer does not exist are rejected (customer_not_found) in the same write, and never retried.
  */
 @Injectable()
 export class StoredEventsEvaluation {
@@ -51,12 +52,15 @@ export class StoredEventsEvaluation {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute(eventIds: string[], log: Record<string, unknown> = {}): Promise<ProcessedSummary> {
-    const rejected = await this.repository.rejectWithoutCustomer(this.db, eventIds);
-    const { storedAt, deliveryIds } = await retryOnBudget((locked) => this.transactions.run(null, async (tx) => {
-      const [customers, pending] = await Promise.all([this.repository.lockCustomersOfEvents(tx.uow, eventIds), this.repository.pendingEvents(tx.uow, eventIds)]);
+  async execute(keys: EventKey[], log: Record<string, unknown> = {}): Promise<ProcessedSummary> {
+    const { storedAt, rejected, deliveryIds } = await retryOnBudget((locked) => this.transactions.run(null, async (tx) => {
+      const [customers, pending] = await Promise.all([this.repository.lockCustomersOfEvents(tx.uow, keys), this.repository.jobEvents(tx.uow, keys)]);
+      // An event whose customer does not exist is rejected (customer_not_found) in the same write, never retried.
+      const withoutCustomer: MarkedEventRow[] = pending
+        .filter((e) => e.customerId === null)
+        .map((e) => ({ id: e.key.id, occurred_at: e.key.occurredAt, status: 'rejected', reason: 'customer_not_found', result: null, points: 0 }));
       const groups = byCustomer(customers, pending);
-      if (groups.length === 0) return { storedAt: [], deliveryIds: [] };
+      if (groups.length === 0 && withoutCustomer.length === 0) return { storedAt: [], rejected: 0, deliveryIds: [] };
       const rules = new Map<number, { rules: CompiledRules; subscribed: ReadonlySet<WebhookEventType> }>();
       for (const { organizationId: org, customer } of groups) {
         if (rules.has(org)) continue;
@@ -69,45 +73,46 @@ export class StoredEventsEvaluation {
       const progress = await this.repository.progress(tx.uow, groups.map((g) => g.customer.snapshot.id), [...behaviorIds]);
       const now = this.clock.now();
       // Every customer of the batch spends from the same budgets, one after the other (campaign ids are unique across organizations).
-      const decide = async (budgets: Record<number, BudgetLeft>) => {
-        const left = structuredClone(budgets);
-        const marked: MarkedEventRow[] = [];
-        const results: CustomerResult[] = [];
-        for (const group of groups) {
-          const { rules: compiled, subscribed } = rules.get(group.organizationId)!;
-          const evaluated = evaluateEvents(group, compiled, progress.get(group.customer.snapshot.id) ?? {}, subscribed, now, left);
-          results.push({ organizationId: group.organizationId, before: group.customer.snapshot, result: evaluated.result, firstIndex: marked.length, webhooks: evaluated.webhooks });
-          group.events.forEach((e, i) => marked.push({ id: e.id, ...rowOutcome(evaluated.outcomes[i]) }));
-        }
-        return { plan: planWrite({ mark: marked }, results) };
-      };
-      const { plan } = await decide(await this.repository.budgets(tx.uow, locked, true));
-      const written = await tx.commitWith(this.repository.write(tx.uow, plan));
-      return { storedAt: groups.flatMap((g) => g.events.map((e) => e.storedAt)), deliveryIds: written.deliveryIds };
+      const left = await this.repository.budgets(tx.uow, locked, true);
+      const marked: MarkedEventRow[] = [...withoutCustomer];
+      const results: CustomerResult[] = [];
+      for (const group of groups) {
+        const { rules: compiled, subscribed } = rules.get(group.organizationId)!;
+        const evaluated = evaluateEvents(group, compiled, progress.get(group.customer.snapshot.id) ?? {}, subscribed, now, left);
+        results.push({ organizationId: group.organizationId, before: group.customer.snapshot, result: evaluated.result, firstIndex: marked.length, webhooks: evaluated.webhooks });
+        group.events.forEach((e, i) => marked.push({ id: e.key.id, occurred_at: e.key.occurredAt, ...rowOutcome(evaluated.outcomes[i]) }));
+      }
+      const written = await tx.commitWith(this.repository.write(tx.uow, planWrite({ mark: marked }, results)));
+      return { storedAt: groups.flatMap((g) => g.events.map((e) => e.storedAt)), rejected: withoutCustomer.length, deliveryIds: written.deliveryIds };
     }));
     await this.afterCommit.run(deliveryIds, { processed: storedAt.length, rejected }, log);
     const now = this.clock.now();
     return {
       processed: storedAt.length,
       rejected,
-      skipped: eventIds.length - storedAt.length - rejected,
+      skipped: keys.length - storedAt.length - rejected,
       lagSeconds: storedAt.map((at) => (now - at.getTime()) / 1000),
       deliveries: deliveryIds.length,
     };
   }
 
   /** Events whose job ran out of attempts: `failed` with the error, until `npm run cli -- events:replay --failed`. */
-  markFailed(eventIds: string[], reason: string): Promise<void> {
-    return this.repository.markFailed(this.db, eventIds, reason);
+  markFailed(keys: EventKey[], reason: string): Promise<void> {
+    return this.repository.markFailed(this.db, keys, reason);
   }
 
   /** The events still pending, one list per customer (in occurred_at order). */
-  pendingByCustomer(eventIds: string[]): Promise<string[][]> {
-    return this.repository.pendingByCustomer(this.db, eventIds);
+  pendingByCustomer(keys: EventKey[]): Promise<EventKey[][]> {
+    return this.repository.pendingByCustomer(this.db, keys);
+  }
+
+  /** The keys of events named by id alone (jobs queued before jobs named their events' times). */
+  keysOf(eventIds: string[]): Promise<EventKey[]> {
+    return this.repository.keysOf(this.db, eventIds);
   }
 }
 
-function rowOutcome(o: EventOutcome): Omit<MarkedEventRow, 'id'> {
+function rowOutcome(o: EventOutcome): Omit<MarkedEventRow, 'id' | 'occurred_at'> {
   return { status: o.status, reason: o.reason, result: o.result, points: o.pointsEarned };
 }
 
@@ -116,11 +121,11 @@ function byCustomer(locked: LoadedCustomer[], pending: PendingEvent[]): Customer
   const customers = new Map(locked.map((c) => [c.snapshot.id, c]));
   const groups = new Map<string, CustomerEvents>();
   for (const event of pending) {
-    const customer = customers.get(event.customerId);
+    const customer = event.customerId === null ? undefined : customers.get(event.customerId);
     // Pending now but not when the locks were taken (replayed in between): left for the job that replays it.
     if (!customer) continue;
-    let group = groups.get(event.customerId);
-    if (!group) groups.set(event.customerId, (group = { customer, organizationId: event.organizationId, events: [] }));
+    let group = groups.get(customer.snapshot.id);
+    if (!group) groups.set(customer.snapshot.id, (group = { customer, organizationId: event.organizationId, events: [] }));
     group.events.push(event);
   }
   return [...groups.values()];

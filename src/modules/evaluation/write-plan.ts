@@ -88,6 +88,8 @@ export interface NewEventRow {
 
 export interface MarkedEventRow {
   id: string;
+  /** The event's key with its id (event-keys.ts). */
+  occurred_at: string;
   status: EventStatus;
   reason: string | null;
   result: object | null;

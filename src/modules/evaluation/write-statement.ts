@@ -1,5 +1,6 @@
 import type { Statement } from '../../common/database/unit-of-work.js';
-import type { WritePlan } from './write-plan.js';
+import { occurredKey, occurredRange } from './event-keys.js';
+import type { MarkedEventRow, WritePlan } from './write-plan.js';
 
 /**
  * The write of an evaluation as one statement (one round trip, sent with COMMIT): named steps, each a
@@ -46,18 +47,23 @@ const steps = {
                   occurred_at timestamptz, status text, reason text, result jsonb, points int, request_id text, qualify boolean))
                 WITH ORDINALITY AS t
           ORDER BY t.ordinality
-         RETURNING id`,
+         RETURNING id, occurred_at`,
   }),
   /** The inserted events' ids by their index in the plan (ids grow in insertion order). */
   numberInserted: (): Step => ({ name: 'event_ids', sql: () => `SELECT id, (row_number() OVER (ORDER BY id) - 1)::int AS idx FROM inserted_events` }),
-  markEvents: (rows: unknown[]): Step => ({
+  /** Stored events by key (event-keys.ts), in the months their range names. */
+  markEvents: (rows: MarkedEventRow[]): Step => ({
     name: 'event_ids',
-    sql: (p) => `UPDATE events e SET status = t.status, reason = t.reason, result = t.result, points_earned = t.points, processed_at = now(),
+    sql: (p) => {
+      const [low, high] = occurredRange(rows.map((r) => r.occurred_at));
+      return `UPDATE events e SET status = t.status, reason = t.reason, result = t.result, points_earned = t.points, processed_at = now(),
                 attempts = e.attempts + 1
-           FROM ROWS FROM (json_to_recordset(${p(json(rows))}::json) AS (id bigint, status text, reason text, result jsonb, points int))
+           FROM ROWS FROM (json_to_recordset(${p(json(rows))}::json)
+                  AS (id bigint, occurred_at timestamptz, status text, reason text, result jsonb, points int))
                 WITH ORDINALITY AS t
-          WHERE e.id = t.id
-         RETURNING e.id, (t.ordinality - 1)::int AS idx`,
+          WHERE e.id = t.id AND e.occurred_at = t.occurred_at AND e.occurred_at BETWEEN ${p(low)}::timestamptz AND ${p(high)}::timestamptz
+         RETURNING e.id, (t.ordinality - 1)::int AS idx`;
+    },
   }),
   upsertProgress: (rows: unknown[]): Step => ({
     name: 'progress',
@@ -217,10 +223,14 @@ export function writeStatement(plan: WritePlan): Statement {
   return { name: `write-${inserting ? 'new' : 'stored'}-events${withDeliveries ? '-webhooks' : ''}${withBudgets ? '-budgets' : ''}`, text, values };
 }
 
-/** V1 async=true: events stored pending, to be evaluated by a worker; answers their ids in order. */
+/** V1 async=true: events stored pending, to be evaluated by a worker; answers their ids and occurred_at keys in order. */
 export function storePendingStatement(rows: unknown[]): Statement {
   const values: unknown[] = [];
   const param = (value: unknown) => `$${values.push(value)}`;
   const text = named([steps.claimTransactions(rows), steps.insertEvents(rows)], param);
-  return { name: 'store-pending-events', text: `WITH ${text}\n       SELECT array_agg(id ORDER BY id) AS event_ids FROM inserted_events`, values };
+  return {
+    name: 'store-pending-events',
+    text: `WITH ${text}\n       SELECT array_agg(id ORDER BY id) AS event_ids, array_agg(${occurredKey('occurred_at')} ORDER BY id) AS occurred_keys FROM inserted_events`,
+    values,
+  };
 }

@@ -1,10 +1,10 @@
 import type { Queue } from 'bullmq';
 import { enqueueEvents, JOB_EVENTS } from './enqueue.js';
 
-type Added = Array<{ name: string; data: { eventIds: string[] }; opts: { jobId: string } }>;
+type Added = Array<{ name: string; data: { eventIds: string[]; occurredAt: string[] }; opts: { jobId: string } }>;
 
 /** Packs events as enqueueEvents does and answers the jobs it hands to addBulk. */
-async function jobsFor(events: Array<{ id: string; customer_id: string | null }>): Promise<Added> {
+async function jobsFor(events: Array<{ id: string; occurredAt: string; customerId: string | null }>): Promise<Added> {
   const added: Added = [];
   const queue = { addBulk: async (jobs: Added) => void added.push(...jobs) } as unknown as Queue;
   await enqueueEvents(queue, events, 'evaluate', 'v2');
@@ -12,12 +12,16 @@ async function jobsFor(events: Array<{ id: string; customer_id: string | null }>
 }
 
 const events = (customer: string | null, count: number, from: number) =>
-  Array.from({ length: count }, (_, i) => ({ id: String(from + i), customer_id: customer }));
+  Array.from({ length: count }, (_, i) => ({ id: String(from + i), occurredAt: at(from + i), customerId: customer }));
+/** A distinct occurred_at per id, as the log writes keys. */
+const at = (id: number) => new Date(Date.UTC(2026, 0, 1) + id * 1000).toISOString().replace('Z', '000Z');
 
 describe('enqueueEvents', () => {
   it('packs several customers into one job, each customer’s events together and in the order given', async () => {
-    const jobs = await jobsFor([...events('a', 2, 1), ...events('b', 1, 3), { id: '4', customer_id: 'a' }]);
+    const jobs = await jobsFor([...events('a', 2, 1), ...events('b', 1, 3), ...events('a', 1, 4)]);
     expect(jobs.map((j) => j.data.eventIds)).toEqual([['1', '2', '4', '3']]);
+    // Each event's occurred_at travels with its id, in the same order: the worker finds it in its month alone.
+    expect(jobs[0].data.occurredAt).toEqual([at(1), at(2), at(4), at(3)]);
     expect(jobs[0]).toMatchObject({ name: 'evaluate', opts: { jobId: 'v2-1', attempts: 5, removeOnComplete: true } });
   });
 

@@ -6,12 +6,9 @@ import type { Job, Queue } from 'bullmq';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { QueueName } from '../../queues/queue-names.js';
 import { EventCounters } from '../metrics/event-counters.js';
-import { queueJobs } from './enqueue.js';
+import { queueJobs, type EvaluateJobData } from './enqueue.js';
+import type { EventKey } from '../evaluation/event-keys.js';
 import { StoredEventsEvaluation } from '../evaluation/stored-events.evaluation.js';
-
-export interface EvaluateJobData {
-  eventIds: string[];
-}
 
 /** The worker side of the events queue: each job names stored events to evaluate (one JSON log line per job). */
 @Processor(QueueName.Events)
@@ -32,8 +29,10 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
 
   async process(job: Job<EvaluateJobData>): Promise<void> {
     const started = process.hrtime.bigint();
+    let keys: EventKey[] = [];
     try {
-      const { lagSeconds, deliveries, ...summary } = await this.evaluation.execute(job.data.eventIds, { job_id: job.id });
+      keys = await this.keys(job.data);
+      const { lagSeconds, deliveries, ...summary } = await this.evaluation.execute(keys, { job_id: job.id });
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.counters.observe('events_processing_lag_seconds', lagSeconds);
       this.counters.observe('events_job_duration_seconds', [seconds]);
@@ -41,7 +40,7 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
     } catch (error) {
       // A job of several customers evaluates them in one transaction: one customer's failure must not hold back (or,
       // out of attempts, fail) the others. Split it into one job per customer; each then retries, or fails, alone.
-      const customers = await this.evaluation.pendingByCustomer(job.data.eventIds).catch(() => []);
+      const customers = keys.length ? await this.evaluation.pendingByCustomer(keys).catch(() => []) : [];
       if (customers.length > 1) {
         await queueJobs(this.eventsQueue, customers, job.name, `split-${job.id}`);
         this.logger.warn({ job_id: job.id, job: job.name, customers: customers.length, err: (error as Error).message }, 'job failed; split into one job per customer');
@@ -51,8 +50,14 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
       const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       this.logger.warn({ job_id: job.id, job: job.name, attempt: job.attemptsMade + 1, last, err: (error as Error).message }, 'job failed');
       // Out of attempts: the events keep a failed state (the sweeper leaves them) until an operator replays them.
-      if (last) await this.evaluation.markFailed(job.data.eventIds, (error as Error).message).catch(() => undefined);
+      if (last && keys.length) await this.evaluation.markFailed(keys, (error as Error).message).catch(() => undefined);
       throw error;
     }
+  }
+
+  /** The job's events by key; a job queued before jobs carried their events' times names ids alone (looked up). */
+  private keys({ eventIds, occurredAt }: EvaluateJobData): Promise<EventKey[]> {
+    if (occurredAt?.length === eventIds.length) return Promise.resolve(eventIds.map((id, i) => ({ id, occurredAt: occurredAt[i] })));
+    return this.evaluation.keysOf(eventIds);
   }
 }

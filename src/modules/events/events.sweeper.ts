@@ -9,6 +9,7 @@ import { PeriodicSweep } from '../../common/scheduling/periodic-sweep.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { EventsJob, QueueName } from '../../queues/queue-names.js';
+import { occurredKey, type EventKey } from '../evaluation/event-keys.js';
 import { enqueueEvents } from './enqueue.js';
 
 /**
@@ -29,8 +30,8 @@ export class EventsSweeper extends PeriodicSweep {
   }
 
   protected async sweepLocked(em: EntityManager): Promise<number> {
-    const rows: Array<{ id: string; customer_id: string | null }> = await em.query(
-      `SELECT id, customer_id FROM events WHERE status = 'pending' AND created_at < now() - make_interval(secs => $1)
+    const rows: Array<EventKey & { customerId: string | null }> = await em.query(
+      `SELECT id, customer_id AS "customerId", ${occurredKey('occurred_at')} AS "occurredAt" FROM events WHERE status = 'pending' AND created_at < now() - make_interval(secs => $1)
         ORDER BY created_at LIMIT 5000`,
       [this.config.sweepAfterSeconds],
     );

@@ -116,7 +116,7 @@ export class V1EventsUseCase {
   /** async=true: the events are stored (pending) before the answer, then queued for a worker. */
   private async enqueue(req: V1Request, instances: EventInstance[]): Promise<V1AsyncResponse> {
     const org = req.tenant.organizationId;
-    const eventIds = await this.pipeline.inTransaction(async (uow) => {
+    const stored = await this.pipeline.inTransaction(async (uow) => {
       const customer = await this.repository.customer(uow, org, req.customer, false);
       if (!customer) throw AppError.notFound('user');
       const rules = await this.pipeline.rulesAt(org, customer.rulesVersion, uow);
@@ -126,9 +126,9 @@ export class V1EventsUseCase {
       const rows = instances.map((instance, i) => ({ ...this.event(req, customer.snapshot.id, customer.externalId, instance, divisions[i], campaignId, pending), source: 'v1_async' as const }));
       return this.repository.storePending(uow, newEventRows(rows));
     });
-    this.counters.add({ accepted: eventIds.length });
-    await enqueueEvents(this.queue, eventIds.map((id) => ({ id, customer_id: 'request' })), EventsJob.Evaluate, 'v1').catch((error: Error) =>
-      this.logger.warn({ req_id: req.requestId, err: error.message, event_ids: eventIds }, 'events stored but not queued; the sweeper will queue them'),
+    this.counters.add({ accepted: stored.length });
+    await enqueueEvents(this.queue, stored.map((key) => ({ ...key, customerId: 'request' })), EventsJob.Evaluate, 'v1').catch((error: Error) =>
+      this.logger.warn({ req_id: req.requestId, err: error.message, event_ids: stored.map((k) => k.id) }, 'events stored but not queued; the sweeper will queue them'),
     );
     return { status: 'ok' };
   }

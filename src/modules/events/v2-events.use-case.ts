@@ -8,6 +8,7 @@ import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { EventsJob, QueueName } from '../../queues/queue-names.js';
+import { occurredKey, type EventKey } from '../evaluation/event-keys.js';
 import { EventCounters } from '../metrics/event-counters.js';
 import { enqueueEvents } from './enqueue.js';
 import { parseV2Body, V2Event } from './v2-events.js';
@@ -30,7 +31,7 @@ export class V2EventsUseCase {
   async execute(tenant: Tenant, body: unknown, requestId: string): Promise<{ status: 'ok' }> {
     const events = parseV2Body(body, this.clock.now());
     const divisions = await this.divisions(tenant, events);
-    const stored: Array<{ id: string; customer_id: string | null }> = await this.db.query(
+    const stored: Array<EventKey & { customerId: string | null }> = await this.db.query(
       `WITH t AS (
          -- first: the batch's first event with its transaction id (a later one with the same id is a duplicate).
          SELECT *, row_number() OVER (PARTITION BY transaction_id ORDER BY n) = 1 AS first
@@ -58,7 +59,7 @@ export class V2EventsUseCase {
          FROM t
         WHERE t.transaction_id IS NULL OR (t.first AND t.transaction_id IN (SELECT transaction_id FROM claimed))
         ORDER BY t.n
-       RETURNING id, customer_id`,
+       RETURNING id, customer_id AS "customerId", ${occurredKey('occurred_at')} AS "occurredAt"`,
       [
         tenant.organizationId,
         tenant.apiKeyId,
