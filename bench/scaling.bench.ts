@@ -5,16 +5,19 @@
  *   random customers among them all;
  * - V1 sync events with 1, 10 and 100 live behaviors (campaigns of 10), one of them listening to the event sent, an
  *   organization each with 10,000 customers, measured in rounds;
- * - V2 acceptance (no worker) with batches of 1, 10, 100 and 1,000 events, measured in rounds.
+ * - V2 acceptance (no worker) with batches of 1, 10, 100 and 1,000 events, measured in rounds;
+ * - V2 processing by one worker with 1 and 36 monthly partitions holding events (support/partitions-phase.ts).
  * 10 connections; each row adds the CPU a request (a V2 event) cost the API, PostgreSQL and the load generator, and its
  * throughput against the table's first row.
- * Run: npm run bench:scaling (BENCH_SECONDS per measurement, default 5: about 2 minutes).
+ * Run: npm run bench:scaling (BENCH_SECONDS per measurement, default 5: about 3 minutes; BENCH_ONLY=partitions for the
+ * last phase alone). Exits 1 when a phase FAILED (events not processed).
  */
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { createLiveCampaign, oneListening } from './support/campaign.js';
 import { addCustomers, customerIds } from './support/customers.js';
 import { CPU_COLUMNS, interleaved, load, LoadResult, measured, percentile, send, summary, table } from './support/load.js';
+import { runPartitionsPhase } from './support/partitions-phase.js';
 import { bootstrap, startServer } from './support/server.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -27,6 +30,17 @@ const HEADER = ['workload', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs first row
 const server = await startServer(3920);
 const db = new pg.Pool({ connectionString: server.databaseUrl, max: CONCURRENCY });
 try {
+  if (process.env.BENCH_ONLY === 'partitions') {
+    const months = await runPartitionsPhase(server, db, 10_000);
+    process.stdout.write(months.output);
+    if (months.failed) process.exitCode = 1;
+  } else await allPhases();
+} finally {
+  await db.end();
+  await server.stop();
+}
+
+async function allPhases(): Promise<void> {
   const cpu = () => server.cpu();
   const visit = (i: number) => JSON.stringify({ events: { visit: { store_id: `s${i % 13}` } } });
   /** V1 sync `visit` events for customers picked in `ids` (a spread that visits them all). */
@@ -119,15 +133,18 @@ try {
   });
   progress('V2 batch sizes');
 
+  // 4. V2 processing by one worker, with 1 and 36 months holding events.
+  const months = await runPartitionsPhase(server, db, 10_000);
+  if (months.failed) process.exitCode = 1;
+  progress('months holding events');
+
   process.stdout.write(
     `V1 sync events by progress rows (10 live behaviors, 5 listening; requests spread over every customer)\n${table(HEADER, progressRows)}` +
       `filled with INSERT ... SELECT generate_series: ${fills.join(', ')} (cumulative)\n\n` +
       `V1 sync events by live behaviors (10,000 customers; in rounds)\n${table(HEADER, behaviorRows)}\n` +
       `V2 acceptance by batch size (no worker; in rounds)\n` +
       table(['events per batch', 'events/s', 'batches/s', 'p50 ms', 'p99 ms', 'errors', 'vs first row', 'API CPU µs/event', 'PG CPU µs/event', 'bench CPU µs/event'], batchRows) +
+      `\n${months.output}` +
       `${CONCURRENCY} connections, ${SECONDS}s per measurement, node ${process.version}, total ${elapsed()}\n`,
   );
-} finally {
-  await db.end();
-  await server.stop();
 }
