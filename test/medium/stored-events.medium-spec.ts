@@ -99,6 +99,29 @@ describe('StoredEventsEvaluation on the real database', () => {
     expect(await statuses(ids)).toEqual(ids.map(() => ['processed', null, 10, 1, true]));
   });
 
+  it('evaluates the customers no other transaction holds first, then waits for the others', async () => {
+    const [a, b] = [await seedCustomer(ctx.db, tenant), await seedCustomer(ctx.db, tenant)];
+    const [ofA, ofB] = [await storePending(a, 2), await storePending(b, 2)];
+    // Another transaction (a V1 request, another job) holds customer a.
+    const holder = ctx.db.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    await holder.query(`SELECT id FROM customers WHERE id = $1 FOR NO KEY UPDATE`, [a.id]);
+    const job = stored.execute([...ofA, ...ofB]);
+    try {
+      // b's events are committed while a is still held: the job did not keep b locked while waiting for a.
+      for (let i = 0; i < 200 && (await statuses(ofB)).some(([status]) => status !== 'processed'); i += 1) await new Promise((r) => setTimeout(r, 25));
+      expect((await statuses(ofB)).map(([status]) => status)).toEqual(['processed', 'processed']);
+      expect((await statuses(ofA)).map(([status]) => status)).toEqual(['pending', 'pending']);
+    } finally {
+      await holder.commitTransaction();
+      await holder.release();
+    }
+    expect(await job).toMatchObject({ processed: 4, rejected: 0, skipped: 0 });
+    expect(await statuses(ofA)).toEqual(ofA.map(() => ['processed', null, 10, 1, true]));
+    expect(await balance(ctx.db, a.id)).toEqual({ available: 20, lifetime: 20 });
+  });
+
   it('answers the pending events by customer, and marks events failed only while pending', async () => {
     const [a, b] = [await seedCustomer(ctx.db, tenant), await seedCustomer(ctx.db, tenant)];
     const ofA = await storePending(a, 2);

@@ -144,17 +144,18 @@ export class EvaluationRepository {
   }
 
   /**
-   * Locks the customers of the job's events that are still pending, in id order (so workers never deadlock). Asked
-   * for together with jobEvents(), which runs once the locks are held.
+   * Locks the customers of the job's events that are still pending, in id order (so workers never deadlock); with
+   * `skipLocked`, only those no other transaction holds (answered; the others are not waited for). Asked for together
+   * with jobEvents(), which runs once the locks are held.
    */
-  async lockCustomersOfEvents(uow: UnitOfWork, keys: EventKey[]): Promise<LoadedCustomer[]> {
+  async lockCustomersOfEvents(uow: UnitOfWork, keys: EventKey[], skipLocked = false): Promise<LoadedCustomer[]> {
     const rows = await uow.run<CustomerRow>({
       text: `WITH job AS MATERIALIZED (${JOB_EVENTS})
        SELECT ${CUSTOMER_COLUMNS}
          FROM customers c JOIN organizations o ON o.id = c.organization_id
         WHERE c.id IN (SELECT customer_id FROM job WHERE status = 'pending')
         ORDER BY c.id
-          FOR NO KEY UPDATE OF c`,
+          FOR NO KEY UPDATE OF c${skipLocked ? ' SKIP LOCKED' : ''}`,
       values: jobEventsParams(keys),
     });
     return rows.map(loadedCustomer);

@@ -25,6 +25,14 @@ export interface ProcessedSummary {
   deliveries: number;
 }
 
+/** What one transaction of a job wrote, and the events it left to the next. */
+interface Pass {
+  storedAt: Date[];
+  rejected: number;
+  deliveryIds: string[];
+  left: EventKey[];
+}
+
 /** One customer's pending events of a job. */
 interface CustomerEvents {
   customer: LoadedCustomer;
@@ -34,9 +42,11 @@ interface CustomerEvents {
 
 /**
  * The events worker's way into the pipeline: stored events (V2, and V1 async=true) of many customers, named by key
- * (id and occurred_at: event-keys.ts), evaluated in one transaction of three round trips whatever their number: the
+ * (id and occurred_at: event-keys.ts), evaluated in a transaction of three round trips whatever their number: the
  * customers locked in id order with their pending events, their progress in the behaviors involved, then every result
- * written with COMMIT. Idempotent: only events still `pending` once the locks are held are evaluated, so a job
+ * written with COMMIT. The first transaction skips customers another transaction holds (another job's evaluation, a
+ * V1 request), so that a job never holds a hundred customers while it waits for one; a second takes those, waiting
+ * for them. Idempotent: only events still `pending` once the locks are held are evaluated, so a job
  * delivered twice, or a sweep re-queueing events a worker is already on, changes nothing the second time. Events whose
  * customer does not exist are rejected (customer_not_found) in the same write, and never retried.
  */
@@ -53,14 +63,37 @@ export class StoredEventsEvaluation {
   ) {}
 
   async execute(keys: EventKey[], log: Record<string, unknown> = {}): Promise<ProcessedSummary> {
-    const { storedAt, rejected, deliveryIds } = await retryOnBudget((locked) => this.transactions.run(null, async (tx) => {
-      const [customers, pending] = await Promise.all([this.repository.lockCustomersOfEvents(tx.uow, keys), this.repository.jobEvents(tx.uow, keys)]);
+    // First the customers no other transaction holds; then, once those are committed, the others, waiting for them.
+    const first = await this.evaluatePass(keys, true);
+    const second = first.left.length ? await this.evaluatePass(first.left, false) : { storedAt: [], rejected: 0, deliveryIds: [], left: [] };
+    const storedAt = [...first.storedAt, ...second.storedAt];
+    const deliveryIds = [...first.deliveryIds, ...second.deliveryIds];
+    const rejected = first.rejected + second.rejected;
+    await this.afterCommit.run(deliveryIds, { processed: storedAt.length, rejected }, log);
+    const now = this.clock.now();
+    return {
+      processed: storedAt.length,
+      rejected,
+      skipped: keys.length - storedAt.length - rejected,
+      lagSeconds: storedAt.map((at) => (now - at.getTime()) / 1000),
+      deliveries: deliveryIds.length,
+    };
+  }
+
+  /**
+   * One transaction over the events: their customers locked (`skipLocked`: only those no other transaction holds,
+   * else waiting for each), their pending events evaluated and written. Answers what it wrote, and the keys of the
+   * pending events whose customer it did not lock (`left`), for the next pass.
+   */
+  private evaluatePass(keys: EventKey[], skipLocked: boolean): Promise<Pass> {
+    return retryOnBudget((locked) => this.transactions.run(null, async (tx) => {
+      const [customers, pending] = await Promise.all([this.repository.lockCustomersOfEvents(tx.uow, keys, skipLocked), this.repository.jobEvents(tx.uow, keys)]);
       // An event whose customer does not exist is rejected (customer_not_found) in the same write, never retried.
       const withoutCustomer: MarkedEventRow[] = pending
         .filter((e) => e.customerId === null)
         .map((e) => ({ id: e.key.id, occurred_at: e.key.occurredAt, status: 'rejected', reason: 'customer_not_found', result: null, points: 0 }));
-      const groups = byCustomer(customers, pending);
-      if (groups.length === 0 && withoutCustomer.length === 0) return { storedAt: [], rejected: 0, deliveryIds: [] };
+      const { groups, left } = byCustomer(customers, pending);
+      if (groups.length === 0 && withoutCustomer.length === 0) return { storedAt: [], rejected: 0, deliveryIds: [], left };
       const rules = new Map<number, { rules: CompiledRules; subscribed: ReadonlySet<WebhookEventType> }>();
       for (const { organizationId: org, customer } of groups) {
         if (rules.has(org)) continue;
@@ -73,27 +106,18 @@ export class StoredEventsEvaluation {
       const progress = await this.repository.progress(tx.uow, groups.map((g) => g.customer.snapshot.id), [...behaviorIds]);
       const now = this.clock.now();
       // Every customer of the batch spends from the same budgets, one after the other (campaign ids are unique across organizations).
-      const left = await this.repository.budgets(tx.uow, locked, true);
+      const budgets = await this.repository.budgets(tx.uow, locked, true);
       const marked: MarkedEventRow[] = [...withoutCustomer];
       const results: CustomerResult[] = [];
       for (const group of groups) {
         const { rules: compiled, subscribed } = rules.get(group.organizationId)!;
-        const evaluated = evaluateEvents(group, compiled, progress.get(group.customer.snapshot.id) ?? {}, subscribed, now, left);
+        const evaluated = evaluateEvents(group, compiled, progress.get(group.customer.snapshot.id) ?? {}, subscribed, now, budgets);
         results.push({ organizationId: group.organizationId, before: group.customer.snapshot, result: evaluated.result, firstIndex: marked.length, webhooks: evaluated.webhooks });
         group.events.forEach((e, i) => marked.push({ id: e.key.id, occurred_at: e.key.occurredAt, ...rowOutcome(evaluated.outcomes[i]) }));
       }
       const written = await tx.commitWith(this.repository.write(tx.uow, planWrite({ mark: marked }, results)));
-      return { storedAt: groups.flatMap((g) => g.events.map((e) => e.storedAt)), rejected: withoutCustomer.length, deliveryIds: written.deliveryIds };
+      return { storedAt: groups.flatMap((g) => g.events.map((e) => e.storedAt)), rejected: withoutCustomer.length, deliveryIds: written.deliveryIds, left };
     }));
-    await this.afterCommit.run(deliveryIds, { processed: storedAt.length, rejected }, log);
-    const now = this.clock.now();
-    return {
-      processed: storedAt.length,
-      rejected,
-      skipped: keys.length - storedAt.length - rejected,
-      lagSeconds: storedAt.map((at) => (now - at.getTime()) / 1000),
-      deliveries: deliveryIds.length,
-    };
   }
 
   /** Events whose job ran out of attempts: `failed` with the error, until `npm run cli -- events:replay --failed`. */
@@ -116,19 +140,26 @@ function rowOutcome(o: EventOutcome): Omit<MarkedEventRow, 'id' | 'occurred_at'>
   return { status: o.status, reason: o.reason, result: o.result, points: o.pointsEarned };
 }
 
-/** Pending events grouped by customer, for the customers this transaction locked (in the events' order). */
-function byCustomer(locked: LoadedCustomer[], pending: PendingEvent[]): CustomerEvents[] {
+/**
+ * Pending events grouped by customer, for the customers this transaction locked (in the events' order); `left`: the
+ * events of customers it did not lock (held by another transaction, or pending now but not when the locks were taken).
+ */
+function byCustomer(locked: LoadedCustomer[], pending: PendingEvent[]): { groups: CustomerEvents[]; left: EventKey[] } {
   const customers = new Map(locked.map((c) => [c.snapshot.id, c]));
   const groups = new Map<string, CustomerEvents>();
+  const left: EventKey[] = [];
   for (const event of pending) {
-    const customer = event.customerId === null ? undefined : customers.get(event.customerId);
-    // Pending now but not when the locks were taken (replayed in between): left for the job that replays it.
-    if (!customer) continue;
+    if (event.customerId === null) continue;
+    const customer = customers.get(event.customerId);
+    if (!customer) {
+      left.push(event.key);
+      continue;
+    }
     let group = groups.get(customer.snapshot.id);
     if (!group) groups.set(customer.snapshot.id, (group = { customer, organizationId: event.organizationId, events: [] }));
     group.events.push(event);
   }
-  return [...groups.values()];
+  return { groups: [...groups.values()], left };
 }
 
 /**
