@@ -32,22 +32,37 @@ export class HistoryReplay {
     return { snapshot, progress: {} };
   }
 
-  /** Evaluates the customer's next event and carries its effects into `customer`. */
+  /** Evaluates the customer's next event, at the time it occurred, and carries its effects into `customer`. */
   next(customer: ReplayedCustomer, event: StoredInstance): EvaluationResult {
-    const result = evaluate({
-      rules: this.rules,
-      customer: customer.snapshot,
-      progress: customer.progress,
-      events: [event.instance],
-      now: event.instance.occurredAt,
-      multiOrgEnabled: this.multiOrgEnabled,
-      qualify: event.qualify,
-      budgets: this.budgets,
-      explain: this.explain,
-    });
-    spendUse(this.budgets, result.budgetUse);
-    customer.snapshot = result.customer;
-    Object.assign(customer.progress, result.progress);
-    return result;
+    return evaluateNext(this.rules, customer, event, { now: event.instance.occurredAt, multiOrgEnabled: this.multiOrgEnabled, budgets: this.budgets, explain: this.explain });
   }
+}
+
+/**
+ * A customer's next stored event through the engine, the step the events worker and a replay share: evaluated at
+ * `now` with the customer's state so far, its budget use spent from `budgets` (shared by the customers evaluated
+ * together), its effects (profile, progress) carried into `customer` for the next event.
+ */
+export function evaluateNext(
+  rules: CompiledRules,
+  customer: ReplayedCustomer,
+  event: StoredInstance & { campaignId?: number | null },
+  at: { now: number; multiOrgEnabled: boolean; budgets: Record<number, BudgetLeft>; explain: boolean },
+): EvaluationResult {
+  const result = evaluate({
+    rules,
+    customer: customer.snapshot,
+    progress: customer.progress,
+    events: [event.instance],
+    now: at.now,
+    multiOrgEnabled: at.multiOrgEnabled,
+    campaignId: event.campaignId ?? null,
+    qualify: event.qualify,
+    budgets: at.budgets,
+    explain: at.explain,
+  });
+  spendUse(at.budgets, result.budgetUse);
+  customer.snapshot = result.customer;
+  Object.assign(customer.progress, result.progress);
+  return result;
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
-import { addBudgetUse, evaluate, spendUse, type BudgetLeft, type CompiledRules, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
+import { addBudgetUse, type BudgetLeft, type CompiledRules, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
 import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import { webhookOccurrences, type WebhookEventType, type WebhookOccurrence } from '../webhooks/occurrences.js';
 import { WebhookSubscriptions } from '../webhooks/subscriptions.js';
@@ -12,6 +12,7 @@ import { CustomerTransactions } from './customer-transactions.js';
 import { EvaluationRepository, type LoadedCustomer, type PendingEvent } from './evaluation.repository.js';
 import type { EventKey } from './event-keys.js';
 import { eventOutcome } from './event-outcome.js';
+import { evaluateNext, type ReplayedCustomer } from './history-replay.js';
 import { involvedBehaviors } from './involved-behaviors.js';
 import { planWrite, type CustomerResult, type EventOutcome, type MarkedEventRow } from './write-plan.js';
 
@@ -174,8 +175,7 @@ function evaluateEvents(
   now: number,
   budgets: Record<number, BudgetLeft>,
 ) {
-  let snapshot = group.customer.snapshot;
-  let state = progress;
+  const customer: ReplayedCustomer = { snapshot: group.customer.snapshot, progress: { ...progress } };
   const outcomes: EventOutcome[] = [];
   const webhooks: WebhookOccurrence[] = [];
   const combined: Pick<EvaluationResult, 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused'> = {
@@ -192,26 +192,16 @@ function evaluateEvents(
       outcomes.push({ status: 'processed', reason: 'No_active_campaign_found', result: null, pointsEarned: 0 });
       return;
     }
-    const result = evaluate({
-      rules,
-      customer: snapshot,
-      progress: state,
-      events: [event.instance],
-      now,
-      multiOrgEnabled: event.multiOrgEnabled,
-      campaignId: event.campaignId,
-      qualify: event.qualify,
-      budgets,
-      explain: false, // a stored event's result never keeps one
-    });
-    spendUse(budgets, result.budgetUse);
+    const before = customer.snapshot;
+    // A stored event's result never keeps an explanation.
+    const result = evaluateNext(rules, customer, event, { now, multiOrgEnabled: event.multiOrgEnabled, budgets, explain: false });
     addBudgetUse(combined.budgetUse, result.budgetUse);
     combined.budgetRefused.push(...result.budgetRefused.filter((id) => !combined.budgetRefused.includes(id)));
     outcomes.push(eventOutcome(result, 0, false));
     // Each event's webhook events, built from its own evaluation: its notifications follow those of earlier events.
     const notificationsBefore = combined.notifications.length;
     webhooks.push(
-      ...webhookOccurrences(rules, snapshot, result, group.customer.externalId, subscribed, now).map((w) => ({
+      ...webhookOccurrences(rules, before, result, group.customer.externalId, subscribed, now).map((w) => ({
         ...w,
         eventIndex: i,
         notificationIndex: w.notificationIndex === null ? null : notificationsBefore + w.notificationIndex,
@@ -221,8 +211,6 @@ function evaluateEvents(
     combined.offersIssued.push(...result.offersIssued.map((o) => ({ ...o, eventIndex: i })));
     combined.notifications.push(...result.notifications.map((n) => ({ ...n, eventIndex: i })));
     Object.assign(combined.progress, result.progress);
-    snapshot = result.customer;
-    state = { ...state, ...result.progress };
   });
-  return { outcomes, result: { ...combined, customer: snapshot }, webhooks };
+  return { outcomes, result: { ...combined, customer: customer.snapshot }, webhooks };
 }
