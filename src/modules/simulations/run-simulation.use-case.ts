@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { leaseHeartbeat } from '../../common/scheduling/lease.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { compileRules, type BudgetLeft, type CompiledRules, type EventExplanation } from '../../engine/index.js';
@@ -77,24 +78,11 @@ export class RunSimulationUseCase {
       REPLAY_PAGE[order],
     );
     const progress = { customers: 0, eventsReplayed: 0 };
-    // The counts are written and the lease renewed on a timer, so that a long wait for a page (the cursor sorting a
-    // large range) renews it too; a write that finds the row no longer this run's stops the replay.
-    let lost = false;
-    let writing = false;
-    const reporter = setInterval(() => {
-      if (writing) return; // a slow database: one write at a time
-      writing = true;
-      this.simulations
-        .progress(id, attempt, progress)
-        .then(
-          (held) => (lost ||= !held),
-          () => undefined, // the next one retries; the lease is several of them long
-        )
-        .finally(() => (writing = false));
-    }, PROGRESS_EVERY_MS);
+    // Each renewal of the lease writes the counts; one that finds the row no longer this run's stops the replay.
+    const lease = leaseHeartbeat(PROGRESS_EVERY_MS, () => this.simulations.progress(id, attempt, progress));
     try {
       const held = new Map<string, Customer>();
-      for (let page = await stream.next(); page !== null && !lost; page = await stream.next()) {
+      for (let page = await stream.next(); page !== null && !lease.lost(); page = await stream.next()) {
         if (order === 'customer') held.clear(); // a page holds its customers' every event
         for (const snapshot of page.customers) held.set(snapshot.id, { ...HistoryReplay.start(snapshot), achieved: new Set() });
         progress.customers += page.customers.length;
@@ -110,10 +98,10 @@ export class RunSimulationUseCase {
         }
       }
     } finally {
-      clearInterval(reporter);
+      lease.stop();
       await stream.close();
     }
-    if (lost) return { outcome: 'cancelled', customers: progress.customers, events: progress.eventsReplayed };
+    if (lease.lost()) return { outcome: 'cancelled', customers: progress.customers, events: progress.eventsReplayed };
     const done = await this.simulations.complete(id, attempt, progress, tally.results(), explanations);
     return { outcome: done ? 'completed' : 'cancelled', customers: progress.customers, events: progress.eventsReplayed };
   }

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, type Clock } from '../../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
@@ -11,12 +10,13 @@ import type { AppConfig } from '../../../config/config.js';
 import { compileTargeting, type Criterion, type FlatValue } from '../../../engine/index.js';
 import { ACTIVE_SCHEDULED_CREATIVES } from './active-creatives.js';
 import { csvLine } from '../../../common/csv.js';
+import { leaseHeartbeat } from '../../../common/scheduling/lease.js';
 
 /** Customers read per query (keyset pagination by customer id): the audience is never held in memory whole. */
 export const AUDIENCE_PAGE = 1000;
 /** A running job whose heartbeat is older than this is taken to be dead (its worker crashed) and may be claimed again. */
 export const LEASE_SECONDS = 60;
-/** How often a run renews its lease while it reads the audience: well inside LEASE_SECONDS. */
+/** How often a run renews its lease while it reads the audience (a timer): well inside LEASE_SECONDS. */
 const HEARTBEAT_MS = 10_000;
 /** Ad types whose delivery is a file: their audience jobs write a CSV. */
 const FILE_AD_TYPES = new Set(['issue_audience_csv', 'issue_audience_csv_no_msg']);
@@ -63,7 +63,8 @@ class LostLease extends Error {}
  *    the row becomes `cancelled`. A second worker (or a duplicate job) finds nothing to claim.
  * 2. build the audience: customers of the campaign's division subtree, division by division, AUDIENCE_PAGE at a time
  *    by id, all in one read-only snapshot, kept when the campaign's and the creative group's targeting hold (the
- *    engine's own predicate); the lease is renewed every HEARTBEAT_MS meanwhile.
+ *    engine's own predicate); the lease is renewed every HEARTBEAT_MS meanwhile (leaseHeartbeat), and a renewal that
+ *    finds the row taken over stops the run at its next page.
  * 3. write the CSV (file ad types) to a temporary file, rename it into place, and complete the row, fenced by attempt.
  */
 @Injectable()
@@ -71,7 +72,6 @@ export class BuildAudienceUseCase {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** The division and every division below it (deleted ones hold no customers: a delete needs the division unused). */
@@ -109,6 +109,7 @@ export class BuildAudienceUseCase {
     try {
       if (temp) await mkdir(dir, { recursive: true });
       const out = temp ? createWriteStream(temp, { encoding: 'utf8' }) : null;
+      const lease = leaseHeartbeat(HEARTBEAT_MS, () => this.heartbeat(job));
       const write = async (text: string) => {
         if (out && !out.write(text)) await once(out, 'drain');
       };
@@ -120,7 +121,6 @@ export class BuildAudienceUseCase {
         // once. The lease is renewed on another connection, so the snapshot's transaction only reads.
         await this.db.transaction('REPEATABLE READ', async (em) => {
           await em.query('SET TRANSACTION READ ONLY');
-          let beat = this.clock.now();
           for (const divisionId of await this.subtree(em, job.organization_id, audience.divisionId)) {
             let after: string | null = null;
             for (;;) {
@@ -131,16 +131,14 @@ export class BuildAudienceUseCase {
                 count += 1;
                 await write(csvLine([row.external_id, row.id]));
               }
-              if (this.clock.now() - beat >= HEARTBEAT_MS) {
-                await this.heartbeat(job);
-                beat = this.clock.now();
-              }
+              if (lease.lost()) throw new LostLease(`audience job ${job.id} was taken over`);
               if (page.length < AUDIENCE_PAGE) break;
               after = page[page.length - 1].id;
             }
           }
         });
       } finally {
+        lease.stop();
         if (out) {
           out.end();
           await once(out, 'close');
@@ -206,12 +204,13 @@ export class BuildAudienceUseCase {
     });
   }
 
-  private async heartbeat(job: Claimed): Promise<void> {
+  /** Renews the lease; false when the row is no longer this run's (taken over). */
+  private async heartbeat(job: Claimed): Promise<boolean> {
     const [rows] = await this.db.query(`UPDATE audience_jobs SET heartbeat_at = now() WHERE id = $1 AND attempt = $2 AND status = 'running' RETURNING id`, [
       job.id,
       job.attempt,
     ]);
-    if (rows.length === 0) throw new LostLease(`audience job ${job.id} was taken over`);
+    return rows.length > 0;
   }
 }
 
