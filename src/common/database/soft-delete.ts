@@ -10,6 +10,16 @@ export function deletedName(name: string, at: Date): string {
   return `${name}${deletedMarker(at)}`;
 }
 
+/**
+ * Soft-deletes one live object as of `at` and saves it: its name gets the marker (the name is free again) and
+ * deleted_at is set. What lies below it, softDeleteBelow deletes with the same `at`.
+ */
+export async function softDelete(em: EntityManager, row: { name: string; deletedAt: Date | null }, at: Date): Promise<void> {
+  row.name = deletedName(row.name, at);
+  row.deletedAt = at;
+  await em.save(row);
+}
+
 /** What lies below each object that can be deleted with its children, deepest first ($1 is the parent's id). */
 const BELOW = {
   campaign: [
