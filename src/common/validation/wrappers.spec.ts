@@ -1,9 +1,10 @@
 import 'reflect-metadata';
+import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsArray, IsObject, IsOptional, IsString } from 'class-validator';
+import { getMetadataStorage, IsArray, IsObject, IsOptional, IsString } from 'class-validator';
 import { AppError } from '../errors/app-error.js';
 import { NestedObject, Required } from './validators.js';
-import { checkWrappers, wrappersOf } from './wrappers.js';
+import { checkWrappers, RequiredObject, wrappersOf, type DtoClass } from './wrappers.js';
 
 class ItemInput {
   @Required()
@@ -15,6 +16,19 @@ class ItemBody {
   @Required()
   @NestedObject()
   @Type(() => ItemInput)
+  item: ItemInput;
+}
+
+class DocumentedItemBody {
+  @ApiProperty({ type: ItemInput, description: 'The item' })
+  @Required()
+  @NestedObject()
+  @Type(() => ItemInput)
+  item: ItemInput;
+}
+
+class RequiredObjectBody {
+  @RequiredObject(ItemInput, 'The item')
   item: ItemInput;
 }
 
@@ -64,6 +78,19 @@ describe('wrappersOf', () => {
 
   it('leaves out required scalars and optional objects', () => {
     expect(wrappersOf(FlatBody)).toEqual([]);
+  });
+});
+
+describe('RequiredObject', () => {
+  const validators = (dto: DtoClass) => getMetadataStorage().getTargetValidationMetadatas(dto, '', false, false).map((m) => [m.propertyName, m.type, m.name]);
+  const documented = (dto: DtoClass) => Reflect.getMetadata('swagger/apiModelProperties', dto.prototype as object, 'item') as unknown;
+
+  it('is the four decorators written over a wrapper: the same validators in the same order, the same document, a wrapper', () => {
+    expect(validators(RequiredObjectBody)).toEqual(validators(DocumentedItemBody));
+    expect(validators(RequiredObjectBody).map(([, type]) => type)).toEqual(['customValidation', 'nestedValidation', 'isDefined']);
+    expect(documented(RequiredObjectBody)).toEqual(documented(DocumentedItemBody));
+    expect(documented(RequiredObjectBody)).toMatchObject({ type: ItemInput, description: 'The item' });
+    expect(wrappersOf(RequiredObjectBody)).toEqual(['item']);
   });
 });
 

@@ -1,5 +1,9 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
 import { getMetadataStorage } from 'class-validator';
 import { AppError } from '../errors/app-error.js';
+import { NestedObject, Required } from './validators.js';
 
 /** Validators that make a member hold an object or an array: with one of them, a required member is a wrapper. */
 const CONTAINER_NAMES = new Set(['isObject', 'isArray']);
@@ -38,4 +42,14 @@ export function checkWrappers(dto: DtoClass, body: unknown): void {
   if (!missing.length) return;
   const details = missing.map((field) => ({ field, message: 'is required' }));
   throw new AppError('missing_data', `missing ${missing.join(', ')}`, details);
+}
+
+/**
+ * A required member holding one object of `input`: a body's wrapper (`{ "tier": { ... } }`, see checkWrappers) or a
+ * required nested object. Absent is `missing_data`; an array or a scalar is `validation`; the object is validated as
+ * `input` and documented as `input`, with the description given. The decorators are applied as they were written
+ * one above the other (ApiProperty, Required, NestedObject, Type), lowest first, keeping the validators' order.
+ */
+export function RequiredObject(input: new () => object, description?: string): PropertyDecorator {
+  return applyDecorators(Type(() => input), NestedObject(), Required(), ApiProperty({ type: input, ...(description === undefined ? {} : { description }) }));
 }

@@ -15,7 +15,8 @@ import {
   RequiredName,
   RequiredStatus,
 } from '../../../common/validation/schedule.dto.js';
-import { NestedObject, Optional, Required } from '../../../common/validation/validators.js';
+import { NestedObject, Optional } from '../../../common/validation/validators.js';
+import { RequiredObject } from '../../../common/validation/wrappers.js';
 
 export const PERMALINK = /^[a-z0-9][a-z0-9_-]{0,99}$/;
 const MAX_ID = 2_147_483_647;
@@ -137,18 +138,12 @@ export class UpdateCampaignInput extends CampaignOptions {
 }
 
 export class CreateCampaignBody {
-  @ApiProperty({ type: CreateCampaignInput })
-  @Required()
-  @NestedObject()
-  @Type(() => CreateCampaignInput)
+  @RequiredObject(CreateCampaignInput)
   campaign: CreateCampaignInput;
 }
 
 export class UpdateCampaignBody {
-  @ApiProperty({ type: UpdateCampaignInput, description: 'name, status, starts_at and ends_at are all required' })
-  @Required()
-  @NestedObject()
-  @Type(() => UpdateCampaignInput)
+  @RequiredObject(UpdateCampaignInput, 'name, status, starts_at and ends_at are all required')
   campaign: UpdateCampaignInput;
 }
 

@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsString, Length } from 'class-validator';
 import type { Status } from '../../../engine/index.js';
 import { IsCriteria } from '../../../common/validation/criteria.js';
@@ -17,8 +16,9 @@ import {
   RequiredName,
   RequiredStatus,
 } from '../../../common/validation/schedule.dto.js';
-import { NestedObject, Optional, Required } from '../../../common/validation/validators.js';
+import { Optional } from '../../../common/validation/validators.js';
 import { DATETIME_FORMS } from '../../campaigns/dto/campaign.dto.js';
+import { RequiredObject } from '../../../common/validation/wrappers.js';
 
 const TARGETING_EXAMPLE = [{ field: 'user.tier', op: 'eq', value: 'Gold' }];
 
@@ -70,18 +70,12 @@ export class UpdateCreativeGroupInput extends CreativeGroupOptions {
 }
 
 export class CreateCreativeGroupBody {
-  @ApiProperty({ type: CreateCreativeGroupInput })
-  @Required()
-  @NestedObject()
-  @Type(() => CreateCreativeGroupInput)
+  @RequiredObject(CreateCreativeGroupInput)
   creative_group: CreateCreativeGroupInput;
 }
 
 export class UpdateCreativeGroupBody {
-  @ApiProperty({ type: UpdateCreativeGroupInput, description: 'Partial: only the members sent change' })
-  @Required()
-  @NestedObject()
-  @Type(() => UpdateCreativeGroupInput)
+  @RequiredObject(UpdateCreativeGroupInput, 'Partial: only the members sent change')
   creative_group: UpdateCreativeGroupInput;
 }
 

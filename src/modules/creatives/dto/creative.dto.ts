@@ -14,6 +14,7 @@ import {
 import { IsDatetime, NestedObject, Optional, Required } from '../../../common/validation/validators.js';
 import { DATETIME_FORMS } from '../../campaigns/dto/campaign.dto.js';
 import { AD_TYPES, CREATIVE_TYPES, DELIVERY_METHODS, type DeliveryMethod } from '../creative-types.js';
+import { RequiredObject } from '../../../common/validation/wrappers.js';
 
 const MAX_ID = 2_147_483_647;
 const PAYLOAD_EXAMPLE = { screen: 'rewards', badge: 'explorer' };
@@ -100,10 +101,7 @@ export class CreateCreativeInput extends CreativeContent {
   @Max(MAX_ID)
   application_id: number;
 
-  @ApiProperty({ type: IssueAudienceCsvInput })
-  @Required()
-  @NestedObject()
-  @Type(() => IssueAudienceCsvInput)
+  @RequiredObject(IssueAudienceCsvInput)
   issue_audience_csv: IssueAudienceCsvInput;
 }
 
@@ -139,18 +137,12 @@ export class UpdateCreativeInput extends CreativeContent {
 }
 
 export class CreateCreativeBody {
-  @ApiProperty({ type: CreateCreativeInput })
-  @Required()
-  @NestedObject()
-  @Type(() => CreateCreativeInput)
+  @RequiredObject(CreateCreativeInput)
   creative: CreateCreativeInput;
 }
 
 export class UpdateCreativeBody {
-  @ApiProperty({ type: UpdateCreativeInput, description: 'Partial: only the members sent change' })
-  @Required()
-  @NestedObject()
-  @Type(() => UpdateCreativeInput)
+  @RequiredObject(UpdateCreativeInput, 'Partial: only the members sent change')
   creative: UpdateCreativeInput;
 }
 

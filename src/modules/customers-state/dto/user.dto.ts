@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsInt, IsString, Length, Max, Min } from 'class-validator';
 import { ApiTimestamp } from '../../../common/validation/schedule.dto.js';
-import { IsFlatObject, IsTimeZone, NestedObject, Optional, Required } from '../../../common/validation/validators.js';
+import { IsFlatObject, IsTimeZone, Optional, Required } from '../../../common/validation/validators.js';
 import type { FlatObject } from '../../../database/entities/column-types.js';
 import { NotificationView } from '../../events/dto/v1-event.dto.js';
+import { RequiredObject } from '../../../common/validation/wrappers.js';
 
 const ATTRIBUTES_EXAMPLE = { plan: 'gold', age: 34, newsletter: true };
 
@@ -78,18 +78,12 @@ export class UpdateUserInput extends UserProfileInput {
 }
 
 export class CreateUserBody {
-  @ApiProperty({ type: CreateUserInput })
-  @Required()
-  @NestedObject()
-  @Type(() => CreateUserInput)
+  @RequiredObject(CreateUserInput)
   user: CreateUserInput;
 }
 
 export class UpdateUserBody {
-  @ApiProperty({ type: UpdateUserInput })
-  @Required()
-  @NestedObject()
-  @Type(() => UpdateUserInput)
+  @RequiredObject(UpdateUserInput)
   user: UpdateUserInput;
 }
 

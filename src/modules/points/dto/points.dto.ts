@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, IsString, Length, Max, Min } from 'class-validator';
 import { ApiTimestamp } from '../../../common/validation/schedule.dto.js';
-import { NestedObject, Optional, Required } from '../../../common/validation/validators.js';
+import { Optional, Required } from '../../../common/validation/validators.js';
+import { RequiredObject } from '../../../common/validation/wrappers.js';
 
 const TIME = { type: String, format: 'date-time', example: '2027-01-05T10:00:00.000Z' };
 const REASONS = ['behavior', 'goal', 'offer', 'debit', 'expired', 'reversal'];
@@ -56,10 +56,7 @@ export class DebitInput {
 }
 
 export class DebitBody {
-  @ApiProperty({ type: DebitInput })
-  @Required()
-  @NestedObject()
-  @Type(() => DebitInput)
+  @RequiredObject(DebitInput)
   debit: DebitInput;
 }
 
@@ -97,10 +94,7 @@ export class ReversalInput {
 }
 
 export class ReversalBody {
-  @ApiProperty({ type: ReversalInput })
-  @Required()
-  @NestedObject()
-  @Type(() => ReversalInput)
+  @RequiredObject(ReversalInput)
   reversal: ReversalInput;
 }
 

@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath, type ApiPropertyOptions } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsUUID } from 'class-validator';
 import { RequiredDatetime } from '../../../common/validation/schedule.dto.js';
-import { NestedObject, Optional, Required } from '../../../common/validation/validators.js';
+import { Optional } from '../../../common/validation/validators.js';
 import { DATETIME_FORMS } from '../../campaigns/dto/campaign.dto.js';
 import type { SimulationResults } from '../simulation-results.js';
 import type { SimulationStatus } from '../simulations.repository.js';
+import { RequiredObject } from '../../../common/validation/wrappers.js';
 
 /** Customers one simulation may name, and how many of them it may explain. */
 export const MAX_SIMULATION_CUSTOMERS = 10_000;
@@ -45,10 +45,7 @@ export class SimulationInput {
 }
 
 export class CreateSimulationBody {
-  @ApiProperty({ type: SimulationInput })
-  @Required()
-  @NestedObject()
-  @Type(() => SimulationInput)
+  @RequiredObject(SimulationInput)
   simulation: SimulationInput;
 }
 

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
 import { EXPIRE_AFTER_DAYS_DESCRIPTION } from '../settings/dto/settings.dto.js';
-import { IsTimeZone, NestedObject, Optional, Required } from '../../../common/validation/validators.js';
+import { IsTimeZone, Optional, Required } from '../../../common/validation/validators.js';
+import { RequiredObject } from '../../../common/validation/wrappers.js';
 
 export class OrganizationInput {
   @ApiProperty({ example: 'Acme', minLength: 1, maxLength: 200 })
@@ -38,24 +38,15 @@ export class ApplicationInput {
 }
 
 export class CreateOrganizationBody {
-  @ApiProperty({ type: OrganizationInput })
-  @Required()
-  @NestedObject()
-  @Type(() => OrganizationInput)
+  @RequiredObject(OrganizationInput)
   organization: OrganizationInput;
 
-  @ApiProperty({ type: ApplicationInput })
-  @Required()
-  @NestedObject()
-  @Type(() => ApplicationInput)
+  @RequiredObject(ApplicationInput)
   application: ApplicationInput;
 }
 
 export class CreateApplicationBody {
-  @ApiProperty({ type: ApplicationInput })
-  @Required()
-  @NestedObject()
-  @Type(() => ApplicationInput)
+  @RequiredObject(ApplicationInput)
   application: ApplicationInput;
 }
 

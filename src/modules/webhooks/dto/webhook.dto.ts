@@ -1,9 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsString, Length } from 'class-validator';
 import { ApiDeletedAt, ApiTimestamp } from '../../../common/validation/schedule.dto.js';
-import { NestedObject, Required } from '../../../common/validation/validators.js';
+import { Required } from '../../../common/validation/validators.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../occurrences.js';
+import { RequiredObject } from '../../../common/validation/wrappers.js';
 
 export class CreateWebhookInput {
   @ApiProperty({
@@ -37,10 +37,7 @@ export class CreateWebhookInput {
 }
 
 export class CreateWebhookBody {
-  @ApiProperty({ type: CreateWebhookInput })
-  @Required()
-  @NestedObject()
-  @Type(() => CreateWebhookInput)
+  @RequiredObject(CreateWebhookInput)
   webhook: CreateWebhookInput;
 }
 

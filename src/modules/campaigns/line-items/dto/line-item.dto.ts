@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsString, Length } from 'class-validator';
 import type { Status } from '../../../../engine/index.js';
 import {
@@ -15,8 +14,9 @@ import {
   RequiredName,
   RequiredStatus,
 } from '../../../../common/validation/schedule.dto.js';
-import { NestedObject, Optional, Required } from '../../../../common/validation/validators.js';
+import { Optional } from '../../../../common/validation/validators.js';
 import { DATETIME_FORMS } from '../../dto/campaign.dto.js';
+import { RequiredObject } from '../../../../common/validation/wrappers.js';
 
 /** Descriptive members, optional on create and update. */
 class LineItemText {
@@ -62,18 +62,12 @@ export class UpdateLineItemInput extends LineItemText {
 }
 
 export class CreateLineItemBody {
-  @ApiProperty({ type: CreateLineItemInput })
-  @Required()
-  @NestedObject()
-  @Type(() => CreateLineItemInput)
+  @RequiredObject(CreateLineItemInput)
   line_item: CreateLineItemInput;
 }
 
 export class UpdateLineItemBody {
-  @ApiProperty({ type: UpdateLineItemInput, description: 'Partial: only the members sent change' })
-  @Required()
-  @NestedObject()
-  @Type(() => UpdateLineItemInput)
+  @RequiredObject(UpdateLineItemInput, 'Partial: only the members sent change')
   line_item: UpdateLineItemInput;
 }
 

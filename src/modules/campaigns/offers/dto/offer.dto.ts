@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
 import { ApiDeletedAt, ApiTimestamp } from '../../../../common/validation/schedule.dto.js';
-import { NestedObject, Optional, Required } from '../../../../common/validation/validators.js';
+import { Optional, Required } from '../../../../common/validation/validators.js';
+import { RequiredObject } from '../../../../common/validation/wrappers.js';
 
 const MAX_POINTS = 2_147_483_647;
 
@@ -52,18 +52,12 @@ export class UpdateOfferInput {
 }
 
 export class CreateOfferBody {
-  @ApiProperty({ type: CreateOfferInput })
-  @Required()
-  @NestedObject()
-  @Type(() => CreateOfferInput)
+  @RequiredObject(CreateOfferInput)
   offer: CreateOfferInput;
 }
 
 export class UpdateOfferBody {
-  @ApiProperty({ type: UpdateOfferInput, description: 'Partial: members left out keep their value' })
-  @Required()
-  @NestedObject()
-  @Type(() => UpdateOfferInput)
+  @RequiredObject(UpdateOfferInput, 'Partial: members left out keep their value')
   offer: UpdateOfferInput;
 }
 

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { ApiDeletedAt, ApiTimestamp } from '../../../../common/validation/schedule.dto.js';
-import { NestedObject, Optional, Required } from '../../../../common/validation/validators.js';
+import { Optional, Required } from '../../../../common/validation/validators.js';
+import { RequiredObject } from '../../../../common/validation/wrappers.js';
 
 const MAX_POINTS = 2_147_483_647;
 const NOT_BLANK = /\S/;
@@ -63,18 +63,12 @@ export class UpdateTierInput {
 }
 
 export class CreateTierBody {
-  @ApiProperty({ type: CreateTierInput })
-  @Required()
-  @NestedObject()
-  @Type(() => CreateTierInput)
+  @RequiredObject(CreateTierInput)
   tier: CreateTierInput;
 }
 
 export class UpdateTierBody {
-  @ApiProperty({ type: UpdateTierInput, description: 'Partial: only the members sent change' })
-  @Required()
-  @NestedObject()
-  @Type(() => UpdateTierInput)
+  @RequiredObject(UpdateTierInput, 'Partial: only the members sent change')
   tier: UpdateTierInput;
 }
 

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { ApiDeletedAt, ApiTimestamp } from '../../../../common/validation/schedule.dto.js';
-import { NestedObject, Optional, Required } from '../../../../common/validation/validators.js';
+import { Optional, Required } from '../../../../common/validation/validators.js';
+import { RequiredObject } from '../../../../common/validation/wrappers.js';
 
 const MAX_ID = 2_147_483_647;
 const NOT_BLANK = /\S/;
@@ -63,18 +63,12 @@ export class UpdateDivisionInput {
 }
 
 export class CreateDivisionBody {
-  @ApiProperty({ type: CreateDivisionInput })
-  @Required()
-  @NestedObject()
-  @Type(() => CreateDivisionInput)
+  @RequiredObject(CreateDivisionInput)
   division: CreateDivisionInput;
 }
 
 export class UpdateDivisionBody {
-  @ApiProperty({ type: UpdateDivisionInput, description: 'Partial: only the members sent change' })
-  @Required()
-  @NestedObject()
-  @Type(() => UpdateDivisionInput)
+  @RequiredObject(UpdateDivisionInput, 'Partial: only the members sent change')
   division: UpdateDivisionInput;
 }
 

@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, Max, Min, ValidateIf } from 'class-validator';
-import { NestedObject, Required } from '../../../../common/validation/validators.js';
+import { RequiredObject } from '../../../../common/validation/wrappers.js';
 
 export const EXPIRE_AFTER_DAYS_DESCRIPTION =
   'Days after its event (the perform call for perform) that a credit expires; null: credits never expire. Fixed on each credit ' +
@@ -17,10 +16,7 @@ export class SettingsInput {
 }
 
 export class SettingsBody {
-  @ApiProperty({ type: SettingsInput })
-  @Required()
-  @NestedObject()
-  @Type(() => SettingsInput)
+  @RequiredObject(SettingsInput)
   settings: SettingsInput;
 }
 
