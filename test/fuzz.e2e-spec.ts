@@ -15,6 +15,7 @@ import type { INestApplication } from '@nestjs/common';
 import fc from 'fast-check';
 import request from 'supertest';
 import { createTestApp } from './support/app.js';
+import { useOwnDatabase } from './support/database.js';
 import { TEST_ADMIN_TOKEN } from './support/test-env.js';
 import { deleteQueueKeys, ownQueuePrefix } from './support/worker.js';
 import { validAuth } from './fuzz/auth.js';
@@ -50,6 +51,10 @@ describe('fuzzing every route', () => {
   const statuses = new Map<string, Map<number, number>>();
 
   beforeAll(async () => {
+    // A database of its own (copied from the run's template): the check after every request reads every row of the
+    // fuzzed organizations in every table, and the event log and the tables taken whole (event_transactions) hold
+    // only what the fuzzing wrote, not what the run's other specs have.
+    await useOwnDatabase('fuzz');
     // A queue of its own that no worker reads: jobs the accepted requests queue (events, simulations) never change
     // rows behind the change watch's back.
     app = await createTestApp({ queuePrefix: prefix, rateLimitPerMinute: 10_000_000, authFailuresPerMinute: 10_000_000 });

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { Redis } from 'ioredis';
 
-/** Drops the run's database and deletes the run's Redis keys. */
+/** Drops the run's database, its template and the specs' own databases (`<run id>_*`), and deletes the run's Redis keys. */
 export default async function globalTeardown() {
   const runId = process.env.TEST_RUN_ID;
   if (!runId || !process.env.DATABASE_URL) return;
@@ -9,7 +9,8 @@ export default async function globalTeardown() {
   admin.pathname = '/postgres';
   const client = new pg.Client({ connectionString: admin.toString() });
   await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${runId}" WITH (FORCE)`);
+  const { rows } = await client.query(`SELECT datname FROM pg_database WHERE datname = $1 OR left(datname, length($1) + 1) = $1 || '_'`, [runId]);
+  for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   await client.end();
 
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
