@@ -7,9 +7,10 @@
  *   v1.bench.ts (the processing ceiling) and a no-op BullMQ worker taking the same number of jobs (the queue's);
  * - the lag from acceptance to processing at half the 1-worker capacity, and Redis memory and keys around the
  *   processing phases (completed jobs are removed).
+ * A ceiling that errors or stores less than it should ends the run with FAILED (exit code 1), never a ratio.
  * Run: npm run bench:v2 (BENCH_SECONDS per phase, default 10; BENCH_ONLY=acceptance for acceptance and its ceiling alone).
  */
 import { runV2 } from './support/v2-phase.js';
+import { runBench } from './support/verdict.js';
 
-const { output } = await runV2({ seconds: Number(process.env.BENCH_SECONDS ?? 10), only: process.env.BENCH_ONLY });
-process.stdout.write(output);
+await runBench(async () => (await runV2({ seconds: Number(process.env.BENCH_SECONDS ?? 10), only: process.env.BENCH_ONLY })).output);

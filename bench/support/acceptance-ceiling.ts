@@ -1,13 +1,16 @@
 /**
  * The acceptance ceiling of the V2 benchmark, run as a process of its own as the API is: a plain node:http server
  * (no Nest, no Express) with raw `pg` and BullMQ, doing the durable work V2 acceptance cannot avoid and nothing else.
- * For each POST of a batch it parses the JSON body, inserts every event into an events-shaped table in ONE statement
- * (json_to_recordset of one JSON parameter: the service's columns, customers resolved by id or external id in the same
- * statement, repeated transaction ids ignored), then queues the stored ids with the service's own `enqueueEvents`
- * (same job names, options, packing and id shape) and answers {"status":"ok"}. No auth, validation, request log or
- * metrics. The table (env TABLE) is created by the benchmark: `LIKE events INCLUDING ALL` plus the foreign keys of
- * `events`, so each row costs the same columns, indexes and key checks.
- * Env: PORT, DATABASE_URL, REDIS_URL, QUEUE_PREFIX (its own), ORGANIZATION_ID, API_KEY_ID, TABLE. Prints "ready".
+ * For each POST of a batch it parses the JSON body and runs the service's own statement (V2EventsUseCase.execute in
+ * src/modules/events/v2-events.use-case.ts, copied here as it stands): the batch's idempotency keys claimed in
+ * `event_transactions` and its events inserted into the partitioned log `events`, in ONE statement (json_to_recordset
+ * of one JSON parameter, customers resolved by id or external id in the same statement, a transaction id already used
+ * or repeated in the batch storing nothing); then it queues the stored events with the service's own `enqueueEvents`
+ * (same job names, options, packing and id shape) and answers {"status":"ok"}. No auth, validation, division lookup
+ * (multi-org is off: the service writes no division either), request log or metrics.
+ * It writes the very tables the API writes, so each row costs the same partition, indexes, key checks and idempotency
+ * key. Its request ids start with `ceiling-`, so the benchmark counts the rows it stored apart from the API's.
+ * Env: PORT, DATABASE_URL, REDIS_URL, QUEUE_PREFIX (its own), ORGANIZATION_ID, API_KEY_ID. Prints "ready".
  */
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -17,28 +20,37 @@ import { occurredKey, type EventKey } from '../../src/modules/evaluation/event-k
 import { enqueueEvents } from '../../src/modules/events/enqueue.js';
 import { EventsJob, QueueName } from '../../src/queues/queue-names.js';
 
+/** The prefix of the ceiling's request ids (events.request_id), by which the benchmark counts its rows. */
+export const CEILING_REQUEST_PREFIX = 'ceiling-';
 const LIMIT = 1024 * 1024;
 const organizationId = Number(process.env.ORGANIZATION_ID);
 const apiKeyId = Number(process.env.API_KEY_ID);
-const tableName = process.env.TABLE ?? 'ceiling_events';
-if (!/^[a-z_]+$/.test(tableName) || !organizationId || !apiKeyId) throw new Error('TABLE, ORGANIZATION_ID and API_KEY_ID are required');
 
-const db = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
-const queue = new Queue(QueueName.Events, { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', maxRetriesPerRequest: null }, prefix: process.env.QUEUE_PREFIX });
-
+/** V2EventsUseCase.execute's statement (multi-org off: division_id null). */
 const INSERT = `
-  INSERT INTO ${tableName} (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, context, division_id,
-                            occurred_at, status, request_id)
+  WITH t AS (
+    SELECT *, row_number() OVER (PARTITION BY transaction_id ORDER BY n) = 1 AS first
+      FROM ROWS FROM (json_to_recordset($4::json) AS (user_id uuid, external_id text, transaction_id text, name text, count numeric,
+             context jsonb, division_id int, occurred_at timestamptz))
+           WITH ORDINALITY AS t(user_id, external_id, transaction_id, name, count, context, division_id, occurred_at, n)
+  ),
+  claimed AS (
+    INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at)
+    SELECT $2, t.transaction_id, t.occurred_at FROM t WHERE t.transaction_id IS NOT NULL AND t.first
+    ON CONFLICT DO NOTHING
+    RETURNING transaction_id
+  )
+  INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, context, division_id,
+                      occurred_at, status, request_id)
   SELECT $1, $2,
          CASE WHEN t.user_id IS NOT NULL
               THEN (SELECT c.id FROM customers c WHERE c.id = t.user_id AND c.organization_id = $1)
               ELSE (SELECT c.id FROM customers c WHERE c.organization_id = $1 AND c.external_id = t.external_id) END,
-         coalesce(t.external_id, t.user_id::text), 'v2', t.transaction_id, t.name, t.count, t.context, NULL, t.occurred_at, 'pending', $3
-    FROM ROWS FROM (json_to_recordset($4::json) AS (user_id uuid, external_id text, transaction_id text, name text, count numeric, context jsonb,
-           occurred_at timestamptz))
-         WITH ORDINALITY AS t(user_id, external_id, transaction_id, name, count, context, occurred_at, n)
+         coalesce(t.external_id, t.user_id::text), 'v2', t.transaction_id, t.name, t.count, t.context,
+         t.division_id, t.occurred_at, 'pending', $3
+    FROM t
+   WHERE t.transaction_id IS NULL OR (t.first AND t.transaction_id IN (SELECT transaction_id FROM claimed))
    ORDER BY t.n
-  ON CONFLICT (api_key_id, transaction_id) WHERE transaction_id IS NOT NULL DO NOTHING
   RETURNING id, customer_id AS "customerId", ${occurredKey('occurred_at')} AS "occurredAt"`;
 
 interface InEvent {
@@ -46,59 +58,70 @@ interface InEvent {
   user_id?: string;
   external_id?: string;
   transaction_id?: string;
-  count?: number;
+  by?: number;
   context?: Record<string, unknown>;
   occurred_at?: string;
 }
 
 async function accept(body: string): Promise<void> {
   const events = (JSON.parse(body) as { events: InEvent[] }).events;
-  const now = new Date().toISOString();
+  const now = new Date();
   const rows = JSON.stringify(
     events.map((e) => ({
       user_id: e.user_id ?? null,
       external_id: e.external_id ?? null,
       transaction_id: e.transaction_id ?? null,
       name: e.name,
-      count: e.count ?? 1,
+      count: e.by ?? 1,
       context: e.context ?? {},
-      occurred_at: e.occurred_at ?? now,
+      division_id: null,
+      occurred_at: e.occurred_at ? new Date(e.occurred_at) : now,
     })),
   );
-  const stored = (await db.query(INSERT, [organizationId, apiKeyId, randomUUID(), rows])).rows as Array<EventKey & { customerId: string | null }>;
+  const stored = (await db.query(INSERT, [organizationId, apiKeyId, `${CEILING_REQUEST_PREFIX}${randomUUID()}`, rows])).rows as Array<EventKey & { customerId: string | null }>;
   if (stored.length) await enqueueEvents(queue, stored, EventsJob.Evaluate, 'ceiling');
 }
 
-const server = http.createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  req.on('data', (chunk: Buffer) => {
-    size += chunk.length;
-    if (size <= LIMIT) chunks.push(chunk);
-  });
-  req.on('end', () => {
-    const answer = (status: number, text: string) => {
-      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-      res.end(text);
-    };
-    if (req.method !== 'POST' || req.url !== '/events') return answer(404, '{"status":"error"}');
-    if (size > LIMIT) return answer(413, '{"status":"error"}');
-    accept(Buffer.concat(chunks).toString('utf8')).then(
-      () => answer(200, '{"status":"ok"}'),
-      (error: Error) => {
-        process.stderr.write(`acceptance ceiling: ${error.message}\n`);
-        answer(500, '{"status":"error"}');
-      },
-    );
-  });
-});
+let db: pg.Pool;
+let failures = 0;
+let queue: Queue;
 
-const close = () => {
-  server.close();
-  void Promise.allSettled([db.end(), queue.close()]).then(() => process.exit(0));
-};
-process.once('SIGTERM', close);
-process.once('SIGINT', close);
-await queue.waitUntilReady();
-await db.query('SELECT 1');
-server.listen(Number(process.env.PORT ?? 3902), '127.0.0.1', () => process.stdout.write('ready\n'));
+// Started as a process (not imported for CEILING_REQUEST_PREFIX).
+if (process.env.ACCEPTANCE_CEILING === '1') {
+  if (!organizationId || !apiKeyId) throw new Error('ORGANIZATION_ID and API_KEY_ID are required');
+  db = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
+  queue = new Queue(QueueName.Events, { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', maxRetriesPerRequest: null }, prefix: process.env.QUEUE_PREFIX });
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= LIMIT) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      const answer = (status: number, text: string) => {
+        res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+        res.end(text);
+      };
+      if (req.method !== 'POST' || req.url !== '/events') return answer(404, '{"status":"error"}');
+      if (size > LIMIT) return answer(413, '{"status":"error"}');
+      accept(Buffer.concat(chunks).toString('utf8')).then(
+        () => answer(200, '{"status":"ok"}'),
+        (error: Error) => {
+          // The first errors are shown; all are counted by the benchmark (answers 500), which then FAILS.
+          if ((failures += 1) <= 3) process.stderr.write(`acceptance ceiling: ${error.message}\n`);
+          answer(500, '{"status":"error"}');
+        },
+      );
+    });
+  });
+  const close = () => {
+    server.close();
+    void Promise.allSettled([db.end(), queue.close()]).then(() => process.exit(0));
+  };
+  process.once('SIGTERM', close);
+  process.once('SIGINT', close);
+  await queue.waitUntilReady();
+  await db.query('SELECT 1');
+  server.listen(Number(process.env.PORT ?? 3902), '127.0.0.1', () => process.stdout.write('ready\n'));
+}

@@ -6,6 +6,10 @@ import { table } from './load.js';
 
 export interface Figure {
   figure: string;
+  /** A stable name for the ratios bench:check compares with bench/floors.json (absent when no floor is kept). */
+  key?: string;
+  /** Why the figure's workload cannot be trusted (it errored, or stored less than it answered): bench:check fails it. */
+  broken?: string;
   value: number | string;
   unit: string;
   /** What the figure is compared with (measured in the same run). */

@@ -1,8 +1,9 @@
 /**
  * The V2 benchmark's measurements (see v2.bench.ts), on a fresh database, API and worker processes of their own:
- * acceptance next to its ceiling (a node:http server storing each batch in one statement, then addBulk: see
- * acceptance-ceiling.ts), processing by 1 and 2 workers next to the raw `pg` transaction and a no-op BullMQ worker,
- * and the lag at half the 1-worker capacity.
+ * acceptance next to its ceiling (a node:http server running the service's statement for each batch, idempotency
+ * keys and events, then addBulk: see acceptance-ceiling.ts), processing by 1 and 2 workers next to the raw `pg`
+ * transaction and a no-op BullMQ worker, and the lag at half the 1-worker capacity. The ceilings' errors and rows are
+ * counted: one that errors or stores less than it should FAILS the phase (support/verdict.ts).
  */
 import { performance } from 'node:perf_hooks';
 import { ChildProcess } from 'node:child_process';
@@ -17,12 +18,16 @@ import { startNode, stopAll, stopChild, waitForLine } from './processes.js';
 import { rawTransaction } from './raw-pg.js';
 import { bootstrap, startServer } from './server.js';
 import type { Figure } from './summary.js';
+import { checkTallies, clean, tallyLines, type Tally } from './verdict.js';
+import { CEILING_REQUEST_PREFIX } from './acceptance-ceiling.js';
 
 const CONCURRENCY = 10;
 const CUSTOMERS = 10_000;
 const BATCH = 100;
-/** The events-shaped table the acceptance ceiling writes (created in the benchmark's database, dropped after). */
-const CEILING_TABLE = 'ceiling_events';
+/** Every TX_EVERY-th event of a batch carries a transaction id (claimed in event_transactions by API and ceiling alike). */
+const TX_EVERY = 2;
+/** Where a body's transaction ids take the sender's unique request number (ids must never repeat, bodies do). */
+const TX_SLOT = '@tx@';
 /** Jobs at a time per worker process: the service's default, unless the environment sets WORKER_CONCURRENCY. */
 const WORKER_CONCURRENCY = Number(process.env.WORKER_CONCURRENCY ?? 4);
 
@@ -31,8 +36,11 @@ const fmt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('e
 const pct = (a: number, b: number) => `${((a / b) * 100).toFixed(0)}%`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
 
-/** Bodies of 100 `visit` events for random customers by external id, built once (the load generator shares the CPU). */
-function bodies(count: number): string[] {
+/**
+ * Bodies of 100 `visit` events for random customers by external id, built once (the load generator shares the CPU),
+ * every other event with a transaction id; each body split where its ids take a unique request number.
+ */
+function bodies(count: number): string[][] {
   let seed = 42;
   const random = () => {
     seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
@@ -40,13 +48,23 @@ function bodies(count: number): string[] {
   };
   return Array.from({ length: count }, () =>
     JSON.stringify({
-      events: Array.from({ length: BATCH }, () => ({
+      events: Array.from({ length: BATCH }, (_, k) => ({
         name: 'visit',
         external_id: `bench-${1 + Math.floor(random() * CUSTOMERS)}`,
+        ...(k % TX_EVERY === 0 ? { transaction_id: `${TX_SLOT}-${k}` } : {}),
         context: { store_id: `s${Math.floor(random() * 13)}` },
       })),
-    }),
+    }).split(TX_SLOT),
   );
+}
+
+/** A sender's bodies: each request's transaction ids unique (`side` and its own request number), never repeated. */
+function bodySource(pool: string[][], side: string): () => string {
+  let n = 0;
+  return () => {
+    const i = n++;
+    return pool[i % pool.length].join(`${side}${i}`);
+  };
 }
 
 /** An acceptance row: batches of 100, so events/s is 100 × requests/s; latencies are per batch. */
@@ -82,7 +100,10 @@ async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
 export interface V2Options {
   /** Per phase. */
   seconds: number;
-  /** `acceptance`: acceptance and its ceiling alone. */
+  /**
+   * `acceptance`: acceptance and its ceiling alone; `check` (bench:check): acceptance and its ceiling, the raw pg
+   * transaction and processing by 1 worker (no saturated acceptance, 2 workers, no-op worker or lag).
+   */
   only?: string;
   port?: number;
   ceilingPort?: number;
@@ -117,8 +138,10 @@ export async function runV2({ seconds: SECONDS, only, port = 3910, ceilingPort: 
 
     const pool = bodies(500);
     const headers = { authorization: tenant.auth, 'content-type': 'application/json' };
-    const post = (i: number) => send(`${server.url}/priv/v2/apps/${tenant.key}/events`, { method: 'POST', headers, body: pool[i % pool.length] });
-    const toCeiling = (i: number) => send(`http://127.0.0.1:${CEILING_PORT}/events`, { method: 'POST', headers, body: pool[i % pool.length] });
+    // API and ceiling send the same bodies; their transaction ids differ by side (a, c) and request number.
+    const [apiBody, ceilingBody] = [bodySource(pool, 'a'), bodySource(pool, 'c')];
+    const post = () => send(`${server.url}/priv/v2/apps/${tenant.key}/events`, { method: 'POST', headers, body: apiBody() });
+    const toCeiling = () => send(`http://127.0.0.1:${CEILING_PORT}/events`, { method: 'POST', headers, body: ceilingBody() });
 
     const workerEnv = {
       ...server.env,
@@ -149,49 +172,73 @@ export async function runV2({ seconds: SECONDS, only, port = 3910, ceilingPort: 
     };
 
     // 1. API acceptance with no worker running (the events are stored and queued, nothing takes them), interleaved in
-    // rounds with its ceiling: a node:http server storing the same batches in one statement into an events-shaped
-    // table of its own (LIKE events INCLUDING ALL, and its foreign keys), then addBulk (own queue prefix).
-    await db.query(`CREATE TABLE ${CEILING_TABLE} (LIKE events INCLUDING ALL)`);
-    for (const { def } of (await db.query(`SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = 'events'::regclass AND contype = 'f'`)).rows) {
-      await db.query(`ALTER TABLE ${CEILING_TABLE} ADD ${def}`);
-    }
+    // rounds with its ceiling: a node:http server running the service's statement for the same batches (idempotency
+    // keys into event_transactions, events into the partitioned log, the API's own tables), then addBulk (own queue
+    // prefix). Each side's rows are counted afterwards: its events (by request id) and its keys (by transaction id).
     const apiKeyId = (await db.query(`SELECT id FROM api_keys WHERE key = $1`, [tenant.key])).rows[0].id as number;
     const ceilingServer = startNode(
       'dist/bench/support/acceptance-ceiling.js',
-      { ...server.env, PORT: String(CEILING_PORT), QUEUE_PREFIX: `${prefix}-ceiling`, ORGANIZATION_ID: String(tenant.organizationId), API_KEY_ID: String(apiKeyId), TABLE: CEILING_TABLE },
+      { ...server.env, ACCEPTANCE_CEILING: '1', PORT: String(CEILING_PORT), QUEUE_PREFIX: `${prefix}-ceiling`, ORGANIZATION_ID: String(tenant.organizationId), API_KEY_ID: String(apiKeyId) },
       'pipe',
     );
     await waitForLine(ceilingServer, 'ready');
     const cpu = () => server.cpu();
     const ceilingCpu = () => cpuSnapshot([ceilingServer.pid!], new URL(server.databaseUrl).pathname.slice(1));
+    const acceptanceFrom = await maxId();
     const [accepted, ceilingResult] = await interleaved(
       [(s) => measured(cpu, () => load(post, CONCURRENCY, s)), (s) => measured(ceilingCpu, () => load(toCeiling, CONCURRENCY, s))],
       SECONDS,
     );
     await stopChild(ceilingServer);
+    const ceilingJobs = (await ceilingQueue.getJobCounts('wait')).wait ?? 0;
     await ceilingQueue.obliterate({ force: true });
-    const ceilingRows = Number((await db.query(`SELECT count(*) AS n FROM ${CEILING_TABLE}`)).rows[0].n);
-    await db.query(`DROP TABLE ${CEILING_TABLE}`);
+    const sideRows = (
+      await db.query(
+        `SELECT count(*) FILTER (WHERE request_id NOT LIKE $2 || '%')::int AS api, count(*) FILTER (WHERE request_id LIKE $2 || '%')::int AS ceiling
+           FROM events WHERE id > $1`,
+        [acceptanceFrom, CEILING_REQUEST_PREFIX],
+      )
+    ).rows[0] as { api: number; ceiling: number };
+    const keys = (side: string) =>
+      db.query(`SELECT count(*)::int AS n FROM event_transactions WHERE api_key_id = $1 AND transaction_id LIKE $2 || '%'`, [apiKeyId, side]).then((r) => r.rows[0].n as number);
+    const [apiKeys, ceilingKeys] = [await keys('a'), await keys('c')];
+    const ok = (r: LoadResult) => r.statuses[200] ?? 0;
+    const acceptanceTallies: Tally[] = [
+      { name: 'V2 acceptance: events', role: 'workload', errors: accepted.errors, stored: sideRows.api, expected: ok(accepted) * BATCH, unit: 'events' },
+      { name: 'V2 acceptance: idempotency keys', role: 'workload', errors: accepted.errors, stored: apiKeys, expected: ok(accepted) * (BATCH / TX_EVERY), unit: 'keys' },
+      { name: 'acceptance ceiling: events', role: 'ceiling', errors: ceilingResult.errors, stored: sideRows.ceiling, expected: ok(ceilingResult) * BATCH, unit: 'events' },
+      { name: 'acceptance ceiling: idempotency keys', role: 'ceiling', errors: ceilingResult.errors, stored: ceilingKeys, expected: ok(ceilingResult) * (BATCH / TX_EVERY), unit: 'keys' },
+      // A batch of 100 events is one job (jobs pack up to 200): one job waiting per batch stored.
+      { name: 'acceptance ceiling: jobs queued', role: 'ceiling', errors: 0, stored: ceilingJobs, expected: ok(ceilingResult), unit: 'jobs' },
+    ];
+    // A ceiling that errors or stores nothing is no ceiling: the phase ends here, FAILED, never a ratio.
+    checkTallies(acceptanceTallies);
     phase('acceptance, no worker, and its ceiling');
     const cpuLine = (name: string, r: LoadResult) =>
       `${name} CPU per batch of ${BATCH}: server ${r.cpuPerRequest!.api.toFixed(0)} µs, PostgreSQL ${r.cpuPerRequest!.postgres.toFixed(0)} µs, load generator ${r.cpuPerRequest!.bench.toFixed(0)} µs`;
-    const acceptanceCpu = `${cpuLine('acceptance', accepted)}; ${cpuLine('ceiling', ceilingResult)} (${fmt(ceilingRows)} rows stored)\n`;
-    const CEILING = 'ceiling: insert + addBulk';
+    const acceptanceCpu =
+      `${cpuLine('acceptance', accepted)}; ${cpuLine('ceiling', ceilingResult)}\n` +
+      `bodies: ${BATCH} events, every ${TX_EVERY === 2 ? 'other' : `${TX_EVERY}th`} one with a transaction id (unique per request), for the API and the ceiling alike\n` +
+      tallyLines(acceptanceTallies);
+    const CEILING = 'ceiling: service statement + addBulk';
+    const acceptanceClean = clean(acceptanceTallies[0]) && clean(acceptanceTallies[1]);
     const acceptanceFigure: Figure = {
-      figure: 'V2 acceptance, batches of 100, no worker',
+      figure: `V2 acceptance, batches of 100, no worker${acceptanceClean ? '' : ` (${accepted.errors} errors)`}`,
+      key: 'v2.acceptance',
+      ...(acceptanceClean ? {} : { broken: `acceptance: ${accepted.errors} errors or rows missing` }),
       value: eventsPerSecond(accepted),
       unit: 'events/s',
       ceiling: CEILING,
       ceilingValue: eventsPerSecond(ceilingResult),
       target: '≥ 60% of ceiling',
-      met: eventsPerSecond(accepted) >= 0.6 * eventsPerSecond(ceilingResult),
+      met: acceptanceClean && eventsPerSecond(accepted) >= 0.6 * eventsPerSecond(ceilingResult),
     };
     const ceilingP99 = percentile(ceilingResult.latenciesMs, 99);
     const p99Figure = (figure: string, r: LoadResult): Figure => {
       const p99 = percentile(r.latenciesMs, 99);
       return { figure, value: p99, unit: 'ms', ceiling: `${CEILING} p99`, ceilingValue: ceilingP99, ratioAs: '×', target: '≤ 3× ceiling', met: p99 <= 3 * ceilingP99 };
     };
-    const CEILING_ROW = 'node:http, one INSERT of the batch + addBulk (ceiling)';
+    const CEILING_ROW = "node:http, the service's statement for the batch + addBulk (ceiling)";
     if (only === 'acceptance') {
       return {
         output: table(['workload', 'events/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling'], [acceptanceRow('V2 API acceptance, no worker', accepted, ceilingResult), acceptanceRow(CEILING_ROW, ceilingResult, ceilingResult)]) + acceptanceCpu,
@@ -200,16 +247,22 @@ export async function runV2({ seconds: SECONDS, only, port = 3910, ceilingPort: 
     }
 
     // 1b. The same, while 2 worker processes are saturated by the backlog phase 1 left (it outlasts the phase).
-    let workers = await startWorkers(2);
-    await sleep(1000);
-    const acceptedSaturated = await load(post, CONCURRENCY, SECONDS);
-    const backlogLeft = await pendingAfter(0); // > 0: the workers never caught up, so they were busy all along
-    await stopWorkers(workers);
+    const check = only === 'check';
+    let workers: ChildProcess[] = [];
+    let acceptedSaturated: LoadResult | undefined;
+    let backlogLeft = 0;
+    if (!check) {
+      workers = await startWorkers(2);
+      await sleep(1000);
+      acceptedSaturated = await load(post, CONCURRENCY, SECONDS);
+      backlogLeft = await pendingAfter(0); // > 0: the workers never caught up, so they were busy all along
+      await stopWorkers(workers);
+    }
     // That backlog is not measured: its jobs are discarded, its still-pending events set aside (failed, which no sweep
     // queues again; deleting them would check every points ledger row that references an event).
     await queue.obliterate({ force: true });
     await db.query(`UPDATE events SET status = 'failed', reason = 'bench: backlog discarded' WHERE status = 'pending'`);
-    phase('acceptance, 2 workers saturated');
+    if (!check) phase('acceptance, 2 workers saturated');
 
     // 3. Processing ceiling: the raw pg transaction of v1.bench.ts, one event per transaction, on customers of its own
     // (the progress state it writes is not the engine's, so no worker may read it; no later phase sends them events).
@@ -221,8 +274,12 @@ export async function runV2({ seconds: SECONDS, only, port = 3910, ceilingPort: 
         [tenant.organizationId, CUSTOMERS],
       )
     ).rows.map((r) => r.id);
+    const rawFrom = await maxId();
     const raw = await load((i) => rawTransaction(db, tenant.organizationId, tenant.key, rawIds[(i * 7919) % rawIds.length]), CONCURRENCY, SECONDS);
     const rawEps = raw.requests / raw.seconds;
+    // Nothing else writes events meanwhile: every event after rawFrom is the raw transaction's.
+    const rawTally: Tally = { name: 'raw pg transaction', role: 'ceiling', errors: raw.errors, stored: Number((await db.query(`SELECT count(*) AS n FROM events WHERE id > $1`, [rawFrom])).rows[0].n), expected: raw.requests - raw.errors, unit: 'events' };
+    checkTallies([rawTally]);
     phase('raw pg ceiling');
 
     // 4. Processing: a backlog sized so that workers at 40% of the raw ceiling drain it in BENCH_SECONDS, stored and
@@ -232,12 +289,13 @@ export async function runV2({ seconds: SECONDS, only, port = 3910, ceilingPort: 
     const redis0 = await redisState(redis, prefix);
     const redisAfterPhase: Array<Awaited<ReturnType<typeof redisState>>> = [];
     const processing: Array<{ workers: number; events: number; jobs: number; seconds: number; statuses: Record<string, number> }> = [];
-    for (const n of [1, 2]) {
+    for (const n of check ? [1] : [1, 2]) {
       await queue.pause();
       const from = await maxId();
       const fill = await loadCount(post, CONCURRENCY, backlog / BATCH);
       if (fill.errors) throw new Error(`backlog not accepted: ${JSON.stringify(fill.statuses)}`);
       const events = await pendingAfter(from);
+      if (events !== backlog) throw new Error(`backlog of ${backlog} events accepted, ${events} stored pending`);
       const counts = await queue.getJobCounts('wait');
       const jobs = counts.wait ?? 0;
       workers = await startWorkers(n);
@@ -253,6 +311,38 @@ export async function runV2({ seconds: SECONDS, only, port = 3910, ceilingPort: 
       processing.push({ workers: n, events, jobs, seconds: (end.getTime() - started) / 1000, statuses });
       phase(`processing, ${n} worker(s)`);
     }
+    const processingFigure = (p: (typeof processing)[number]): Figure => {
+      const eps = p.events / p.seconds;
+      const complete = p.events === (p.statuses.processed ?? 0);
+      return {
+        figure: `V2 processing, ${p.workers} worker process${p.workers > 1 ? 'es' : ''}${complete ? '' : ` (${p.events - (p.statuses.processed ?? 0)} not processed)`}`,
+        key: `v2.processing${p.workers}`,
+        ...(complete ? {} : { broken: `${p.events - (p.statuses.processed ?? 0)} events not processed` }),
+        value: eps,
+        unit: 'events/s',
+        ceiling: 'raw pg transaction',
+        ceilingValue: rawEps,
+        target: '≥ 100% (grouped; 75% one by one)',
+        met: complete && eps >= rawEps,
+      };
+    };
+    const rawLine = tallyLines([rawTally]);
+    if (check) {
+      const p = processing[0];
+      return {
+        output:
+          table(['workload', 'events/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling'], [
+            acceptanceRow('V2 API acceptance, no worker', accepted, ceilingResult),
+            acceptanceRow(CEILING_ROW, ceilingResult, ceilingResult),
+            [`processing, 1 worker process (${fmt(p.events)} events)`, fmt(p.events / p.seconds), '', '', String(p.events - (p.statuses.processed ?? 0)), pct(p.events / p.seconds, rawEps)],
+            ['raw pg transaction of V1 (ceiling)', fmt(rawEps), percentile(raw.latenciesMs, 50).toFixed(1), percentile(raw.latenciesMs, 99).toFixed(1), String(raw.errors), '100%'],
+          ]) +
+          acceptanceCpu +
+          rawLine,
+        figures: [acceptanceFigure, processingFigure(p)],
+      };
+    }
+    const saturated = acceptedSaturated!;
 
     // 5. The queue's ceiling: the 1-worker backlog's job count through a no-op BullMQ worker (one, with the worker
     // processes' concurrency, in this otherwise idle process), added 100 per addBulk.
@@ -315,7 +405,7 @@ export async function runV2({ seconds: SECONDS, only, port = 3910, ceilingPort: 
     ];
     const rows: string[][] = [
       acceptanceRow('V2 API acceptance, batches of 100, no worker', accepted, ceilingResult),
-      acceptanceRow('V2 API acceptance, 2 workers saturated', acceptedSaturated, ceilingResult),
+      acceptanceRow('V2 API acceptance, 2 workers saturated', saturated, ceilingResult),
       acceptanceRow(CEILING_ROW, ceilingResult, ceilingResult),
       processingRow(processing[0]),
       processingRow(processing[1]),
@@ -327,6 +417,7 @@ export async function runV2({ seconds: SECONDS, only, port = 3910, ceilingPort: 
       table(['workload', 'events/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling'], rows) +
       `acceptance: vs its ceiling, measured in rounds with it and no worker running (${fmt(ceilingEps)} events/s); with 2 workers, ${fmt(backlogLeft)} events were still pending at the end (saturated throughout)\n` +
         acceptanceCpu +
+        rawLine +
         `processing: vs the raw pg transaction; time from resuming the queue to the last processed_at; errors = events of the backlog not processed\n` +
         `queue: ${perJob.toFixed(2)} events per job, so the no-op worker's ${fmt(noopJobs / noopSeconds)} jobs/s stand for ${fmt((noopJobs / noopSeconds) * perJob)} events/s; ` +
         `1 worker uses ${pct(capacity, (noopJobs / noopSeconds) * perJob)} of it\n` +
@@ -341,26 +432,21 @@ export async function runV2({ seconds: SECONDS, only, port = 3910, ceilingPort: 
         ].join(', ')}\n` +
         `keys left: ${redisAfter.keys.join(' ')}; jobs left ${JSON.stringify(jobCounts)}; event stream ${fmt(streamLength)} entries (BullMQ trims it near 10,000)\n` +
         `${CUSTOMERS} customers, ${CONCURRENCY} connections, batches of ${BATCH}, ${WORKER_CONCURRENCY} jobs at a time per worker, ${SECONDS}s per phase, node ${process.version}\n`;
-    const saturatedP99 = percentile(acceptedSaturated.latenciesMs, 99);
-    const processingFigure = (p: (typeof processing)[number]): Figure => {
-      const eps = p.events / p.seconds;
-      const complete = p.events === (p.statuses.processed ?? 0);
-      return {
-        figure: `V2 processing, ${p.workers} worker process${p.workers > 1 ? 'es' : ''}${complete ? '' : ` (${p.events - (p.statuses.processed ?? 0)} not processed)`}`,
-        value: eps,
-        unit: 'events/s',
-        ceiling: 'raw pg transaction',
-        ceilingValue: rawEps,
-        target: '≥ 100% (grouped; 75% one by one)',
-        met: complete && eps >= rawEps,
-      };
-    };
+    const saturatedP99 = percentile(saturated.latenciesMs, 99);
     const lagP99 = Number(lag.p99);
     const figures: Figure[] = [
       acceptanceFigure,
-      { ...acceptanceFigure, figure: 'V2 acceptance, 2 workers saturated', value: eventsPerSecond(acceptedSaturated), target: '≥ 40% of ceiling', met: eventsPerSecond(acceptedSaturated) >= 0.4 * eventsPerSecond(ceilingResult) },
+      {
+        ...acceptanceFigure,
+        key: undefined,
+        broken: undefined,
+        figure: `V2 acceptance, 2 workers saturated${saturated.errors ? ` (${saturated.errors} errors)` : ''}`,
+        value: eventsPerSecond(saturated),
+        target: '≥ 40% of ceiling',
+        met: saturated.errors === 0 && eventsPerSecond(saturated) >= 0.4 * eventsPerSecond(ceilingResult),
+      },
       p99Figure('V2 acceptance p99 per batch, no worker', accepted),
-      p99Figure('V2 acceptance p99 per batch, 2 workers saturated', acceptedSaturated),
+      p99Figure('V2 acceptance p99 per batch, 2 workers saturated', saturated),
       { figure: 'V2 acceptance p99 per batch, 2 workers saturated (absolute)', value: saturatedP99, unit: 'ms', target: '≤ 100 ms', met: saturatedP99 <= 100 },
       processingFigure(processing[0]),
       processingFigure(processing[1]),
