@@ -4,5 +4,6 @@
  * up in the listener index and bumping one counter). Run: npm run bench:engine
  */
 import { engineTable, measureEngine } from './support/engine-phase.js';
+import { runBench } from './support/verdict.js';
 
-process.stdout.write(engineTable(measureEngine()));
+await runBench(async () => engineTable(measureEngine()));

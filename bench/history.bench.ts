@@ -31,6 +31,7 @@ import { databaseUrl, dropDatabase } from './support/history-server.js';
 import { loadAverage, prepareHistory, type HistoryDatabase } from './support/history-setup.js';
 import { trafficPerRequest, smokeTest, workloads, WORKLOADS, CONCURRENCY } from './support/history-workloads.js';
 import { interleavedNamed, percentile, table, type LoadResult } from './support/load.js';
+import { checkTallies, tallyLines, type Tally } from './support/verdict.js';
 
 const int = (name: string, fallback: number) => {
   const value = Number((process.env[name] ?? String(fallback)).replaceAll('_', '').replaceAll(',', ''));
@@ -151,7 +152,28 @@ try {
   log('warm-up (1 s per workload and database)');
   await interleavedNamed(loads, 1, 1);
   log(`measuring: ${MEASURED.length} workloads × 2 databases × ${SECONDS} s, in ${ROUNDS} rounds`);
+  const maxEventId = async (d: HistoryDatabase) => Number((await d.pool.query(`SELECT coalesce(max(id), 0) AS id FROM events`)).rows[0].id);
+  const eventsFrom = { small: await maxEventId(small), large: await maxEventId(large) };
   const results = await interleavedNamed(loads, SECONDS, ROUNDS);
+  // Errors and rows of each database's workloads: SMALL is the baseline, so its errors, or events not stored for its
+  // answers 200 (V1: one each, V2: a batch each), end the run FAILED; LARGE's are reported (and fail its targets).
+  const tallies: Tally[] = [];
+  for (const [size, d] of [['small', small], ['large', large]] as const) {
+    const role = size === 'small' ? 'baseline' : 'workload';
+    const of = (w: (typeof MEASURED)[number]) => results[`${w.key} ${size}`];
+    const writes = MEASURED.filter((w) => w.key === 'v1' || w.key === 'v2');
+    const reads = MEASURED.filter((w) => w.key === 'retrieval' || w.key === 'timeline');
+    const stored = Number((await d.pool.query(`SELECT count(*) AS n FROM events WHERE id > $1`, [eventsFrom[size]])).rows[0].n);
+    if (writes.length) {
+      const expected = writes.reduce((n, w) => n + (of(w).statuses[200] ?? 0) * w.perRequest, 0);
+      tallies.push({ name: `${size.toUpperCase()}: ${writes.map((w) => w.key).join(' + ')}`, role, errors: writes.reduce((n, w) => n + of(w).errors, 0), stored, expected, unit: 'events' });
+    }
+    if (reads.length) {
+      const answered = reads.reduce((n, w) => n + (of(w).statuses[200] ?? 0), 0);
+      tallies.push({ name: `${size.toUpperCase()}: ${reads.map((w) => w.key).join(' + ')}`, role, errors: reads.reduce((n, w) => n + of(w).errors, 0), stored: answered, expected: reads.reduce((n, w) => n + of(w).requests, 0), unit: 'answers 200' });
+    }
+  }
+  checkTallies(tallies);
   const loadAfterWorkloads = loadAverage();
   const hot = (before: Record<string, { updated: number; hot: number }>, after: Record<string, { updated: number; hot: number }>) =>
     Object.keys(after)
@@ -162,7 +184,9 @@ try {
         return `${t} ${updated ? ((hotUpdated / updated) * 100).toFixed(0) : '-'}% of ${updated.toLocaleString('en-US')}`;
       })
       .join(', ');
-  const hotLine = `updates during the workloads that were HOT (no new index entries): SMALL ${hot(updatesBefore.small, await updates(small))}; LARGE ${hot(updatesBefore.large, await updates(large))}\n`;
+  const hotLine =
+    `updates during the workloads that were HOT (no new index entries): SMALL ${hot(updatesBefore.small, await updates(small))}; LARGE ${hot(updatesBefore.large, await updates(large))}\n` +
+    tallyLines(tallies);
 
   log('EXPLAIN (ANALYZE, BUFFERS) of the statements, 10 customers each');
   const explained = { small: await explainStatements(small.url, small.plan, 10), large: await explainStatements(large.url, large.plan, 10) };

@@ -5,6 +5,6 @@
  * Run: npm run bench:pipeline (BENCH_SECONDS per workload, default 8; BENCH_BURSTS, default 4).
  */
 import { runPipeline } from './support/pipeline-phase.js';
+import { runBench } from './support/verdict.js';
 
-const { output } = await runPipeline({ seconds: Number(process.env.BENCH_SECONDS ?? 8) });
-process.stdout.write(output);
+await runBench(async () => (await runPipeline({ seconds: Number(process.env.BENCH_SECONDS ?? 8) })).output);

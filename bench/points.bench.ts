@@ -6,7 +6,7 @@
  * Run: npm run bench:points (BENCH_SECONDS per workload, default 8; BENCH_ONLY=debit,budget or expiry for some parts).
  */
 import { runPoints, type PointsPart } from './support/points-phase.js';
+import { runBench } from './support/verdict.js';
 
 const only = process.env.BENCH_ONLY ? (process.env.BENCH_ONLY.split(',') as PointsPart[]) : undefined;
-const { output } = await runPoints({ seconds: Number(process.env.BENCH_SECONDS ?? 8), only });
-process.stdout.write(output);
+await runBench(async () => (await runPoints({ seconds: Number(process.env.BENCH_SECONDS ?? 8), only })).output);

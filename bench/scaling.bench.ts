@@ -19,6 +19,7 @@ import { addCustomers, customerIds } from './support/customers.js';
 import { CPU_COLUMNS, interleaved, load, LoadResult, measured, percentile, send, summary, table } from './support/load.js';
 import { runPartitionsPhase } from './support/partitions-phase.js';
 import { bootstrap, startServer } from './support/server.js';
+import { problem, tallyLines, type Tally } from './support/verdict.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = 10;
@@ -113,7 +114,10 @@ async function allPhases(): Promise<void> {
       measured(cpu, () => load((i) => send(`${server.url}/priv/v2/apps/${v2.key}/events`, { method: 'POST', headers, body: bodies[i % bodies.length] }), CONCURRENCY, seconds));
   });
   await interleaved(batchLoads, batchLoads.length, 1); // warm-up
+  const v2Events = async () => Number((await db.query(`SELECT count(*) AS n FROM events WHERE organization_id = $1`, [v2.organizationId])).rows[0].n);
+  const v2From = await v2Events();
   const byBatch = await interleaved(batchLoads, SECONDS);
+  const v2Stored = (await v2Events()) - v2From;
   const eventsPerSecond = (r: LoadResult, size: number) => (r.requests * size) / r.seconds;
   const batchRows = byBatch.map((r, i) => {
     const size = batchSizes[i];
@@ -138,6 +142,15 @@ async function allPhases(): Promise<void> {
   if (months.failed) process.exitCode = 1;
   progress('months holding events');
 
+  // Each table's first row is its baseline: it must not error; V2's batches must all be stored.
+  const ok = (r: LoadResult) => r.statuses[200] ?? 0;
+  const tallies: Tally[] = [
+    { name: 'V1, 1,000 progress rows (first row)', role: 'baseline', errors: first!.errors, stored: ok(first!), expected: first!.requests, unit: 'answers 200' },
+    { name: 'V1, 1 live behavior (first row)', role: 'baseline', errors: byBehaviors[0].errors, stored: ok(byBehaviors[0]), expected: byBehaviors[0].requests, unit: 'answers 200' },
+    { name: 'V2 acceptance, every batch size', role: 'baseline', errors: byBatch.reduce((n, r) => n + r.errors, 0), stored: v2Stored, expected: byBatch.reduce((n, r, i) => n + ok(r) * batchSizes[i], 0), unit: 'events' },
+  ];
+  const failures = tallies.map(problem).filter((p) => p !== null);
+  if (failures.length) process.exitCode = 1;
   process.stdout.write(
     `V1 sync events by progress rows (10 live behaviors, 5 listening; requests spread over every customer)\n${table(HEADER, progressRows)}` +
       `filled with INSERT ... SELECT generate_series: ${fills.join(', ')} (cumulative)\n\n` +
@@ -145,6 +158,8 @@ async function allPhases(): Promise<void> {
       `V2 acceptance by batch size (no worker; in rounds)\n` +
       table(['events per batch', 'events/s', 'batches/s', 'p50 ms', 'p99 ms', 'errors', 'vs first row', 'API CPU µs/event', 'PG CPU µs/event', 'bench CPU µs/event'], batchRows) +
       `\n${months.output}` +
-      `${CONCURRENCY} connections, ${SECONDS}s per measurement, node ${process.version}, total ${elapsed()}\n`,
+      `${CONCURRENCY} connections, ${SECONDS}s per measurement, node ${process.version}, total ${elapsed()}\n` +
+      tallyLines(tallies) +
+      (failures.length ? `FAILED: ${failures.join('; ')}\n` : ''),
   );
 }

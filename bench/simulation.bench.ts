@@ -10,9 +10,14 @@
  * prints where its time went.
  */
 import { runSimulation } from './support/simulation-phase.js';
+import { runBench } from './support/verdict.js';
 
-const { output } = await runSimulation({
-  sizes: { customers: Number(process.env.BENCH_SIM_CUSTOMERS ?? 100_000), events: Number(process.env.BENCH_SIM_EVENTS ?? 1_000_000) },
-  profileDir: process.env.BENCH_PROFILE === '1' ? (process.env.BENCH_PROFILE_DIR ?? '/tmp/prof') : undefined,
-});
-process.stdout.write(output);
+await runBench(
+  async () =>
+    (
+      await runSimulation({
+        sizes: { customers: Number(process.env.BENCH_SIM_CUSTOMERS ?? 100_000), events: Number(process.env.BENCH_SIM_EVENTS ?? 1_000_000) },
+        profileDir: process.env.BENCH_PROFILE === '1' ? (process.env.BENCH_PROFILE_DIR ?? '/tmp/prof') : undefined,
+      })
+    ).output,
+);

@@ -7,9 +7,10 @@
  * interleaved in rounds so that the machine's slow spells hit them alike; then the same V1 load on a single
  * customer (lock contention) with its totals checked. Each row adds the CPU a request cost the API, PostgreSQL and
  * this process (the load generator, and the raw script itself in the raw row; S's own process is its API column).
+ * A ceiling that errors or stores less than it should ends the run with FAILED (exit code 1), never a ratio.
  * Run: npm run bench:v1 (BENCH_SECONDS per workload, default 10; BENCH_ONLY=v1 for V1, S and P alone).
  */
 import { runV1 } from './support/v1-phase.js';
+import { runBench } from './support/verdict.js';
 
-const { output } = await runV1({ seconds: Number(process.env.BENCH_SECONDS ?? 10), only: process.env.BENCH_ONLY });
-process.stdout.write(output);
+await runBench(async () => (await runV1({ seconds: Number(process.env.BENCH_SECONDS ?? 10), only: process.env.BENCH_ONLY })).output);

@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { compileRules, evaluate, EventInstance, RuleSet, CustomerSnapshot, BehaviorRule, ProgressMap } from '../../src/engine/index.js';
 import { table } from './load.js';
 import type { Figure } from './summary.js';
+import { checkTallies } from './verdict.js';
 
 const T0 = Date.UTC(2026, 0, 5, 10);
 
@@ -124,6 +125,14 @@ export function measureEngine(minMs = 400): EngineRow[] {
     const ceiling = perSecond(() => {
       for (const goal of rules.listeners.get(event.name) ?? []) counters.set(goal.rule.id, (counters.get(goal.rule.id) ?? 0) + event.count);
     }, minMs);
+    // Neither side may be fast for doing nothing: the engine carried progress for every listening behavior, the
+    // ceiling counted the event for each of them.
+    const counted = (n: number) => (n === listening ? 1 : 0);
+    checkTallies([
+      { name: `engine, ${behaviors} behaviors`, role: 'workload', errors: 0, stored: Object.keys(progress).length, expected: listening, unit: 'behaviors with progress' },
+      { name: `index lookup + counter, ${behaviors} behaviors`, role: 'ceiling', errors: 0, stored: counted(counters.size), expected: 1, unit: `counters for all ${listening} listening` },
+    ]);
+    if (Object.keys(progress).length < listening) throw new Error(`the engine kept progress for ${Object.keys(progress).length} of ${listening} listening behaviors`);
     return { behaviors, listening, engine, ceiling };
   });
 }
@@ -141,6 +150,7 @@ export function engineTable(rows: EngineRow[]): string {
 export function engineFigures(rows: EngineRow[]): Figure[] {
   return rows.map((r) => ({
     figure: `engine, ${r.behaviors} live behavior${r.behaviors > 1 ? 's' : ''}, ${r.listening} listening`,
+    ...(r.behaviors === 100 && r.listening === 1 ? { key: 'engine.100x1' } : {}),
     value: r.engine,
     unit: 'evals/s',
     ceiling: 'index lookup + counter',

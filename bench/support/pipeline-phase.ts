@@ -16,6 +16,7 @@ import { addCustomers } from './customers.js';
 import { failures5xx, interleavedNamed, load, LoadResult, percentile, send, table } from './load.js';
 import { bootstrap, startServer } from './server.js';
 import type { Figure } from './summary.js';
+import { checkTallies, tallyLines, type Tally } from './verdict.js';
 
 const OTHERS_CONCURRENCY = 10;
 const HOT_CONCURRENCY = 50;
@@ -113,7 +114,18 @@ async function hotCustomer(url: string, db: pg.Pool, seconds: number, hotAgent: 
   await Promise.all([othersLoad(1), load((i) => postHot(hotId, i), HOT_CONCURRENCY, 0.5)]);
   const warm = await books(db, [hotId]);
   const before = warm.get(hotId)!;
+  const othersEvents = () => db.query(`SELECT count(*)::int AS n FROM events WHERE organization_id = $1`, [tenant.organizationId]).then((r) => r.rows[0].n as number);
+  const othersFrom = await othersEvents();
   const { baseline, contended } = await interleavedNamed({ baseline: othersLoad, contended: withHot }, seconds);
+  // The baseline (others alone) must not error, and the others' events must all be stored: one per answer 200 of the
+  // baseline and of the others beside the hot customer (the same customers).
+  const othersStored = (await othersEvents()) - othersFrom;
+  const ok = (r: LoadResult) => r.statuses[200] ?? 0;
+  const tallies: Tally[] = [
+    { name: 'others alone and beside the hot customer', role: 'baseline', errors: baseline.errors, stored: othersStored, expected: ok(baseline) + ok(contended), unit: 'events' },
+    { name: 'others beside the hot customer', role: 'workload', errors: contended.errors, stored: ok(contended), expected: contended.requests, unit: 'answers 200' },
+  ];
+  checkTallies(tallies);
   const hotResult: LoadResult = {
     requests: hotSlices.reduce((n, r) => n + r.requests, 0),
     errors: hotSlices.reduce((n, r) => n + r.errors, 0),
@@ -156,7 +168,9 @@ async function hotCustomer(url: string, db: pg.Pool, seconds: number, hotAgent: 
     `hot customer: ${answered200} answered 200, ${stored} events stored; ledger sum ${after.ledger}, available ${after.available}, lifetime ${after.lifetime}, ` +
     `expected ${expected} (1 point per event): ${exact ? 'exact' : 'MISMATCH'}\n` +
     `others' p99 per round: alone ${(baseline.rounds ?? []).map((r) => p99(r).toFixed(0)).join(', ')} ms; with the hot customer ${(contended.rounds ?? []).map((r) => p99(r).toFixed(0)).join(', ')} ms\n` +
-    `in rounds (baseline, then others + hot), ${seconds}s each in all; others on the 10-behavior campaign, the hot customer in an organization of its own\n\n`;
+    `in rounds (baseline, then others + hot), ${seconds}s each in all; others on the 10-behavior campaign, the hot customer in an organization of its own\n` +
+    tallyLines(tallies) +
+    '\n';
   const figures: Figure[] = [
     {
       figure: `others' V1 p99 with a hot customer (${HOT_CONCURRENCY} connections), median of rounds`,

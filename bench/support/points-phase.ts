@@ -14,10 +14,11 @@ import { PointsRepository } from '../../src/modules/points/points.repository.js'
 import { addCustomers } from './customers.js';
 import { createLiveCampaign } from './campaign.js';
 import { CPU_COLUMNS, interleavedNamed, load, measured, percentile, send, summary, table } from './load.js';
-import { openLoop, type OpenLoopResult } from './open-loop.js';
+import { openLoop, succeeded, type OpenLoopResult } from './open-loop.js';
 import { startNode, stopChild } from './processes.js';
 import { bootstrap, startServer } from './server.js';
 import { fmt, ratio, type Figure } from './summary.js';
+import { checkTallies, clean, tallyLines, type Tally } from './verdict.js';
 
 const CONCURRENCY = 10;
 const CUSTOMERS = 10_000;
@@ -95,18 +96,43 @@ async function debitPart(server: Server, db: pg.Pool, seconds: number): Promise<
         });
         await client.query('COMMIT');
         return 201;
+      } catch (error) {
+        // Counted as an error by the load; the connection goes back to the pool out of its transaction.
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
       } finally {
         client.release();
       }
     };
+    const debits = (list: string[]) =>
+      db.query(`SELECT count(*)::int AS n FROM points_ledger WHERE customer_id = ANY($1::uuid[]) AND reason = 'debit'`, [list]).then((r) => r.rows[0].n as number);
   await interleavedNamed({ debit: (s) => load(debit, CONCURRENCY, s), raw: (s) => load(rawDebit, CONCURRENCY, s) }, 1, 1);
-  const debits = await interleavedNamed({ debit: (s) => measured(cpu, () => load(debit, CONCURRENCY, s)), raw: (s) => measured(cpu, () => load(rawDebit, CONCURRENCY, s)) }, seconds);
+  const before = { api: await debits(apiIds), raw: await debits(rawIds) };
+  const measuredDebits = await interleavedNamed({ debit: (s) => measured(cpu, () => load(debit, CONCURRENCY, s)), raw: (s) => measured(cpu, () => load(rawDebit, CONCURRENCY, s)) }, seconds);
+  // One ledger debit per debit answered 201, on each side.
+  const tallies: Tally[] = [
+    { name: 'debit', role: 'workload', errors: measuredDebits.debit.errors, stored: (await debits(apiIds)) - before.api, expected: measuredDebits.debit.statuses[201] ?? 0, unit: 'ledger debits' },
+    { name: 'raw pg debit', role: 'ceiling', errors: measuredDebits.raw.errors, stored: (await debits(rawIds)) - before.raw, expected: measuredDebits.raw.requests - measuredDebits.raw.errors, unit: 'ledger debits' },
+  ];
+  checkTallies(tallies);
+  const debitClean = clean(tallies[0]);
   return {
-    output: table(['workload', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling', ...CPU_COLUMNS], [
-      summary('debit POST users/:id/points/debits', debits.debit, debits.raw),
-      summary('raw pg: lock + the same debit statement (ceiling)', debits.raw, debits.raw),
-    ]),
-    figures: [{ figure: 'debit (points spent)', value: rps(debits.debit), unit: 'req/s', ceiling: 'raw pg, the same transaction', ceilingValue: rps(debits.raw) }],
+    output:
+      table(['workload', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling', ...CPU_COLUMNS], [
+        summary('debit POST users/:id/points/debits', measuredDebits.debit, measuredDebits.raw),
+        summary('raw pg: lock + the same debit statement (ceiling)', measuredDebits.raw, measuredDebits.raw),
+      ]) + tallyLines(tallies),
+    figures: [
+      {
+        figure: `debit (points spent)${debitClean ? '' : ` (${measuredDebits.debit.errors} errors)`}`,
+        key: 'points.debit',
+        value: rps(measuredDebits.debit),
+        unit: 'req/s',
+        ceiling: 'raw pg, the same transaction',
+        ceilingValue: rps(measuredDebits.raw),
+        ...(debitClean ? {} : { broken: `debit: ${measuredDebits.debit.errors} errors or ledger debits missing` }),
+      },
+    ],
   };
 }
 
@@ -133,6 +159,8 @@ async function budgetPart(server: Server, db: pg.Pool, seconds: number): Promise
   });
   if (put.status !== 200) throw new Error(`budget not set: ${put.status} ${await put.text()}`);
   await interleavedNamed({ b: (s) => load(budgeted.visit, CONCURRENCY, s), f: (s) => load(free.visit, CONCURRENCY, s) }, 1, 1);
+  const eventsOf = (organizationId: number) => db.query(`SELECT count(*)::int AS n FROM events WHERE organization_id = $1`, [organizationId]).then((r) => r.rows[0].n as number);
+  const before = { budgeted: await eventsOf(budgeted.tenant.organizationId), free: await eventsOf(free.tenant.organizationId) };
   const v1 = await interleavedNamed(
     { budgeted: (s) => measured(cpu, () => load(budgeted.visit, CONCURRENCY, s)), free: (s) => measured(cpu, () => load(free.visit, CONCURRENCY, s)) },
     seconds,
@@ -141,7 +169,13 @@ async function budgetPart(server: Server, db: pg.Pool, seconds: number): Promise
   const used = (await db.query(`SELECT budget_completions FROM campaigns WHERE id = $1`, [budgeted.campaign])).rows[0].budget_completions as number;
   const completed = Number((await db.query(`SELECT coalesce(sum(achieved), 0) AS n FROM customer_progress p JOIN customers c ON c.id = p.customer_id WHERE c.organization_id = $1`, [organization])).rows[0].n);
   const visits = Number((await db.query(`SELECT count(*) AS n FROM events WHERE organization_id = $1`, [organization])).rows[0].n);
-  const budgetRatio = rps(v1.budgeted) / rps(v1.free);
+  // One event stored per visit answered 200, on each side; the unbudgeted campaign is the baseline.
+  const tallies: Tally[] = [
+    { name: 'V1 visit, budgeted', role: 'workload', errors: v1.budgeted.errors, stored: (await eventsOf(organization)) - before.budgeted, expected: v1.budgeted.statuses[200] ?? 0, unit: 'events' },
+    { name: 'V1 visit, no budget', role: 'baseline', errors: v1.free.errors, stored: (await eventsOf(free.tenant.organizationId)) - before.free, expected: v1.free.statuses[200] ?? 0, unit: 'events' },
+  ];
+  checkTallies(tallies);
+  const budgetRatio = clean(tallies[0]) ? rps(v1.budgeted) / rps(v1.free) : 0;
   return {
     output:
       table(['workload', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling', ...CPU_COLUMNS], [
@@ -149,7 +183,8 @@ async function budgetPart(server: Server, db: pg.Pool, seconds: number): Promise
         summary('V1 visit, the same campaign without a budget', v1.free, v1.free),
       ]) +
       `budgeted campaign: ${fmt(completed)} completions of ${fmt(visits)} events (${ratio(completed, visits)}); budget_used.completions ${fmt(used)} (${used === completed ? 'exact' : 'MISMATCH'}); ` +
-      `V1 with a budget ${ratio(rps(v1.budgeted), rps(v1.free))} of without (target ≥ 90%: ${met(budgetRatio >= 0.9)})\n`,
+      `V1 with a budget ${ratio(rps(v1.budgeted), rps(v1.free))} of without (target ≥ 90%: ${met(budgetRatio >= 0.9)})\n` +
+      tallyLines(tallies),
     figures: [
       { figure: 'V1 with a budgeted campaign (10% complete)', value: rps(v1.budgeted), unit: 'req/s', ceiling: 'the same without a budget', ceilingValue: rps(v1.free), target: '≥ 90%', met: budgetRatio >= 0.9 },
     ],
@@ -170,9 +205,17 @@ async function expiryPart(server: Server, db: pg.Pool): Promise<Part> {
     return list;
   };
   // Without the sweep: a worker running with nothing due, as long as the sweep is measured.
+  const visits = () => db.query(`SELECT count(*)::int AS n FROM events WHERE organization_id = $1`, [visitors.tenant.organizationId]).then((r) => r.rows[0].n as number);
   const idle = startNode('dist/src/worker.js', server.env);
-  const alone = await windows(WINDOW).then(() => windows(SWEEP_SECONDS));
+  await windows(WINDOW); // warm-up
+  const aloneFrom = await visits();
+  const alone = await windows(SWEEP_SECONDS);
   await stopChild(idle);
+  // The baseline (V1 without the sweep): no error, one event stored per answer 2xx.
+  const sent = (list: OpenLoopResult[]) => list.reduce((n, r) => n + r.scheduled, 0);
+  const answered = (list: OpenLoopResult[]) => list.reduce((n, r) => n + succeeded(r), 0);
+  const baseline: Tally = { name: 'V1 at a fixed rate, nothing due', role: 'baseline', errors: sent(alone) - answered(alone), stored: (await visits()) - aloneFrom, expected: answered(alone), unit: 'events' };
+  checkTallies([baseline]);
   const expiring = await bootstrap(server.url, 'Expiring');
   await addCustomers(db, expiring.organizationId, 'x-', 1, DUE_CUSTOMERS);
   const built = performance.now();
@@ -228,7 +271,9 @@ async function expiryPart(server: Server, db: pg.Pool): Promise<Part> {
         [`V1 p99 at ${V1_RATE}/s, a worker with nothing due (${SWEEP_SECONDS} s)`, `${p99Alone.toFixed(1)} ms (${latencies(alone).length} requests)`, '', ''],
         [`V1 p99 at ${V1_RATE}/s while it sweeps at the default rate (${SWEEP_SECONDS} s)`, `${p99During.toFixed(1)} ms (${latencies(paced.result).length} requests)`, `≤ 1.5× (${(1.5 * p99Alone).toFixed(1)} ms)`, met(metRatio)],
         ['customers whose ledger sum differs from available_points after the sweep', String(mismatched), '0', met(mismatched === 0)],
-      ]) + `V1 p99 of each ${WINDOW} s window (ms), nothing due: ${windowsOf(alone)}; sweeping: ${windowsOf(paced.result)}\n`,
+      ]) +
+      `V1 p99 of each ${WINDOW} s window (ms), nothing due: ${windowsOf(alone)}; sweeping: ${windowsOf(paced.result)}\n` +
+      tallyLines([baseline, { name: 'V1 at a fixed rate while it sweeps', role: 'workload', errors: sent(paced.result) - answered(paced.result), stored: answered(paced.result), expected: sent(paced.result), unit: 'answers 2xx' }]),
     figures: [
       { figure: 'expiry sweeper, default rate', value: paced.rate, unit: 'credits/s' },
       { figure: 'expiry sweeper, no rate limit', value: drained.rate, unit: 'credits/s', target: 'all expired', met: drained.left === 0 },

@@ -13,6 +13,7 @@ import { startNode, stopChild, waitForLine } from './processes.js';
 import { rawTransaction } from './raw-pg.js';
 import { bootstrap, startServer } from './server.js';
 import type { Figure } from './summary.js';
+import { checkTallies, clean, tallyLines, type Tally } from './verdict.js';
 
 const CONCURRENCY = 10;
 const CUSTOMERS = 10_000;
@@ -20,7 +21,7 @@ const CUSTOMERS = 10_000;
 export interface V1Options {
   /** Per workload. */
   seconds: number;
-  /** `v1`: V1 and the ceiling alone. */
+  /** `v1`: V1 and the ceilings alone; `check` (bench:check): V1, retrieval, S and P alone. */
   only?: string;
   port?: number;
 }
@@ -75,23 +76,45 @@ export async function runV1({ seconds, only, port = 3900 }: V1Options): Promise<
     const header = ['workload', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling', ...CPU_COLUMNS];
 
     const sameAnswer = await compareAnswers(`${base}/users/${ids[0]}/events`, headers, `${plainBase}/users/${plainIds[0]}/events`, plainHeaders, event(0));
-    await interleavedNamed({ v1: v1Load, s: plainLoad, raw: rawLoad }, 3, 1);
-    // S's events stored during the measured rounds, against its answers 200.
-    const plainEvents = async () =>
-      Number((await db.query(`SELECT count(*) AS n FROM events e JOIN customers c ON c.id = e.customer_id WHERE c.organization_id = $1 AND c.external_id LIKE 'plain-%'`, [tenant.organizationId])).rows[0].n);
-    const plainBefore = await plainEvents();
-    const plainStored = async (r: LoadResult) => `S stored ${(await plainEvents()) - plainBefore} events for its ${r.statuses[200] ?? 0} answers 200\n`; // warm-up: compiled rules, connection pools, JIT
-    if (only === 'v1') {
-      const { v1, s, raw } = await interleavedNamed({ v1: v1Load, s: plainLoad, raw: rawLoad }, seconds);
+    await interleavedNamed({ v1: v1Load, s: plainLoad, raw: rawLoad }, 3, 1); // warm-up: compiled rules, connection pools, JIT
+    // The events each side stored during the measured rounds (its customers are its own), against its answers.
+    const eventsOf = async (prefix: string) =>
+      Number(
+        (await db.query(`SELECT count(*) AS n FROM events e JOIN customers c ON c.id = e.customer_id WHERE c.organization_id = $1 AND c.external_id LIKE $2 || '%'`, [tenant.organizationId, prefix])).rows[0].n,
+      );
+    const counted = async () => ({ v1: await eventsOf('bench-'), s: await eventsOf('plain-'), raw: await eventsOf('raw-') });
+    const eventsBefore = await counted();
+    const ok = (r: LoadResult) => r.statuses[200] ?? 0;
+    /** V1, S and P: errors and events stored (one per request answered 200); retrieval and the floor: answers 200. */
+    const tallies = async (r: { v1: LoadResult; s: LoadResult; raw: LoadResult; retrieval?: LoadResult; floor?: LoadResult }): Promise<Tally[]> => {
+      const after = await counted();
+      const list: Tally[] = [
+        { name: 'V1 sync event', role: 'workload', errors: r.v1.errors, stored: after.v1 - eventsBefore.v1, expected: ok(r.v1), unit: 'events' },
+        { name: 'ceiling S', role: 'ceiling', errors: r.s.errors, stored: after.s - eventsBefore.s, expected: ok(r.s), unit: 'events' },
+        { name: 'raw pg transaction P', role: 'ceiling', errors: r.raw.errors, stored: after.raw - eventsBefore.raw, expected: r.raw.requests - r.raw.errors, unit: 'events' },
+      ];
+      if (r.retrieval) list.push({ name: 'retrieval', role: 'workload', errors: r.retrieval.errors, stored: ok(r.retrieval), expected: r.retrieval.requests, unit: 'answers 200' });
+      if (r.floor) list.push({ name: 'GET /health/live (floor)', role: 'baseline', errors: r.floor.errors, stored: ok(r.floor), expected: r.floor.requests, unit: 'answers 200' });
+      checkTallies(list); // a ceiling or baseline that errors or stores less than it answered: FAILED, no ratio
+      return list;
+    };
+    if (only === 'v1' || only === 'check') {
+      const { v1, s, raw, retrieval }: { v1: LoadResult; s: LoadResult; raw: LoadResult; retrieval?: LoadResult } =
+        only === 'check'
+          ? await interleavedNamed({ v1: v1Load, retrieval: retrievalLoad, s: plainLoad, raw: rawLoad }, seconds)
+          : await interleavedNamed({ v1: v1Load, s: plainLoad, raw: rawLoad }, seconds);
+      const list = await tallies({ v1, s, raw, retrieval });
+      const rows = [summary('V1 sync event', v1, raw), ...(retrieval ? [summary('retrieval GET users/:id/events', retrieval, raw)] : []), summary(S_ROW, s, raw), summary('raw pg transaction P (ceiling)', raw, raw)];
       return {
-        output: table(header, [summary('V1 sync event', v1, raw), summary(S_ROW, s, raw), summary('raw pg transaction P (ceiling)', raw, raw)]) + plainNote(v1, s, sameAnswer) + (await plainStored(s)),
-        figures: [...v1Figures(v1, raw), ...plainFigures(v1, s, raw)],
+        output: table(header, rows) + plainNote(v1, s, sameAnswer) + tallyLines(list),
+        figures: [...v1Figures(v1, raw, clean(list[0])), ...plainFigures(v1, s, raw, clean(list[0])), ...(retrieval ? [retrievalFigure(retrieval, raw, clean(list[3]))] : [])],
       };
     }
     // Every workload of the comparison, interleaved in rounds (one more is one more entry here, its row and its
     // figures below).
     const { v1, retrieval, floor, s, raw } = await interleavedNamed({ v1: v1Load, retrieval: retrievalLoad, floor: floorLoad, s: plainLoad, raw: rawLoad }, seconds);
-    const plainCheck = await plainStored(s);
+    const list = await tallies({ v1, s, raw, retrieval, floor });
+    const plainCheck = tallyLines(list);
     // A customer of its own, so the contention totals are this phase's alone.
     const one = (await db.query(`INSERT INTO customers (organization_id, external_id, time_zone, division_id) SELECT $1, 'contended', 'America/New_York', id FROM divisions WHERE organization_id = $1 RETURNING id`, [tenant.organizationId])).rows[0].id as string;
     const before = (await db.query(`SELECT count(*)::int AS n FROM events WHERE customer_id = $1`, [one])).rows[0].n as number;
@@ -128,10 +151,10 @@ export async function runV1({ seconds, only, port = 3900 }: V1Options): Promise<
       `${CUSTOMERS} customers, ${CONCURRENCY} connections, ${seconds}s per phase, node ${process.version}\n`;
     const errors5xx = Object.entries(contended.statuses).reduce((n, [status, count]) => n + (Number(status) >= 500 ? count : 0), 0);
     const figures: Figure[] = [
-      ...v1Figures(v1, raw),
-      ...plainFigures(v1, s, raw),
+      ...v1Figures(v1, raw, clean(list[0])),
+      ...plainFigures(v1, s, raw, clean(list[0])),
       ...floorFigures(v1, floor, raw),
-      { figure: 'retrieval GET users/:id/events', value: rps(retrieval), unit: 'req/s', ceiling: 'raw pg transaction P', ceilingValue: rps(raw) },
+      retrievalFigure(retrieval, raw, clean(list[3])),
       { figure: 'V1 sync, every request one customer', value: rps(contended), unit: 'req/s', ceiling: 'raw pg transaction P', ceilingValue: rps(raw) },
       {
         figure: 'V1 one customer: 5xx, events stored, ledger = balances',
@@ -189,10 +212,20 @@ const ratioPct = (value: number, ceiling: number) => `${((value / ceiling) * 100
  * V1 against the ceiling S (the same statements and engine without the framework): throughput (target ≥ 75%), p99,
  * and the CPU per request on each side; S against P.
  */
-function plainFigures(v1: LoadResult, s: LoadResult, raw: LoadResult): Figure[] {
+function plainFigures(v1: LoadResult, s: LoadResult, raw: LoadResult, v1Clean: boolean): Figure[] {
   const CEILING = 'ceiling S (service SQL, node:http)';
   const figures: Figure[] = [
-    { figure: 'V1 sync vs S', value: rps(v1), unit: 'req/s', ceiling: CEILING, ceilingValue: rps(s), target: '≥ 75% of ceiling', met: rps(v1) >= 0.75 * rps(s) },
+    {
+      figure: `V1 sync vs S${v1Clean ? '' : ` (${v1.errors} errors)`}`,
+      key: 'v1.vsS',
+      ...(v1Clean ? {} : { broken: `V1: ${v1.errors} errors or events missing` }),
+      value: rps(v1),
+      unit: 'req/s',
+      ceiling: CEILING,
+      ceilingValue: rps(s),
+      target: '≥ 75% of ceiling',
+      met: v1Clean && rps(v1) >= 0.75 * rps(s),
+    },
     { figure: 'V1 sync p99 vs S', value: percentile(v1.latenciesMs, 99), unit: 'ms', ceiling: `${CEILING} p99`, ceilingValue: percentile(s.latenciesMs, 99), ratioAs: '×' },
     { figure: 'ceiling S vs P', value: rps(s), unit: 'req/s', ceiling: 'raw pg transaction P', ceilingValue: rps(raw) },
   ];
@@ -206,6 +239,19 @@ function plainFigures(v1: LoadResult, s: LoadResult, raw: LoadResult): Figure[] 
 }
 
 const rps = (r: LoadResult) => r.requests / r.seconds;
+
+/** Retrieval against P (no target; bench:check keeps a floor). */
+function retrievalFigure(retrieval: LoadResult, raw: LoadResult, retrievalClean: boolean): Figure {
+  return {
+    figure: `retrieval GET users/:id/events${retrievalClean ? '' : ` (${retrieval.errors} errors)`}`,
+    key: 'retrieval.vsP',
+    ...(retrievalClean ? {} : { broken: `retrieval: ${retrieval.errors} errors` }),
+    value: rps(retrieval),
+    unit: 'req/s',
+    ceiling: 'raw pg transaction P',
+    ceilingValue: rps(raw),
+  };
+}
 
 /**
  * Issue #13's costs: the API's CPU per V1 request against a Nest route that does nothing (≤ 2×), and PostgreSQL's
@@ -238,11 +284,21 @@ function floorFigures(v1: LoadResult, floor: LoadResult, raw: LoadResult): Figur
 }
 
 /** V1 throughput (target 50% of the raw transaction), p99 (target ≤ 3× its p99), and CPU per request. */
-function v1Figures(v1: LoadResult, raw: LoadResult): Figure[] {
+function v1Figures(v1: LoadResult, raw: LoadResult, v1Clean: boolean): Figure[] {
   const p99 = percentile(v1.latenciesMs, 99);
   const rawP99 = percentile(raw.latenciesMs, 99);
   const figures: Figure[] = [
-    { figure: 'V1 sync event (10 behaviors, 5 listening)', value: rps(v1), unit: 'req/s', ceiling: 'raw pg transaction P', ceilingValue: rps(raw), target: '≥ 50% of ceiling', met: rps(v1) >= 0.5 * rps(raw) },
+    {
+      figure: `V1 sync event (10 behaviors, 5 listening)${v1Clean ? '' : ` (${v1.errors} errors)`}`,
+      key: 'v1.vsP',
+      ...(v1Clean ? {} : { broken: `V1: ${v1.errors} errors or events missing` }),
+      value: rps(v1),
+      unit: 'req/s',
+      ceiling: 'raw pg transaction P',
+      ceilingValue: rps(raw),
+      target: '≥ 50% of ceiling',
+      met: v1Clean && rps(v1) >= 0.5 * rps(raw),
+    },
     { figure: 'V1 sync event p99', value: p99, unit: 'ms', ceiling: 'raw pg transaction P p99', ceilingValue: rawP99, ratioAs: '×', target: '≤ 3× ceiling', met: p99 <= 3 * rawP99 },
   ];
   if (v1.cpuPerRequest && raw.cpuPerRequest) {
