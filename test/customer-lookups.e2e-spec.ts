@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import type { INestApplication } from '@nestjs/common';
 import pg from 'pg';
 import request from 'supertest';
@@ -26,9 +25,8 @@ describe('customer lookups of an organization unknown to the statistics', () => 
     adminUrl.pathname = '/postgres';
     admin = new pg.Client({ connectionString: adminUrl.toString() });
     await admin.connect();
-    await admin.query(`CREATE DATABASE "${database}"`);
-    const migrate = spawnSync(process.execPath, ['dist/src/cli.js', 'migrate'], { env: { ...process.env, DATABASE_URL: url.toString() }, encoding: 'utf8' });
-    if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.stderr}`);
+    // A copy of the run's migrated template (test/support/global-setup.js), not the migrations run again.
+    await admin.query(`CREATE DATABASE "${database}" TEMPLATE "${process.env.TEST_RUN_ID}_template"`);
     db = new pg.Client({ connectionString: url.toString() });
     await db.connect();
     app = await createTestApp({ databaseUrl: url.toString() });

@@ -8,6 +8,7 @@ import { loadConfig } from '../src/config/config.js';
 import { EventLogMaintenance } from '../src/modules/events/event-log/event-log-maintenance.js';
 import { EventPartitionsRepository } from '../src/modules/events/event-log/event-partitions.repository.js';
 import { createTestApp } from './support/app.js';
+import { useOwnDatabase } from './support/database.js';
 import { expectError } from './support/errors.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 import { createCampaign } from './factories/campaign.factory.js';
@@ -36,6 +37,10 @@ describe('Event log retention', () => {
   const ledgerRows = async () => Number((await db.query(`SELECT count(*) AS n FROM points_ledger WHERE customer_id = $1`, [customer.id]))[0].n);
 
   beforeAll(async () => {
+    // A database of its own (copied from the run's template): this spec adds and drops months of the event log, and
+    // the maintenance drops every month past the retention, whoever's events are in it; the run's other specs can
+    // run at the same time as this one (jest.config.js: maxWorkers).
+    await useOwnDatabase('retention');
     app = await createTestApp();
     db = app.get(DataSource);
     tenant = await createTenant(app);
