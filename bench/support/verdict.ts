@@ -42,7 +42,10 @@ export function tallyLines(tallies: Tally[]): string {
   return tallies
     .map((t) => {
       const verdict = problem(t) ? 'FAILED' : t.errors > 0 || t.stored < t.expected ? 'errors' : 'ok';
-      return `${t.role} ${t.name}: ${t.errors} errors, ${t.stored.toLocaleString('en-US')} ${t.unit ?? 'rows'} stored of ${t.expected.toLocaleString('en-US')} expected (${verdict})\n`;
+      const unit = t.unit ?? 'rows';
+      // Read-only workloads count their answers, not rows.
+      const stored = unit.startsWith('answers') ? unit : `${unit} stored`;
+      return `${t.role} ${t.name}: ${t.errors} errors, ${t.stored.toLocaleString('en-US')} ${stored} of ${t.expected.toLocaleString('en-US')} expected (${verdict})\n`;
     })
     .join('');
 }
