@@ -4,12 +4,12 @@
  * not a success is the contract's error envelope with a code from its table, every answer has x-request-id, and a
  * rejected request changes no data (a checksum of both fuzzed organizations' rows in every table, after each request).
  *
- * The seed is fixed, so a run is repeatable (about 7,500 requests, some 40 s on a 2-core machine). Override the seed,
+ * The seed is fixed, so a run is repeatable (about 7,500 requests, some 80 s on a 2-core machine). Override the seed,
  * or the number of requests per property, from the environment:
  *   FUZZ_SEED=12345 FUZZ_RUNS=5000 node --experimental-vm-modules node_modules/jest/bin/jest.js test/fuzz --selectProjects e2e
  * A failure prints fast-check's shrunk counterexample (the request, long values clipped) and the cause. The same
- * FUZZ_SEED and FUZZ_RUNS replay the whole run (each request may depend on the data earlier ones left).
- * See docs/fuzzing.md.
+ * FUZZ_SEED and FUZZ_RUNS replay the whole run (each request may depend on the data earlier ones left). Longer fuzzing
+ * than npm test's: `npm run fuzz` (FUZZ_RUNS=5000 unless set). See docs/fuzzing.md.
  */
 import type { INestApplication } from '@nestjs/common';
 import fc from 'fast-check';
