@@ -42,6 +42,10 @@ export async function runPartitionsPhase(server: BenchServer, db: pg.Pool, backl
   await addCustomers(db, tenant.organizationId, 'bench-', 1, CUSTOMERS);
   const connection = { url: server.env.REDIS_URL ?? 'redis://127.0.0.1:6379', maxRetriesPerRequest: null };
   const queue = new Queue(QueueName.Events, { connection, prefix: server.env.QUEUE_PREFIX });
+  // Earlier phases of the run may have left jobs in the queue (V2 acceptance with no worker): discarded, with their
+  // events set aside (failed, which no sweep queues again), so the worker drains this phase's backlogs alone.
+  await queue.obliterate({ force: true });
+  await db.query(`UPDATE events SET status = 'failed', reason = 'bench: backlog discarded' WHERE status = 'pending'`);
   const months = await earlierMonths(db, tenant.organizationId);
   let seed = 7;
   const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
