@@ -285,10 +285,12 @@ export async function runV2({ seconds: SECONDS, only, port = 3910, ceilingPort: 
     checkTallies([rawTally]);
     phase('raw pg ceiling');
 
-    // 4. Processing: a backlog sized so that workers at 40% of the raw ceiling drain it in BENCH_SECONDS, stored and
+    // 4. Processing: a backlog sized so that workers at 150% of the raw ceiling (about what one does) drain it in
+    // BENCH_SECONDS (at 40%, as it was sized for the first workers, the fixed worker drained it in 2 s: too short to
+    // compare 1 and 2 workers on a noisy machine), stored and
     // queued through the API while the queue is paused; the workers are started and connected, then the queue is
     // resumed and the clock runs until no event of the backlog is pending (end = the last processed_at).
-    const backlog = Math.min(30_000, Math.max(2_000, Math.round((rawEps * 0.4 * SECONDS) / BATCH) * BATCH));
+    const backlog = Math.min(30_000, Math.max(2_000, Math.round((rawEps * 1.5 * SECONDS) / BATCH) * BATCH));
     const redis0 = await redisState(redis, prefix);
     const redisAfterPhase: Array<Awaited<ReturnType<typeof redisState>>> = [];
     const processing: Array<{ workers: number; events: number; jobs: number; seconds: number; statuses: Record<string, number> }> = [];
