@@ -3,6 +3,7 @@ import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import request from 'supertest';
 import { LATENCY_BUCKETS } from '../src/modules/metrics/event-counters.js';
 import { createTestApp } from './support/app.js';
+import { useOwnDatabase } from './support/database.js';
 import { deleteQueueKeys, ownQueuePrefix, startTestWorker, waitFor } from './support/worker.js';
 import { createTenant, TestTenant } from './factories/tenant.factory.js';
 import { createCampaign } from './factories/campaign.factory.js';
@@ -41,6 +42,10 @@ describe('/metrics', () => {
   const sendV2 = (events: unknown[]) => request(app.getHttpServer()).post(`/priv/v2/apps/${tenant.apiKey}/events`).auth(tenant.apiKey, tenant.apiSecret).send({ events });
 
   beforeAll(async () => {
+    // A database of its own (copied from the run's template): every worker's sweeper queues the pending events of its
+    // database on its own queue, so on the shared one this spec's worker could process (and count in the exact
+    // counters below) the events other specs running beside it left pending.
+    await useOwnDatabase('metrics');
     app = await createTestApp({ queuePrefix: prefix });
     worker = await startTestWorker({ queuePrefix: prefix });
     tenant = await createTenant(app);
