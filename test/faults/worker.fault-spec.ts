@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config.js';
 import { EventsJob, QueueName } from '../../src/queues/queue-names.js';
 import { createTestApp } from '../support/app.js';
+import { useOwnDatabase } from '../support/database.js';
 import { deleteQueueKeys, killWorker, logLines, ownQueuePrefix, signalGroup, spawnNpmWorker, spawnWorker, startTestWorker, waitFor, WorkerProcess } from '../support/worker.js';
 import { api, createTenant, TestTenant } from '../factories/tenant.factory.js';
 import { createCampaign } from '../factories/campaign.factory.js';
@@ -28,6 +29,10 @@ describe('the events worker', () => {
   const redisUrl = loadConfig(process.env).redisUrl;
   const prefixes: string[] = [];
   const children: WorkerProcess[] = [];
+
+  // A database of its own (a copy of the run's template): its workers' sweepers queue every pending row of their
+  // database, and on the shared one they would take the pending events and deliveries of specs running beside it.
+  beforeAll(() => useOwnDatabase('worker-faults'));
 
   afterAll(async () => {
     for (const child of children) await killWorker(child);
