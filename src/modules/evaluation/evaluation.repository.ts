@@ -4,7 +4,7 @@ import { AppError } from '../../common/errors/app-error.js';
 import { UUID } from '../../common/validation/uuid.js';
 import type { BudgetLeft, CustomerSnapshot, EventInstance, ProgressMap } from '../../engine/index.js';
 import type { NewEventRow, WritePlan } from './write-plan.js';
-import { JOB_EVENTS, jobEventsParams, occurredKey, type EventKey } from './event-keys.js';
+import { EVENTS_BY_KEY, eventsByKeyParams, occurredKey, type EventKey } from './event-keys.js';
 import { storePendingStatement, writeStatement, type WrittenRow } from './write-statement.js';
 
 /** How a request names a customer. */
@@ -150,13 +150,13 @@ export class EvaluationRepository {
    */
   async lockCustomersOfEvents(uow: UnitOfWork, keys: EventKey[], skipLocked = false): Promise<LoadedCustomer[]> {
     const rows = await uow.run<CustomerRow>({
-      text: `WITH job AS MATERIALIZED (${JOB_EVENTS})
+      text: `WITH job AS MATERIALIZED (${EVENTS_BY_KEY})
        SELECT ${CUSTOMER_COLUMNS}
          FROM customers c JOIN organizations o ON o.id = c.organization_id
         WHERE c.id IN (SELECT customer_id FROM job WHERE status = 'pending')
         ORDER BY c.id
           FOR NO KEY UPDATE OF c${skipLocked ? ' SKIP LOCKED' : ''}`,
-      values: jobEventsParams(keys),
+      values: eventsByKeyParams(keys),
     });
     return rows.map(loadedCustomer);
   }
@@ -167,13 +167,13 @@ export class EvaluationRepository {
    */
   async jobEvents(uow: UnitOfWork, keys: EventKey[]): Promise<PendingEvent[]> {
     const rows = await uow.run<PendingRow>({
-      text: `WITH job AS MATERIALIZED (${JOB_EVENTS})
+      text: `WITH job AS MATERIALIZED (${EVENTS_BY_KEY})
        SELECT e.id, ${occurredKey('e.occurred_at')} AS occurred_key, e.organization_id, e.customer_id, e.campaign_id, e.name, e.count, e.attributes,
               e.context, e.occurred_at, e.qualify, e.created_at, o.multi_org_enabled
          FROM job e JOIN organizations o ON o.id = e.organization_id
         WHERE e.status = 'pending'
         ORDER BY e.customer_id, e.occurred_at, e.id`,
-      values: jobEventsParams(keys),
+      values: eventsByKeyParams(keys),
     });
     return rows.map((r) => ({
       key: { id: String(r.id), occurredAt: r.occurred_key },
@@ -221,24 +221,24 @@ export class EvaluationRepository {
   /** Events whose job ran out of attempts: `failed` with the error, until replayed (those still pending). */
   async markFailed(db: Queryable, keys: EventKey[], reason: string): Promise<void> {
     // The status is compared with the job's row (a join condition, checked again on a row another transaction changed
-    // meanwhile), not with a constant: see JOB_EVENTS.
+    // meanwhile), not with a constant: see EVENTS_BY_KEY.
     await db.query(
-      `WITH job AS MATERIALIZED (${JOB_EVENTS})
+      `WITH job AS MATERIALIZED (${EVENTS_BY_KEY})
        UPDATE events e SET status = 'failed', reason = $5
          FROM job j
         WHERE e.id = j.id AND e.occurred_at = j.occurred_at AND e.occurred_at BETWEEN $3::timestamptz AND $4::timestamptz
           AND j.status = 'pending' AND e.status = j.status`,
-      [...jobEventsParams(keys), reason.slice(0, 500)],
+      [...eventsByKeyParams(keys), reason.slice(0, 500)],
     );
   }
 
   /** The job's events still pending, one list per customer (in occurred_at order). */
   async pendingByCustomer(db: Queryable, keys: EventKey[]): Promise<EventKey[][]> {
     const rows = (await db.query(
-      `WITH job AS MATERIALIZED (${JOB_EVENTS})
+      `WITH job AS MATERIALIZED (${EVENTS_BY_KEY})
        SELECT array_agg(id ORDER BY occurred_at, id) AS ids, array_agg(${occurredKey('occurred_at')} ORDER BY occurred_at, id) AS times FROM job
         WHERE status = 'pending' AND customer_id IS NOT NULL GROUP BY customer_id ORDER BY min(id)`,
-      jobEventsParams(keys),
+      eventsByKeyParams(keys),
     )) as Array<{ ids: string[]; times: string[] }>;
     return rows.map((r) => r.ids.map((id, i) => ({ id: String(id), occurredAt: r.times[i] })));
   }

@@ -31,12 +31,12 @@ export function occurredRange(times: string[]): [string, string] {
  * choose the partial index of pending events, on an estimate that a backlog makes stale.
  * Parameters: $1 ids, $2 occurred_at of each, $3 and $4 their range (occurredRange).
  */
-export const JOB_EVENTS = `SELECT e.* FROM unnest($1::bigint[], $2::timestamptz[]) AS k(id, occurred_at)
+export const EVENTS_BY_KEY = `SELECT e.* FROM unnest($1::bigint[], $2::timestamptz[]) AS k(id, occurred_at)
            JOIN events e ON e.id = k.id AND e.occurred_at = k.occurred_at
           WHERE e.occurred_at BETWEEN $3::timestamptz AND $4::timestamptz`;
 
-/** The parameters of JOB_EVENTS for these keys. */
-export function jobEventsParams(keys: EventKey[]): [string[], string[], string, string] {
+/** The parameters of EVENTS_BY_KEY for these keys. */
+export function eventsByKeyParams(keys: EventKey[]): [string[], string[], string, string] {
   const times = keys.map((k) => k.occurredAt);
   return [keys.map((k) => k.id), times, ...occurredRange(times)];
 }
