@@ -1,8 +1,8 @@
 /**
  * The acceptance ceiling of the V2 benchmark, run as a process of its own as the API is: a plain node:http server
  * (no Nest, no Express) with raw `pg` and BullMQ, doing the durable work V2 acceptance cannot avoid and nothing else.
- * For each POST of a batch it parses the JSON body and runs the service's own statement (V2EventsUseCase.execute in
- * src/modules/events/v2-events.use-case.ts, copied here as it stands): the batch's idempotency keys claimed in
+ * For each POST of a batch it parses the JSON body and runs the service's own statement (STORE_V2_EVENTS, the one
+ * V2EventsUseCase.execute sends): the batch's idempotency keys claimed in
  * `event_transactions` and its events inserted into the partitioned log `events`, in ONE statement (json_to_recordset
  * of one JSON parameter, customers resolved by id or external id in the same statement, a transaction id already used
  * or repeated in the batch storing nothing); then it queues the stored events with the service's own `enqueueEvents`
@@ -16,8 +16,9 @@ import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import pg from 'pg';
-import { occurredKey, type EventKey } from '../../src/modules/evaluation/event-keys.js';
+import type { EventKey } from '../../src/modules/evaluation/event-keys.js';
 import { enqueueEvents } from '../../src/modules/events/enqueue.js';
+import { STORE_V2_EVENTS } from '../../src/modules/events/v2-events.js';
 import { EventsJob, QueueName } from '../../src/queues/queue-names.js';
 
 /** The prefix of the ceiling's request ids (events.request_id), by which the benchmark counts its rows. */
@@ -27,31 +28,6 @@ const organizationId = Number(process.env.ORGANIZATION_ID);
 const apiKeyId = Number(process.env.API_KEY_ID);
 
 /** V2EventsUseCase.execute's statement (multi-org off: division_id null). */
-const INSERT = `
-  WITH t AS (
-    SELECT *, row_number() OVER (PARTITION BY transaction_id ORDER BY n) = 1 AS first
-      FROM ROWS FROM (json_to_recordset($4::json) AS (user_id uuid, external_id text, transaction_id text, name text, count numeric,
-             context jsonb, division_id int, occurred_at timestamptz))
-           WITH ORDINALITY AS t(user_id, external_id, transaction_id, name, count, context, division_id, occurred_at, n)
-  ),
-  claimed AS (
-    INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at)
-    SELECT $2, t.transaction_id, t.occurred_at FROM t WHERE t.transaction_id IS NOT NULL AND t.first
-    ON CONFLICT DO NOTHING
-    RETURNING transaction_id
-  )
-  INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, context, division_id,
-                      occurred_at, status, request_id)
-  SELECT $1, $2,
-         CASE WHEN t.user_id IS NOT NULL
-              THEN (SELECT c.id FROM customers c WHERE c.id = t.user_id AND c.organization_id = $1)
-              ELSE (SELECT c.id FROM customers c WHERE c.organization_id = $1 AND c.external_id = t.external_id) END,
-         coalesce(t.external_id, t.user_id::text), 'v2', t.transaction_id, t.name, t.count, t.context,
-         t.division_id, t.occurred_at, 'pending', $3
-    FROM t
-   WHERE t.transaction_id IS NULL OR (t.first AND t.transaction_id IN (SELECT transaction_id FROM claimed))
-   ORDER BY t.n
-  RETURNING id, customer_id AS "customerId", ${occurredKey('occurred_at')} AS "occurredAt"`;
 
 interface InEvent {
   name?: string;
@@ -78,7 +54,7 @@ async function accept(body: string): Promise<void> {
       occurred_at: e.occurred_at ? new Date(e.occurred_at) : now,
     })),
   );
-  const stored = (await db.query(INSERT, [organizationId, apiKeyId, `${CEILING_REQUEST_PREFIX}${randomUUID()}`, rows])).rows as Array<EventKey & { customerId: string | null }>;
+  const stored = (await db.query(STORE_V2_EVENTS, [organizationId, apiKeyId, `${CEILING_REQUEST_PREFIX}${randomUUID()}`, rows])).rows as Array<EventKey & { customerId: string | null }>;
   if (stored.length) await enqueueEvents(queue, stored, EventsJob.Evaluate, 'ceiling');
 }
 

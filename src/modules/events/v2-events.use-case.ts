@@ -8,10 +8,10 @@ import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { EventsJob, QueueName } from '../../queues/queue-names.js';
-import { occurredKey, type EventKey } from '../evaluation/event-keys.js';
+import type { EventKey } from '../evaluation/event-keys.js';
 import { EventCounters } from '../metrics/event-counters.js';
 import { enqueueEvents } from './enqueue.js';
-import { parseV2Body, V2Event } from './v2-events.js';
+import { parseV2Body, STORE_V2_EVENTS, V2Event } from './v2-events.js';
 
 /**
  * V2 ingestion (contract §9): validate the whole batch, store every event in one multi-row insert (customers resolved
@@ -32,34 +32,7 @@ export class V2EventsUseCase {
     const events = parseV2Body(body, this.clock.now());
     const divisions = await this.divisions(tenant, events);
     const stored: Array<EventKey & { customerId: string | null }> = await this.db.query(
-      `WITH t AS (
-         -- first: the batch's first event with its transaction id (a later one with the same id is a duplicate).
-         SELECT *, row_number() OVER (PARTITION BY transaction_id ORDER BY n) = 1 AS first
-           FROM ROWS FROM (json_to_recordset($4::json) AS (user_id uuid, external_id text, transaction_id text, name text, count numeric,
-                  context jsonb, division_id int, occurred_at timestamptz))
-                WITH ORDINALITY AS t(user_id, external_id, transaction_id, name, count, context, division_id, occurred_at, n)
-       ),
-       -- Idempotency keys are claimed in event_transactions (the partitioned log cannot hold a unique index on them):
-       -- a key already used, or used earlier in this batch, stores nothing.
-       claimed AS (
-         INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at)
-         SELECT $2, t.transaction_id, t.occurred_at FROM t WHERE t.transaction_id IS NOT NULL AND t.first
-         ON CONFLICT DO NOTHING
-         RETURNING transaction_id
-       )
-       INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, context, division_id,
-                           occurred_at, status, request_id)
-       SELECT $1, $2,
-              -- Two lookups, each on an index (a CASE inside one WHERE scanned the customers table per event).
-              CASE WHEN t.user_id IS NOT NULL
-                   THEN (SELECT c.id FROM customers c WHERE c.id = t.user_id AND c.organization_id = $1)
-                   ELSE (SELECT c.id FROM customers c WHERE c.organization_id = $1 AND c.external_id = t.external_id) END,
-              coalesce(t.external_id, t.user_id::text), 'v2', t.transaction_id, t.name, t.count, t.context,
-              t.division_id, t.occurred_at, 'pending', $3
-         FROM t
-        WHERE t.transaction_id IS NULL OR (t.first AND t.transaction_id IN (SELECT transaction_id FROM claimed))
-        ORDER BY t.n
-       RETURNING id, customer_id AS "customerId", ${occurredKey('occurred_at')} AS "occurredAt"`,
+      STORE_V2_EVENTS,
       [
         tenant.organizationId,
         tenant.apiKeyId,
