@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../../config/config.js';
 import type { Logger } from '../../common/logging/logger.js';
-import { systemClock } from '../../common/clock.js';
+import { SettableClock, systemClock } from '../../common/clock.js';
 
 // Every comparison of a secret must go through crypto.timingSafeEqual: watch it, without changing what it does.
 // Checked by what is called, never by measuring time.
@@ -159,6 +159,44 @@ describe('ApiKeyService.verify', () => {
       expect(await work(keys, query, 'right-secret')).toEqual({ tenant: expect.objectContaining({ organizationId: 2 }), lookups: 1, scrypts: 1 });
       expect(await work(keys, query, 'wrong-secret')).toEqual(REFUSED);
       expect(await work(keys, query, 'right-secret')).toEqual({ tenant: expect.objectContaining({ organizationId: 2 }), lookups: 0, scrypts: 0 });
+    });
+
+    describe('past API_KEY_CACHE_SECONDS', () => {
+      /** A verified right secret, then the clock moved past its cache entry; the row can be changed before each lookup. */
+      async function expired() {
+        const clock = new SettableClock(Date.UTC(2026, 0, 1));
+        const row = { id: 1, key, secret_hash: await hashSecret('right-secret'), active: true, organization_id: 2, application_id: 3, multi_org_enabled: false, time_zone: 'UTC', root_division_id: 4 };
+        const query = jest.fn(async () => [{ ...row }]);
+        const keys = new ApiKeyService({ query } as unknown as DataSource, {} as Redis, { queuePrefix: 'timing-safe-spec', apiKeyCacheSeconds: 30 } as AppConfig, {} as Logger, clock);
+        await keys.verify(key, 'right-secret');
+        clock.advance(30_000);
+        return { keys, query, row };
+      }
+
+      it('the right secret of an unchanged key: one lookup (what the tenant holds read again), no scrypt', async () => {
+        const { keys, query, row } = await expired();
+        row.time_zone = 'Europe/Paris';
+        expect(await work(keys, query, 'right-secret')).toEqual({ tenant: expect.objectContaining({ organizationId: 2, timeZone: 'Europe/Paris' }), lookups: 1, scrypts: 0 });
+        expect(await work(keys, query, 'right-secret')).toEqual({ tenant: expect.objectContaining({ timeZone: 'Europe/Paris' }), lookups: 0, scrypts: 0 });
+      });
+
+      it('a key deactivated meanwhile (no invalidation received): refused, with the work of every refusal', async () => {
+        const { keys, query, row } = await expired();
+        row.active = false;
+        expect(await work(keys, query, 'right-secret')).toEqual(REFUSED);
+      });
+
+      it('a secret replaced meanwhile: the old one goes through scrypt against the new hash and is refused', async () => {
+        const { keys, query, row } = await expired();
+        row.secret_hash = await hashSecret('new-secret');
+        expect(await work(keys, query, 'right-secret')).toEqual(REFUSED);
+        expect(await work(keys, query, 'new-secret')).toEqual({ tenant: expect.objectContaining({ organizationId: 2 }), lookups: 1, scrypts: 1 });
+      });
+
+      it('a wrong secret: the same work as every refusal', async () => {
+        const { keys, query } = await expired();
+        expect(await work(keys, query, 'wrong-secret')).toEqual(REFUSED);
+      });
     });
 
     it('without the cache (API_KEY_CACHE_SECONDS=0) the right secret costs the same lookup and scrypt every time', async () => {
