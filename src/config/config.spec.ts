@@ -121,6 +121,24 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ AUTH_FAILURES_PER_MINUTE: 'many' })).toThrow(ConfigError);
     });
 
+    it("the limits of contract §18 (LIMIT_*), the contract's defaults unless set, each a positive integer up to its maximum", () => {
+      expect(loadConfig({}).limits).toEqual({
+        behaviorsPerCampaign: 200,
+        goalsPerBehavior: 100,
+        liveGoalsPerOrganization: 5000,
+        uniqueGoalEventCount: 10000,
+        attributeLength: 1024,
+        v1Instances: 100,
+        completionPoints: 2147483647,
+        simulationYears: 3,
+      });
+      const set = loadConfig({ LIMIT_BEHAVIORS_PER_CAMPAIGN: '10', LIMIT_ATTRIBUTE_LENGTH: '64', LIMIT_SIMULATION_YEARS: '1' }).limits;
+      expect(set).toEqual(expect.objectContaining({ behaviorsPerCampaign: 10, attributeLength: 64, simulationYears: 1, goalsPerBehavior: 100 }));
+      expect(() => loadConfig({ LIMIT_GOALS_PER_BEHAVIOR: '0' })).toThrow(ConfigError);
+      expect(() => loadConfig({ LIMIT_COMPLETION_POINTS: '2147483648' })).toThrow(/LIMIT_COMPLETION_POINTS must be an integer from 1 to 2147483647/);
+      expect(() => loadConfig({ LIMIT_UNIQUE_GOAL_EVENT_COUNT: 'lots' })).toThrow(ConfigError);
+    });
+
     it('TRUST_PROXY as a hop count from 0 (default) to 16', () => {
       expect(loadConfig({}).trustProxy).toBe(0);
       expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);

@@ -1,3 +1,5 @@
+import { DEFAULT_LIMITS, LIMIT_SETTINGS, type Limits } from './limits.js';
+
 /** Configuration read from the environment once, validated, and typed. Nothing else reads process.env. */
 export interface AppConfig {
   databaseUrl: string;
@@ -27,6 +29,8 @@ export interface AppConfig {
   simulationsPerOrganization: number;
   /** Events that occurred longer ago leave the event log (their month's partition is dropped); null keeps every event. */
   eventRetentionDays: number | null;
+  /** Contract §18's limits (limits.ts). */
+  limits: Limits;
 }
 
 export class ConfigError extends Error {}
@@ -100,6 +104,11 @@ function queuePrefix(env: Env, cluster: boolean): string {
   return raw;
 }
 
+function limitsOf(env: Env): Limits {
+  const entries = Object.entries(LIMIT_SETTINGS).map(([name, { env: variable, max }]) => [name, integer(env, variable, DEFAULT_LIMITS[name as keyof Limits], 1, max)]);
+  return Object.fromEntries(entries) as Limits;
+}
+
 export function loadConfig(env: Env): AppConfig {
   const redisCluster = boolean(env, 'REDIS_CLUSTER', false);
   return {
@@ -124,6 +133,7 @@ export function loadConfig(env: Env): AppConfig {
     pointsExpiryRate: integer(env, 'POINTS_EXPIRY_RATE', 2_000, 1, 1_000_000),
     simulationsPerOrganization: integer(env, 'SIMULATIONS_PER_ORGANIZATION', 2, 1, 100),
     eventRetentionDays: env.EVENT_RETENTION_DAYS ? integer(env, 'EVENT_RETENTION_DAYS', 0, 1, 36_500) : null,
+    limits: limitsOf(env),
   };
 }
 

@@ -5,6 +5,7 @@ import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/common/http/configure-app.js';
 import { APP_CONFIG } from '../../src/config/config.module.js';
 import { AppConfig, loadConfig } from '../../src/config/config.js';
+import { useLimits } from '../../src/config/limits.js';
 import { validateResponses } from './response-validation.js';
 
 /**
@@ -13,6 +14,7 @@ import { validateResponses } from './response-validation.js';
  */
 export async function createTestApp(config: Partial<AppConfig> = {}): Promise<INestApplication> {
   const merged = { ...loadConfig(process.env), ...config };
+  useLimits(merged.limits);
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
     .overrideProvider(APP_CONFIG)
     .useValue(merged)

@@ -5,6 +5,7 @@ import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
 import { APP_CONFIG } from '../../src/config/config.module.js';
 import { AppConfig, loadConfig } from '../../src/config/config.js';
+import { useLimits } from '../../src/config/limits.js';
 import { WorkerModule } from '../../src/worker.module.js';
 
 /**
@@ -14,6 +15,7 @@ import { WorkerModule } from '../../src/worker.module.js';
  */
 export async function startTestWorker(config: Partial<AppConfig> = {}): Promise<INestApplicationContext> {
   const merged = { ...loadConfig(process.env), ...config };
+  useLimits(merged.limits);
   const moduleRef = await Test.createTestingModule({ imports: [WorkerModule] })
     .overrideProvider(APP_CONFIG)
     .useValue(merged)
