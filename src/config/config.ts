@@ -13,6 +13,8 @@ export interface AppConfig {
   rateLimitPerMinute: number;
   /** Failed authentications per api key and source address per minute before that source gets 429 for the key. */
   authFailuresPerMinute: number;
+  /** Secrets one API process hashes at once (scrypt); past it, authentication answers 429 without hashing. */
+  authVerificationsAtOnce: number;
   /** Express `trust proxy` hops: 0 takes the TCP peer as the source address; n the n-th address from the right of X-Forwarded-For. */
   trustProxy: number;
   bodyLimit: string;
@@ -121,6 +123,7 @@ export function loadConfig(env: Env): AppConfig {
     queuePrefix: queuePrefix(env, redisCluster),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1, 10_000_000),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 20, 1, 10_000_000),
+    authVerificationsAtOnce: integer(env, 'AUTH_VERIFICATIONS_AT_ONCE', 2, 1, 64),
     trustProxy: integer(env, 'TRUST_PROXY', 0, 0, 16),
     bodyLimit: bodyLimit(env),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),

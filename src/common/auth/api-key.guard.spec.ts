@@ -5,8 +5,8 @@ import type { Request } from 'express';
 import { ApiKeyGuard, basicCredentials } from './api-key.guard.js';
 import { AppError } from '../errors/app-error.js';
 import type { Tenant } from '../http/request-context.js';
-import type { ApiKeyService } from '../../modules/tenancy/api-key.service.js';
-import type { MinuteCount, RateLimiter } from './rate-limiter.js';
+import { BUSY, type ApiKeyService } from '../../modules/tenancy/api-key.service.js';
+import type { FailureCount, RateLimiter } from './rate-limiter.js';
 
 const basic = (userPass: string, scheme = 'Basic') => `${scheme} ${Buffer.from(userPass, 'utf8').toString('base64')}`;
 
@@ -83,7 +83,7 @@ describe('ApiKeyGuard', () => {
   /** A failed-attempt budget in memory, as the RateLimiter keeps it (per key and address, FAILURE_LIMIT a minute). */
   function fakeLimiter() {
     const failures = new Map<string, number>();
-    const count = (id: string): MinuteCount => ({ used: failures.get(id) ?? 0, limit: FAILURE_LIMIT, resetSeconds: 42 });
+    const count = (id: string): FailureCount => ({ used: failures.get(id) ?? 0, limit: FAILURE_LIMIT, resetSeconds: 42, scope: 'credential' });
     return {
       failures,
       failuresOf: jest.fn((key: string, address: string) => count(`${key}|${address}`)),
@@ -98,10 +98,10 @@ describe('ApiKeyGuard', () => {
   function setup(
     params: Record<string, string>,
     authorization: string | undefined,
-    verified: Tenant | null,
+    verified: Tenant | null | typeof BUSY,
     options: { limiter?: ReturnType<typeof fakeLimiter>; ip?: string; cached?: Tenant | null } = {},
   ) {
-    const verify = jest.fn(async (_key: string, _secret: string): Promise<Tenant | null> => verified);
+    const verify = jest.fn(async (_key: string, _secret: string): Promise<Tenant | null | typeof BUSY> => verified);
     const verifyCached = jest.fn((_key: string, _secret: string): Tenant | null => options.cached ?? null);
     const limiter = options.limiter ?? fakeLimiter();
     const guard = new ApiKeyGuard({ verify, verifyCached } as unknown as ApiKeyService, limiter as unknown as RateLimiter);
@@ -205,6 +205,15 @@ describe('ApiKeyGuard', () => {
       const { guard, context, verify } = setup({ api_key: 'abc123' }, basic('abc123:s3cret'), tenant, { limiter, ip: '198.51.100.9' });
       await expect(guard.canActivate(context)).resolves.toBe(true);
       expect(verify).toHaveBeenCalledWith('abc123', 's3cret');
+    });
+
+    it('answers 429 with retry-after 1 when the process hashes as many secrets as it may, not counted as a failure', async () => {
+      const { guard, context, limiter, headers, req } = setup({ api_key: 'abc123' }, basic('abc123:s3cret'), BUSY);
+      const error = await refusal(guard.canActivate(context));
+      expect({ code: error.code, status: error.status, message: error.message }).toEqual({ code: 'rate_limited', status: 429, message: 'too many authentications at once; retry in a second' });
+      expect(headers['retry-after']).toBe(1);
+      expect(limiter.recordFailure).not.toHaveBeenCalled();
+      expect(req.tenant).toBeUndefined();
     });
 
     it('lets a source over the budget in with the right secret of a key verified recently (the cache, no hashing)', async () => {

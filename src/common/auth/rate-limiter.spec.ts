@@ -16,14 +16,21 @@ describe('RateLimiter: the request budget and the failed-attempt budget', () => 
   afterEach(() => limiter.onModuleDestroy());
 
   it('counts failures per key and address, apart from the requests of the key', () => {
-    expect(limiter.failuresOf(KEY, '203.0.113.7', NOW)).toEqual({ used: 0, limit: 3, resetSeconds: 45 });
+    expect(limiter.failuresOf(KEY, '203.0.113.7', NOW)).toEqual({ used: 0, limit: 3, resetSeconds: 45, scope: 'credential' });
     expect(limiter.recordFailure(KEY, '203.0.113.7', NOW).used).toBe(1);
     expect(limiter.recordFailure(KEY, '203.0.113.7', NOW).used).toBe(2);
-    expect(limiter.failuresOf(KEY, '203.0.113.7', NOW).used).toBe(2);
+    expect(limiter.failuresOf(KEY, '203.0.113.7', NOW)).toEqual({ used: 2, limit: 3, resetSeconds: 45, scope: 'credential' });
     expect(limiter.failuresOf(KEY, '198.51.100.9', NOW).used).toBe(0);
-    expect(limiter.failuresOf('fedcba9876543210fedcba9876543210', '203.0.113.7', NOW).used).toBe(0);
     // The key's request budget is untouched by its failures.
     expect(limiter.hit(KEY, NOW)).toEqual({ used: 1, limit: 5, resetSeconds: 45 });
+  });
+
+  it('counts failures per address over every key too: made-up keys each have a budget, the address has one', () => {
+    const madeUp = ['11111111111111111111111111111111', '22222222222222222222222222222222', 'admin'];
+    for (const key of madeUp) expect(limiter.recordFailure(key, '203.0.113.7', NOW).used).toBe(madeUp.indexOf(key) + 1);
+    // A fourth key, never tried from there: the address's budget is spent.
+    expect(limiter.failuresOf(KEY, '203.0.113.7', NOW)).toEqual({ used: 3, limit: 3, resetSeconds: 45, scope: 'address' });
+    expect(limiter.failuresOf(KEY, '198.51.100.9', NOW)).toEqual({ used: 0, limit: 3, resetSeconds: 45, scope: 'credential' });
   });
 
   it('does not count failures as requests, nor requests as failures', () => {

@@ -100,11 +100,18 @@ function resetSeconds(now: number): number {
   return 60 - Math.floor((now / 1000) % 60);
 }
 
+/** A failure budget's count, and which budget it is: the credential's from that address, or the address's over all. */
+export interface FailureCount extends MinuteCount {
+  scope: 'credential' | 'address';
+}
+
 /**
- * Two budgets per clock minute, shared by every API process (see MinuteCounter):
+ * Budgets per clock minute, shared by every API process (see MinuteCounter):
  * - requests: RATE_LIMIT_PER_MINUTE authenticated requests per api key;
- * - failures: AUTH_FAILURES_PER_MINUTE failed authentications per api key and source address, kept apart so that
- *   wrong secrets never spend the key's own request budget, and one source that guesses is stopped alone.
+ * - failures: AUTH_FAILURES_PER_MINUTE failed authentications per credential (an api key, or the admin token) and
+ *   source address, and as many per source address over every credential (made-up keys each have a budget of their
+ *   own, the address's is one); kept apart from the requests so that wrong secrets never spend the key's own request
+ *   budget, and one source that guesses is stopped alone.
  */
 @Injectable()
 export class RateLimiter implements OnModuleDestroy {
@@ -132,14 +139,21 @@ export class RateLimiter implements OnModuleDestroy {
     return this.requests.hit(apiKey, now);
   }
 
-  /** Failed authentications for the key from the address this minute. */
-  failuresOf(apiKey: string, address: string, now = this.clock.now()): MinuteCount {
-    return this.failures.peek(failureId(apiKey, address), now);
+  /**
+   * Failed authentications from the address this minute: for the credential (an api key, `malformed`, or `admin`) and
+   * over every credential; answers the fuller of the two budgets.
+   */
+  failuresOf(credential: string, address: string, now = this.clock.now()): FailureCount {
+    const own = this.failures.peek(failureId(credential, address), now);
+    const all = this.failures.peek(addressId(address), now);
+    return all.used > own.used ? { ...all, scope: 'address' } : { ...own, scope: 'credential' };
   }
 
-  /** Counts one failed authentication for the key from the address. */
-  recordFailure(apiKey: string, address: string, now = this.clock.now()): MinuteCount {
-    return this.failures.hit(failureId(apiKey, address), now);
+  /** Counts one failed authentication for the credential from the address (in both of its budgets). */
+  recordFailure(credential: string, address: string, now = this.clock.now()): FailureCount {
+    const own = this.failures.hit(failureId(credential, address), now);
+    const all = this.failures.hit(addressId(address), now);
+    return all.used > own.used ? { ...all, scope: 'address' } : { ...own, scope: 'credential' };
   }
 
   private async report(): Promise<void> {
@@ -147,6 +161,11 @@ export class RateLimiter implements OnModuleDestroy {
   }
 }
 
-function failureId(apiKey: string, address: string): string {
-  return `${apiKey}:${address}`;
+function failureId(credential: string, address: string): string {
+  return `${credential}:${address}`;
+}
+
+/** The address's budget over every credential (no credential is `*`). */
+function addressId(address: string): string {
+  return `*:${address}`;
 }

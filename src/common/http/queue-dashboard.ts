@@ -7,24 +7,31 @@ import type { Queue } from 'bullmq';
 import type { NextFunction, Request, Response } from 'express';
 import type { AppConfig } from '../../config/config.js';
 import { QueueName } from '../../queues/queue-names.js';
-import { safeEqual } from '../../modules/tenancy/secrets.js';
+import { checkAdminToken } from '../../modules/tenancy/admin-token.js';
 import { basicCredentials } from '../auth/api-key.guard.js';
+import { RateLimiter } from '../auth/rate-limiter.js';
+import { AppError } from '../errors/app-error.js';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 
 /**
  * ADMIN_TOKEN as `Authorization: Bearer <token>`, or as the password of HTTP Basic (what a browser can send: it asks
- * for it). Compared in constant time; without ADMIN_TOKEN the dashboard is closed.
+ * for it), checked as for the admin API (admin-token.ts); without ADMIN_TOKEN the dashboard is closed.
  */
-function adminOnly(config: AppConfig) {
+function adminOnly(config: AppConfig, limiter: RateLimiter) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const header = req.header('authorization') ?? '';
     const token = /^Bearer (.+)$/i.exec(header)?.[1] ?? basicCredentials(header)?.secret ?? '';
-    if (config.adminToken && safeEqual(token, config.adminToken)) return next();
-    res
-      .status(401)
-      .setHeader('www-authenticate', 'Basic realm="queues"')
-      .json({ status: 'error', errors: { code: 'unauthorized', message: config.adminToken ? 'unauthorized' : 'the admin API is disabled: set ADMIN_TOKEN to enable it' } });
+    try {
+      checkAdminToken(token, req, res, config, limiter);
+    } catch (error) {
+      if (!(error instanceof AppError)) return next(error);
+      const refused = error;
+      if (refused.code === 'unauthorized') res.setHeader('www-authenticate', 'Basic realm="queues"');
+      res.status(refused.status).json({ status: 'error', errors: { code: refused.code, message: refused.message } });
+      return;
+    }
+    next();
   };
 }
 
@@ -36,5 +43,5 @@ export function mountQueueDashboard(app: NestExpressApplication, config: AppConf
     queues: Object.values(QueueName).map((name) => new BullMQAdapter(app.get<Queue>(getQueueToken(name), { strict: false }))),
     serverAdapter: board,
   });
-  app.use(QUEUE_DASHBOARD_PATH, adminOnly(config), board.getRouter());
+  app.use(QUEUE_DASHBOARD_PATH, adminOnly(config, app.get(RateLimiter)), board.getRouter());
 }

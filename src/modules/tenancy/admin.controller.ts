@@ -32,7 +32,7 @@ export class AdminController {
       `path and the pair as HTTP Basic credentials. Errors: ${AUTH}; ${BODY_ERRORS}.`,
   })
   @ApiCreatedResponse({ type: BootstrapResponse, description: 'The organization, its first application and their credentials' })
-  @ApiErrors('unauthorized', 'missing_data', 'argument_error', 'validation')
+  @ApiErrors('unauthorized', 'rate_limited', 'missing_data', 'argument_error', 'validation')
   createOrganization(@Body() body: CreateOrganizationBody): Promise<BootstrapResponse> {
     return this.tenancy.createOrganization(body);
   }
@@ -52,7 +52,7 @@ export class AdminController {
     description: 'The organization id (`organization.id` of POST /admin/v1/organizations); an unknown one answers 404 not_found',
   })
   @ApiCreatedResponse({ type: CredentialsResponse, description: 'The application and its credentials' })
-  @ApiErrors('unauthorized', 'missing_data', 'argument_error', 'validation', 'not_found')
+  @ApiErrors('unauthorized', 'rate_limited', 'missing_data', 'argument_error', 'validation', 'not_found')
   createApplication(
     @Param('id', new IdPipe('organization')) id: number,
     @Body() body: CreateApplicationBody,
@@ -75,7 +75,7 @@ export class AdminController {
     description: 'The api key to deactivate (32 lower-case hex characters, as answered with its secret); any other value answers 404 not_found',
   })
   @ApiOkResponse({ type: StatusOk, description: 'The key is deactivated' })
-  @ApiErrors('unauthorized', 'not_found')
+  @ApiErrors('unauthorized', 'rate_limited', 'not_found')
   async deactivateKey(@Param('api_key') apiKey: string): Promise<StatusOk> {
     if (!(await this.apiKeys.deactivate(apiKey))) throw AppError.notFound('api key');
     return { status: 'ok' };

@@ -1,20 +1,23 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
-import { AppError } from '../../common/errors/app-error.js';
-import { safeEqual } from './secrets.js';
+import { RateLimiter } from '../../common/auth/rate-limiter.js';
+import { checkAdminToken } from './admin-token.js';
 
-/** `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. Without ADMIN_TOKEN the admin API is closed. */
+/** `Authorization: Bearer <ADMIN_TOKEN>` (admin-token.ts). Without ADMIN_TOKEN the admin API is closed. */
 @Injectable()
 export class AdminGuard implements CanActivate {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly limiter: RateLimiter,
+  ) {}
 
   canActivate(context: ExecutionContext): boolean {
-    const header = context.switchToHttp().getRequest<Request>().header('authorization') ?? '';
-    const token = /^Bearer (.+)$/i.exec(header)?.[1] ?? '';
-    if (!this.config.adminToken) throw new AppError('unauthorized', 'the admin API is disabled: set ADMIN_TOKEN to enable it');
-    if (!safeEqual(token, this.config.adminToken)) throw new AppError('unauthorized', 'unauthorized');
+    const http = context.switchToHttp();
+    const req = http.getRequest<Request>();
+    const token = /^Bearer (.+)$/i.exec(req.header('authorization') ?? '')?.[1] ?? '';
+    checkAdminToken(token, req, http.getResponse<Response>(), this.config, this.limiter);
     return true;
   }
 }

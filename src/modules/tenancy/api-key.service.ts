@@ -11,6 +11,9 @@ import { createRedis, REDIS } from '../../redis/redis.module.js';
 import { hashSecret, isApiKeyForm, newSecret, sha256, verifySecret } from './secrets.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 
+/** What `verify` answers when AUTH_VERIFICATIONS_AT_ONCE secrets are being hashed already. */
+export const BUSY = 'busy';
+
 interface CachedKey {
   tenant: Tenant;
   secretDigest: Buffer;
@@ -43,10 +46,18 @@ interface KeyRow {
  * Once a cached pair expires, the key is looked up again, but the secret is not hashed again while the key is active
  * and its stored hash is the one it was verified against: scrypt costs tens of milliseconds of CPU, and every request
  * in flight when a busy key's entry expired paid it at once (V1's p99 jumped every API_KEY_CACHE_SECONDS).
+ *
+ * Requests that verify the same key and secret at the same moment share one verification, and one process hashes at
+ * most AUTH_VERIFICATIONS_AT_ONCE secrets at once: past that, `verify` answers BUSY without hashing (429 for the
+ * client), so that guesses from many addresses cannot take every core.
  */
 @Injectable()
 export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
   private readonly cache = new Map<string, CachedKey>();
+  /** Verifications under way, by key and secret digest. */
+  private readonly verifying = new Map<string, Promise<Tenant | null | typeof BUSY>>();
+  /** Secrets being hashed now. */
+  private hashing = 0;
   private subscriber: RedisClient | null = null;
   private readonly channel: string;
   /** A hash of a random secret, same scheme and cost as stored ones: what an unknown key's secret is verified against. */
@@ -79,18 +90,30 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     this.subscriber?.disconnect();
   }
 
-  /** The tenant for a valid, active key and matching secret; null for every other case. */
-  async verify(key: string, secret: string): Promise<Tenant | null> {
+  /** The tenant for a valid, active key and matching secret; BUSY when too many secrets are being hashed; null otherwise. */
+  async verify(key: string, secret: string): Promise<Tenant | null | typeof BUSY> {
     if (!isApiKeyForm(key)) return null; // no such key can exist: no query (a NUL in it would even fail one)
     const digest = sha256(secret);
     const cached = this.cache.get(key);
     // The cache answers a matching secret only; a wrong one goes the uncached way, the same work as an unknown key.
     const verified = cached !== undefined && timingSafeEqual(cached.secretDigest, digest);
     if (verified && cached.expiresAt > this.clock.now()) return cached.tenant;
+    const id = `${key}:${digest.toString('hex')}`;
+    let work = this.verifying.get(id);
+    if (!work) {
+      work = this.lookUp(key, secret, digest, verified ? cached : undefined).finally(() => this.verifying.delete(id));
+      this.verifying.set(id, work);
+    }
+    return work;
+  }
+
+  /** The key looked up and the secret verified against its hash (or against the dummy hash when there is no such key). */
+  private async lookUp(key: string, secret: string, digest: Buffer, verifiedBefore: CachedKey | undefined): Promise<Tenant | null | typeof BUSY> {
     const row = await this.findKey(key);
     // Expired, but this secret was verified against this very hash of a key still active: no second scrypt.
-    const unchanged = verified && row !== undefined && row.active && row.secret_hash === cached.secretHash;
-    const matches = unchanged || (await verifySecret(secret, row ? row.secret_hash : await this.dummyHash));
+    const unchanged = verifiedBefore !== undefined && row !== undefined && row.active && row.secret_hash === verifiedBefore.secretHash;
+    if (!unchanged && this.hashing >= this.config.authVerificationsAtOnce) return BUSY;
+    const matches = unchanged || (await this.hash(async () => verifySecret(secret, row ? row.secret_hash : await this.dummyHash)));
     if (!row || !row.active || !matches) return null;
     const tenant: Tenant = {
       organizationId: row.organization_id,
@@ -105,6 +128,15 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
       this.cache.set(key, { tenant, secretDigest: digest, secretHash: row.secret_hash, expiresAt: this.clock.now() + this.config.apiKeyCacheSeconds * 1000 });
     }
     return tenant;
+  }
+
+  private async hash<T>(work: () => Promise<T>): Promise<T> {
+    this.hashing += 1;
+    try {
+      return await work();
+    } finally {
+      this.hashing -= 1;
+    }
   }
 
   /**

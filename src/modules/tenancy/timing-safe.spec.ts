@@ -17,7 +17,8 @@ jest.unstable_mockModule('node:crypto', () => ({ ...crypto, timingSafeEqual, scr
 
 const { hashSecret, safeEqual, verifySecret } = await import('./secrets.js');
 const { AdminGuard } = await import('./admin.guard.js');
-const { ApiKeyService } = await import('./api-key.service.js');
+const { RateLimiter } = await import('../../common/auth/rate-limiter.js');
+const { ApiKeyService, BUSY } = await import('./api-key.service.js');
 const { AppError } = await import('../../common/errors/app-error.js');
 
 /** The lengths of the buffers of each timingSafeEqual call since the last reset. */
@@ -54,9 +55,15 @@ describe('verifySecret', () => {
 
 describe('AdminGuard', () => {
   const token = 'test-admin-token-0123456789';
-  const guard = new AdminGuard({ adminToken: token } as AppConfig);
+  // A budget far from reached: what is checked here is the comparison.
+  const pipeline = { incrby: () => pipeline, expire: () => pipeline, exec: async () => [] };
+  const limiter = new RateLimiter({ pipeline: () => pipeline } as unknown as Redis, { authFailuresPerMinute: 1000, queuePrefix: 'timing-safe-spec' } as AppConfig);
+  afterAll(() => limiter.onModuleDestroy());
+  const guard = new AdminGuard({ adminToken: token } as AppConfig, limiter);
   const context = (authorization: string | undefined) =>
-    ({ switchToHttp: () => ({ getRequest: () => ({ header: () => authorization }) }) }) as unknown as ExecutionContext;
+    ({
+      switchToHttp: () => ({ getRequest: () => ({ header: () => authorization, ip: '203.0.113.7' }), getResponse: () => ({ setHeader: () => undefined }) }),
+    }) as unknown as ExecutionContext;
 
   it('lets the right token in through one timingSafeEqual', () => {
     expect(guard.canActivate(context(`Bearer ${token}`))).toBe(true);
@@ -159,6 +166,34 @@ describe('ApiKeyService.verify', () => {
       expect(await work(keys, query, 'right-secret')).toEqual({ tenant: expect.objectContaining({ organizationId: 2 }), lookups: 1, scrypts: 1 });
       expect(await work(keys, query, 'wrong-secret')).toEqual(REFUSED);
       expect(await work(keys, query, 'right-secret')).toEqual({ tenant: expect.objectContaining({ organizationId: 2 }), lookups: 0, scrypts: 0 });
+    });
+
+    describe('secrets hashed at once', () => {
+      async function keysWith(atOnce: number) {
+        const row = { id: 1, key, secret_hash: await hashSecret('right-secret'), active: true, organization_id: 2, application_id: 3, multi_org_enabled: false, time_zone: 'UTC', root_division_id: 4 };
+        const query = jest.fn(async () => [row]);
+        const config = { queuePrefix: 'timing-safe-spec', apiKeyCacheSeconds: 30, authVerificationsAtOnce: atOnce } as AppConfig;
+        return { keys: new ApiKeyService({ query } as unknown as DataSource, {} as Redis, config, {} as Logger, systemClock), query };
+      }
+      const scryptsOf = (secret: string) => scrypt.mock.calls.filter(([password]) => password === secret).length;
+
+      it('requests with the same key and secret at the same moment share one lookup and one scrypt', async () => {
+        const { keys, query } = await keysWith(2);
+        scrypt.mockClear();
+        const answers = await Promise.all(Array.from({ length: 10 }, () => keys.verify(key, 'right-secret')));
+        expect(answers.every((a) => a !== null && a !== BUSY && a.organizationId === 2)).toBe(true);
+        expect({ lookups: query.mock.calls.length, scrypts: scryptsOf('right-secret') }).toEqual({ lookups: 1, scrypts: 1 });
+      });
+
+      it('past AUTH_VERIFICATIONS_AT_ONCE, a verification that needs a hash answers BUSY without hashing', async () => {
+        const { keys } = await keysWith(1);
+        scrypt.mockClear();
+        const answers = await Promise.all([keys.verify(key, 'guess-1'), keys.verify(key, 'guess-2'), keys.verify(key, 'right-secret')]);
+        expect(answers).toEqual([null, BUSY, BUSY]);
+        expect([scryptsOf('guess-1'), scryptsOf('guess-2'), scryptsOf('right-secret')]).toEqual([1, 0, 0]);
+        // Once the hash is done, the next one is verified.
+        await expect(keys.verify(key, 'right-secret')).resolves.toEqual(expect.objectContaining({ organizationId: 2 }));
+      });
     });
 
     describe('past API_KEY_CACHE_SECONDS', () => {
