@@ -10,6 +10,9 @@ import { queueJobs, type EvaluateJobData } from './enqueue.js';
 import type { EventKey } from '../evaluation/event-keys.js';
 import { StoredEventsEvaluation } from '../evaluation/stored-events.evaluation.js';
 
+/** The reason of events whose job ran out of attempts (the error is in the worker's log, under the job's id). */
+export const EVALUATION_FAILED = 'evaluation_failed';
+
 /** The worker side of the events queue: each job names stored events to evaluate (one JSON log line per job). */
 @Processor(QueueName.Events)
 export class EventsProcessor extends WorkerHost implements OnApplicationBootstrap {
@@ -49,8 +52,9 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
       this.counters.add({ failed: job.data.eventIds.length });
       const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       this.logger.warn({ job_id: job.id, job: job.name, attempt: job.attemptsMade + 1, last, err: (error as Error).message }, 'job failed');
-      // Out of attempts: the events keep a failed state (the sweeper leaves them) until an operator replays them.
-      if (last && keys.length) await this.evaluation.markFailed(keys, (error as Error).message).catch(() => undefined);
+      // Out of attempts: the events keep a failed state (the sweeper leaves them) until an operator replays them. Their
+      // reason is a code, answered later by the routes: the error's own text (a database's, say) is in the log alone.
+      if (last && keys.length) await this.evaluation.markFailed(keys, EVALUATION_FAILED).catch(() => undefined);
       throw error;
     }
   }
