@@ -35,7 +35,7 @@ interface EventExplanation {
 }
 interface GoalProgressView {
   completed: boolean;
-  progress: { current_count: number; total_count: number; pivots?: string[] };
+  progress: { current_count: number; total_count: number };
 }
 interface BehaviorView {
   achieved: number;
@@ -154,17 +154,20 @@ describe('event scenarios', () => {
       const first = await visit('s1', '2026-03-02T10:00:00Z');
       expect(first.body).toMatchObject({ status: 'ok', qualified: true, state: 'qualified', available_points: 0 });
       expect(goalVerdict(first, behavior)).toBe('counted');
-      expect(behaviorOf(first, behavior).goals.store_visit.progress).toMatchObject({ current_count: 1, total_count: 3, pivots: ['s1'] });
+      expect(behaviorOf(first, behavior).goals.store_visit.progress).toEqual(expect.objectContaining({ current_count: 1, total_count: 3 }));
+      // The stored values are never answered (a customer's state must not make answers grow): only this request's.
+      expect(behaviorOf(first, behavior).goals.store_visit.progress).not.toHaveProperty('pivots');
       expect(behaviorOf(first, behavior).deltas).toEqual({ current_count: 0, achieved: 0, data: ['s1'], pivot_count: 1 });
 
       const second = await visit('s2', '2026-03-03T10:00:00Z');
       expect(goalVerdict(second, behavior)).toBe('counted');
-      expect(behaviorOf(second, behavior).goals.store_visit.progress).toMatchObject({ current_count: 2, pivots: ['s1', 's2'] });
+      expect(behaviorOf(second, behavior).goals.store_visit.progress).toMatchObject({ current_count: 2 });
+      expect(behaviorOf(second, behavior).deltas).toEqual({ current_count: 0, achieved: 0, data: ['s2'], pivot_count: 1 });
 
       const repeated = await visit('s2', '2026-03-03T18:00:00Z');
       expect(repeated.body).toMatchObject({ state: 'qualified', available_points: 0 });
       expect(goalVerdict(repeated, behavior)).toBe('repeated_pivot');
-      expect(behaviorOf(repeated, behavior).goals.store_visit.progress).toMatchObject({ current_count: 2, pivots: ['s1', 's2'] });
+      expect(behaviorOf(repeated, behavior).goals.store_visit.progress).toMatchObject({ current_count: 2 });
       expect(behaviorOf(repeated, behavior).deltas).toEqual({ current_count: 0, achieved: 0 });
 
       const fourth = await visit('s3', '2026-03-04T10:00:00Z');
@@ -188,7 +191,8 @@ describe('event scenarios', () => {
       expect(w2a.body.state).toBe('qualified');
       expect(goalVerdict(w2a, behavior)).toBe('counted');
       const w2b = await visit('s1', '2026-03-10T09:00:00Z');
-      expect(behaviorOf(w2b, behavior).goals.store_visit.progress).toMatchObject({ current_count: 2, pivots: ['s4', 's1'] });
+      expect(behaviorOf(w2b, behavior).goals.store_visit.progress).toMatchObject({ current_count: 2 });
+      expect(behaviorOf(w2b, behavior).deltas).toEqual({ current_count: 0, achieved: 0, data: ['s1'], pivot_count: 1 });
       expect(w2b.body.available_points).toBe(50);
       const w2c = await visit('s2', '2026-03-11T09:00:00Z');
       expect(w2c.body).toMatchObject({ state: 'qualified', available_points: 100 });

@@ -70,7 +70,6 @@ describe('Behavior view (seed response shape)', () => {
             min_time_between_events: null,
             min_time_between_events_count: 1,
             consecutive: false,
-            pivots: [],
           },
         },
         review: {
@@ -131,7 +130,7 @@ describe('Behavior view (seed response shape)', () => {
     });
   });
 
-  it('shows goal counts, pivots and group counts from the progress', () => {
+  it('shows goal counts and group counts from the progress, never the pivot values gathered', () => {
     const s = new Session(compiled);
     s.send([
       event('visit', { occurredAt: T0, attributes: { store_id: 's1' } }),
@@ -141,7 +140,9 @@ describe('Behavior view (seed response shape)', () => {
     ]);
     const v = view(s, 1);
     expect(v).toMatchObject({ achieved: 0, current_count: 1, total_count: 2 });
-    expect(v.goals.store_visit).toMatchObject({ completed: false, progress: { current_count: 2, total_count: 3, pivots: ['s1', 's2'] } });
+    expect(v.goals.store_visit).toMatchObject({ completed: false, progress: { current_count: 2, total_count: 3 } });
+    // The values themselves stay in the progress: an answer never lists what a customer's state has gathered.
+    expect(v.goals.store_visit.progress).not.toHaveProperty('pivots');
     expect(v.goals.review).toMatchObject({ completed: false, progress: { current_count: 1, total_count: 2 } });
     expect(v.goals.share).toMatchObject({ completed: true, progress: { current_count: 1, total_count: 1 } });
     expect(v.groups['0']).toMatchObject({ current_count: 0, completed: false });
@@ -156,7 +157,7 @@ describe('Behavior view (seed response shape)', () => {
     ]);
     const v = view(s, 1);
     expect(v).toMatchObject({ achieved: 1, current_count: 0, total_count: 2 });
-    expect(v.goals.store_visit).toMatchObject({ completed: false, progress: { current_count: 0, pivots: [] } });
+    expect(v.goals.store_visit).toMatchObject({ completed: false, progress: { current_count: 0 } });
     expect(v.groups['0']).toMatchObject({ current_count: 0, completed: false });
   });
 });

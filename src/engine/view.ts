@@ -19,7 +19,6 @@ export interface GoalView {
     min_time_between_events: number | null;
     min_time_between_events_count: number;
     consecutive: boolean;
-    pivots?: string[];
   };
 }
 
@@ -77,7 +76,6 @@ export function behaviorView(behavior: CompiledBehavior, progress: BehaviorProgr
         min_time_between_events: goal.rule.minTimeBetweenEvents,
         min_time_between_events_count: goal.rule.minTimeBetweenEventsCount,
         consecutive: goal.rule.consecutive,
-        ...(goal.rule.type === 'unique' ? { pivots: g?.pivots ?? [] } : {}),
       },
     };
   }

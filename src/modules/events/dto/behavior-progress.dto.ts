@@ -24,8 +24,6 @@ export class GoalCounts implements GoalProgress {
   @ApiProperty(nullableInt(null, 'Throttle window in seconds; null when none')) min_time_between_events: number | null;
   @ApiProperty(int(1, 'How many events count per throttle window')) min_time_between_events_count: number;
   @ApiProperty({ example: false, description: 'Counts customer-local days in a row' }) consecutive: boolean;
-  @ApiPropertyOptional({ type: [String], example: ['s-12', 's-40'], description: 'Unique goals only: the pivot values counted in the current cycle' })
-  pivots?: string[];
 }
 
 export class GoalProgressView implements GoalView {
