@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { IsNotPrototypeKey, isPrototypeKey, PROTOTYPE_KEY_MESSAGE } from './reserved-names.js';
+import { hasPrototypeKeySegment, IsNotPrototypeKey, isPrototypeKey, PROTOTYPE_KEY_MESSAGE } from './reserved-names.js';
 
 class Named {
   @IsNotPrototypeKey()
@@ -20,6 +20,16 @@ describe('isPrototypeKey', () => {
     expect(['store_visit', 'Constructor', ' __proto__', 'proto', 'toString', '', 1, null, undefined].map(isPrototypeKey)).toEqual(
       new Array(9).fill(false),
     );
+  });
+});
+
+describe('hasPrototypeKeySegment', () => {
+  it('finds a prototype key in any segment of a dotted path', () => {
+    expect(['__proto__', 'context.constructor', 'user.attributes.prototype', 'a.__proto__.b'].map(hasPrototypeKeySegment)).toEqual([true, true, true, true]);
+  });
+
+  it('is false for paths of ordinary names', () => {
+    expect(['context.app_name', 'user.attributes.constructors', 'count', 'proto.type', 7].map(hasPrototypeKeySegment)).toEqual([false, false, false, false, false]);
   });
 });
 

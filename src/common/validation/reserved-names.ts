@@ -14,6 +14,11 @@ export function isPrototypeKey(name: unknown): boolean {
   return typeof name === 'string' && KEYS.has(name);
 }
 
+/** Whether a dotted path (a criterion's field, `context.constructor`) names a prototype key in any of its segments. */
+export function hasPrototypeKeySegment(path: unknown): boolean {
+  return typeof path === 'string' && path.split('.').some(isPrototypeKey);
+}
+
 /** The message after the field's name, for an answer's `details`. */
 export const PROTOTYPE_KEY_MESSAGE = `must not be a prototype key (${PROTOTYPE_KEYS.join(', ')})`;
 
