@@ -29,6 +29,8 @@ export interface AppConfig {
   pointsExpiryRate: number;
   /** Simulations of one organization that run at once (more wait, queued). */
   simulationsPerOrganization: number;
+  /** A simulation's run stops, failed, after this long (a replay's time budget). */
+  simulationMaxSeconds: number;
   /** Events that occurred longer ago leave the event log (their month's partition is dropped); null keeps every event. */
   eventRetentionDays: number | null;
   /** Contract §18's limits (limits.ts). */
@@ -135,6 +137,7 @@ export function loadConfig(env: Env): AppConfig {
     sweepAfterSeconds: integer(env, 'SWEEP_AFTER_SECONDS', 30, 1, 86_400),
     pointsExpiryRate: integer(env, 'POINTS_EXPIRY_RATE', 2_000, 1, 1_000_000),
     simulationsPerOrganization: integer(env, 'SIMULATIONS_PER_ORGANIZATION', 2, 1, 100),
+    simulationMaxSeconds: integer(env, 'SIMULATION_MAX_SECONDS', 900, 1, 86_400),
     eventRetentionDays: env.EVENT_RETENTION_DAYS ? integer(env, 'EVENT_RETENTION_DAYS', 0, 1, 36_500) : null,
     limits: limitsOf(env),
   };

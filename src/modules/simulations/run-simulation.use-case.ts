@@ -1,3 +1,5 @@
+import { setImmediate as turn } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -18,12 +20,19 @@ export const REPLAY_PAGE = { customer: 500, time: 5_000 };
 export const MAX_EXPLAINED_EVENTS = 1_000;
 /** How often a run writes its counts (and renews its lease): well inside LEASE_SECONDS. */
 const PROGRESS_EVERY_MS = 1_000;
+/**
+ * The longest the replay computes without giving the process back: then it waits one turn of the event loop, so that
+ * the process's other jobs (events first), its lock renewals and its timers run in between.
+ */
+const SLICE_MS = 20;
+/** The stored reason of a run that failed for a reason of its own (the error is in the worker's log). */
+export const SIMULATION_FAILED = 'the simulation failed (the worker logged why); it was retried and may be started again';
 
 export type SimulationRunResult =
   | { outcome: 'skipped' | 'busy' }
   | { outcome: 'cancelled' | 'completed'; customers: number; events: number };
 
-/** A simulation that cannot run at all (its campaign was deleted): failed at once, not retried. */
+/** A simulation that cannot run, or not go on (its campaign was deleted, its time is up): failed at once, not retried. */
 export class SimulationImpossible extends Error {}
 
 interface Customer extends ReplayedCustomer {
@@ -60,7 +69,9 @@ export class RunSimulationUseCase {
     try {
       return await this.run(claimed);
     } catch (error) {
-      await this.simulations.fail(id, claimed.attempt, (error as Error).message, final || error instanceof SimulationImpossible);
+      // Only the service's own reasons are stored (and answered); another error's text, a database's say, is logged.
+      const impossible = error instanceof SimulationImpossible;
+      await this.simulations.fail(id, claimed.attempt, impossible ? error.message : SIMULATION_FAILED, final || impossible);
       throw error;
     }
   }
@@ -78,6 +89,8 @@ export class RunSimulationUseCase {
       REPLAY_PAGE[order],
     );
     const progress = { customers: 0, eventsReplayed: 0 };
+    const deadline = performance.now() + this.config.simulationMaxSeconds * 1000;
+    let slice = performance.now();
     // Each renewal of the lease writes the counts; one that finds the row no longer this run's stops the replay.
     const lease = leaseHeartbeat(PROGRESS_EVERY_MS, () => this.simulations.progress(id, attempt, progress));
     try {
@@ -95,6 +108,13 @@ export class RunSimulationUseCase {
             if (explained.length < MAX_EXPLAINED_EVENTS) explained.push(...result.explanation);
           }
           progress.eventsReplayed += 1;
+          if (progress.eventsReplayed % 64 === 0 && performance.now() - slice > SLICE_MS) {
+            if (performance.now() > deadline) {
+              throw new SimulationImpossible(`stopped after ${this.config.simulationMaxSeconds} s, its time budget (SIMULATION_MAX_SECONDS): narrow its range or its customers`);
+            }
+            await turn();
+            slice = performance.now();
+          }
         }
       }
     } finally {
