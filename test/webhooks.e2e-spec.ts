@@ -185,6 +185,14 @@ describe('webhooks', () => {
       'http://[::ffff:127.0.0.1]/hook',
       'http://0x7f.0.0.1/hook',
       'http://0.0.0.0/hook',
+      // Special-purpose ranges of the IANA registries beyond the private ones, and a trailing dot (contract §18).
+      'http://[::ffff:0:127.0.0.1]/',
+      'http://[2001:0:a9fe:a9fe::]/',
+      'http://192.0.2.1/',
+      'http://198.18.0.1/',
+      'http://localhost./',
+      'http://[2001:db8::1]/hook',
+      'http://[64:ff9b::a9fe:a9fe]/hook',
     ])('refuses the private address %s when WEBHOOK_ALLOW_PRIVATE_NETWORKS is off', async (url) => {
       expect(expectError(await subscribe(strictApp, tenant, { url, event_types: ['tier.changed'] }), 400, 'validation')).toEqual(['webhook.url']);
     });

@@ -1,60 +1,43 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-/** Addresses a webhook may not reach unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: private, loopback, link-local and the like. */
-const BLOCKED = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], // "this" network
-  ['10.0.0.0', 8], // private
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local (cloud metadata services)
-  ['172.16.0.0', 12], // private
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-] as const) {
-  BLOCKED.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 96], // unspecified, loopback and IPv4-compatible (::7f00:1)
-  ['64:ff9b::', 96], // NAT64: reaches IPv4 addresses, metadata services included
-  ['64:ff9b:1::', 48], // local-use NAT64
-  ['100::', 64], // discard
-  ['2002::', 16], // 6to4: embeds an IPv4 address
-  ['fec0::', 10], // site-local (deprecated)
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['ff00::', 8], // multicast
-] as const) {
-  BLOCKED.addSubnet(net, prefix, 'ipv6');
-}
+/**
+ * IPv6's global unicast space. Everything outside it is reserved by the IETF or special (IPv4-compatible `::/96`, the
+ * dummy prefix `100:0:0:1::/64`, ...): no public host has such an address.
+ */
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
-/** True when an IP address literal is private, loopback, link-local or otherwise not a public unicast address. */
+/**
+ * True when an IP address literal (IPv6 with or without brackets) is not a public unicast address: it lies in a range
+ * of the IANA IPv4 or IPv6 special-purpose address registries (private, loopback, link-local, CGNAT, documentation,
+ * benchmarking, multicast, reserved, IPv4-mapped and -translated, NAT64, 6to4, Teredo, ...; `ipaddr.js` keeps the
+ * list, see docs/decisions/0015), or, for IPv6, outside 2000::/3. A host name answers false.
+ */
 export function isPrivateAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '');
   const version = isIP(bare);
-  if (version === 4) return BLOCKED.check(bare, 'ipv4');
-  if (version === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
-    if (mapped) return BLOCKED.check(mapped[1], 'ipv4');
-    // IPv4-mapped addresses in hex form (::ffff:7f00:1), as the URL parser writes them.
-    const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(bare);
-    if (hex) {
-      const [hi, lo] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
-      return BLOCKED.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4');
-    }
-    return BLOCKED.check(bare, 'ipv6');
+  if (version === 0) return false;
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    ip = ipaddr.parse(bare);
+  } catch {
+    return true; // a literal the library cannot read is not trusted
   }
-  return false;
+  if (ip.range() !== 'unicast') return true;
+  return version === 6 && !(ip as ipaddr.IPv6).match(GLOBAL_UNICAST_V6);
+}
+
+/** A host name without its trailing dots: `localhost.` is `localhost`, `example.com.` is `example.com`. */
+function withoutTrailingDots(host: string): string {
+  return host.replace(/\.+$/, '');
 }
 
 /**
  * Why a webhook URL is refused, or null when it is acceptable: it must parse, be http(s), and (unless private networks
- * are allowed) not name a private, loopback or link-local address, nor localhost. Host names are resolved again when
- * delivering (see DeliverWebhookUseCase), since a public name may point at a private address.
+ * are allowed) not name a special-purpose address (isPrivateAddress), nor localhost; a trailing dot changes nothing.
+ * Host names are resolved again when delivering (see DeliverWebhookUseCase), since a public name may point at a
+ * private address.
  */
 export function webhookUrlProblem(value: string, allowPrivate: boolean): string | null {
   let url: URL;
@@ -64,9 +47,9 @@ export function webhookUrlProblem(value: string, allowPrivate: boolean): string 
     return 'must be an absolute http(s) URL';
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http(s) URL';
-  if (!url.hostname) return 'must name a host';
+  const host = withoutTrailingDots(url.hostname.toLowerCase());
+  if (!host) return 'must name a host';
   if (allowPrivate) return null;
-  const host = url.hostname.toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost') || isPrivateAddress(host)) {
     return 'must not point at a private, loopback or link-local address';
   }
@@ -78,10 +61,10 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
 /**
  * A dns.lookup for outgoing webhook connections that refuses names resolving to a private address: the connection is
  * made to the very addresses checked, so a name that answers a public address to a check and a private one to the
- * connection (DNS rebinding) gets nowhere.
+ * connection (DNS rebinding) gets nowhere. A name is resolved without its trailing dots, as at creation.
  */
 export function publicOnlyLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+  dnsLookup(withoutTrailingDots(hostname), { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
     if (addresses.length === 0 || addresses.some((a) => isPrivateAddress(a.address))) {
       return callback(Object.assign(new Error('the URL resolves to a private address'), { code: 'EPRIVATEADDRESS' }), []);
