@@ -1,14 +1,23 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { hasPrototypeKeySegment, IsNotPrototypeKey, isPrototypeKey, PROTOTYPE_KEY_MESSAGE } from './reserved-names.js';
+import { HasNoPrototypeKeyFields, hasPrototypeKeySegment, IsNotPrototypeKey, isPrototypeKey, PROTOTYPE_KEY_MESSAGE } from './reserved-names.js';
 
 class Named {
   @IsNotPrototypeKey()
   name?: unknown;
 }
 
+class Targeted {
+  @HasNoPrototypeKeyFields()
+  targeting?: unknown;
+}
+
 function messages(name: unknown): string[] {
   return validateSync(plainToInstance(Named, { name })).flatMap((error) => Object.values(error.constraints ?? {}));
+}
+
+function criteriaMessages(targeting: unknown): string[] {
+  return validateSync(plainToInstance(Targeted, { targeting })).flatMap((error) => Object.values(error.constraints ?? {}));
 }
 
 describe('isPrototypeKey', () => {
@@ -41,5 +50,18 @@ describe('IsNotPrototypeKey', () => {
 
   it('accepts other names', () => {
     expect(messages('visit')).toEqual([]);
+  });
+});
+
+describe('HasNoPrototypeKeyFields', () => {
+  it('refuses criteria whose field names a prototype key, naming the criterion', () => {
+    const targeting = [{ field: 'user.tags', op: 'contains', value: 'vip' }, { field: 'user.attributes.__proto__', op: 'exists' }];
+    expect(criteriaMessages(targeting)).toEqual([`targeting[1].field names user.attributes.__proto__: an attribute name ${PROTOTYPE_KEY_MESSAGE}`]);
+  });
+
+  it('leaves other criteria, and values that are not criteria lists, to the other validators', () => {
+    expect(criteriaMessages([{ field: 'user.attributes.plan', op: 'eq', value: 'constructor' }])).toEqual([]);
+    expect(criteriaMessages('not a list')).toEqual([]);
+    expect(criteriaMessages([null, 3])).toEqual([]);
   });
 });

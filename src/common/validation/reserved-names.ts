@@ -1,4 +1,4 @@
-import { registerDecorator, ValidationOptions } from 'class-validator';
+import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
 
 /**
  * Names that are prototype keys (contract §18): refused as names of events, behaviors and goals, and as names of
@@ -31,5 +31,30 @@ export function IsNotPrototypeKey(options?: ValidationOptions): PropertyDecorato
       propertyName: propertyName as string,
       options: { message: `$property ${PROTOTYPE_KEY_MESSAGE}`, ...options },
       validator: { validate: (value: unknown) => !isPrototypeKey(value) },
+    });
+}
+
+/** The index of the first criterion whose field names a prototype key (`user.attributes.constructor`), or -1. */
+function prototypeCriterion(value: unknown): number {
+  if (!Array.isArray(value)) return -1;
+  return value.findIndex((item: unknown) => typeof item === 'object' && item !== null && hasPrototypeKeySegment((item as { field?: unknown }).field));
+}
+
+/** class-validator, beside IsCriteria: no criterion's field names a prototype key (other problems are IsCriteria's). */
+export function HasNoPrototypeKeyFields(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'hasNoPrototypeKeyFields',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: {
+        message: (args: ValidationArguments) => {
+          const i = prototypeCriterion(args.value);
+          const field = (args.value as Array<{ field: string }>)[i]?.field;
+          return `${args.property}[${i}].field names ${field}: an attribute name ${PROTOTYPE_KEY_MESSAGE}`;
+        },
+        ...options,
+      },
+      validator: { validate: (value: unknown) => prototypeCriterion(value) < 0 },
     });
 }

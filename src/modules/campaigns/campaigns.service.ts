@@ -14,6 +14,8 @@ import { ConfigChangesService } from '../audit/config-changes.service.js';
 import { campaignView } from './campaign.view.js';
 import type { CampaignListResponse, CampaignView, CreateCampaignInput, NavigationCampaign, UpdateCampaignInput } from './dto/campaign.dto.js';
 import { findOwned } from '../../common/database/find-owned.js';
+import { campaignGoalCount, holdLiveGoals, liveGoalCount } from './live-goals.js';
+import { liveGoalsProblem } from './behaviors/behavior-limits.js';
 
 /** How a route names a campaign: by id or by permalink. */
 export type CampaignRef = { id: number } | { permalink: string };
@@ -73,6 +75,7 @@ export class CampaignsService {
       const campaign = await this.find(em, tenant, ref, true);
       const before = campaignView(campaign);
       const fields = await this.validated(em, tenant, input, campaign);
+      if (input.status === 'live' && campaign.status !== 'live') await this.checkLiveGoals(em, tenant, campaign);
       Object.assign(campaign, fields, { status: input.status }, input.permalink !== undefined ? { permalink: input.permalink } : {});
       await em.save(campaign).catch(UNIQUE);
       const after = campaignView(campaign);
@@ -131,6 +134,17 @@ export class CampaignsService {
   /** A live (not deleted) campaign of the organization; `lock` holds it for the rest of the transaction. */
   async find(em: EntityManager, tenant: Tenant, ref: CampaignRef, lock = false): Promise<Campaign> {
     return findOwned(em, Campaign, ref, tenant.organizationId, 'campaign', lock);
+  }
+
+  /**
+   * A campaign becoming live brings its goals to the organization's live goals (contract §18): counted under the
+   * organization's live-goals lock, as behavior writes are, so that concurrent writes cannot both pass the limit.
+   */
+  private async checkLiveGoals(em: EntityManager, tenant: Tenant, campaign: Campaign): Promise<void> {
+    await holdLiveGoals(em, tenant.organizationId);
+    const added = await campaignGoalCount(em, tenant.organizationId, campaign.id);
+    const problem = liveGoalsProblem(await liveGoalCount(em, tenant.organizationId), added);
+    if (problem) throw new AppError('validation', problem, [{ field: 'campaign.status', message: problem }]);
   }
 
   private async validated(em: EntityManager, tenant: Tenant, input: CreateCampaignInput | UpdateCampaignInput, current: Campaign | null) {

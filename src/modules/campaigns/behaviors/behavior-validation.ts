@@ -1,5 +1,7 @@
 import { criteriaProblem } from '../../../common/validation/criteria.js';
+import { hasPrototypeKeySegment, isPrototypeKey, PROTOTYPE_KEY_MESSAGE } from '../../../common/validation/reserved-names.js';
 import type { Criterion } from '../../../engine/index.js';
+import { completionPointsProblem, goalsPerBehaviorProblem, uniqueEventCountProblem } from './behavior-limits.js';
 
 /**
  * Checks one submitted behavior (contract §6) and collects every problem in its `errors` object: a map from a dotted
@@ -123,6 +125,18 @@ class Checker {
     return value === null ? null : (this.text(field, value) ?? null);
   }
 
+  /** A name of a behavior, goal, event or attribute: text that is not a prototype key (contract §18). */
+  name(field: string, value: unknown): string | undefined {
+    const name = this.text(field, value);
+    if (name === undefined || !isPrototypeKey(name)) return name;
+    this.fail(field, PROTOTYPE_KEY_MESSAGE);
+    return undefined;
+  }
+
+  nullableName(field: string, value: unknown): string | null {
+    return value === null ? null : (this.name(field, value) ?? null);
+  }
+
   /** A data object: the known members checked (null means not set), the others kept as sent. */
   data(field: string, value: unknown, known: { ints: string[]; bools: string[] }): Json {
     if (!isObject(value)) {
@@ -145,7 +159,13 @@ class Checker {
   criteria(field: string, value: unknown): Criterion[] {
     if (value === undefined) return [];
     const problem = criteriaProblem(value, 'goal');
-    if (problem === null) return value as Criterion[];
+    if (problem === null) {
+      const criteria = value as Criterion[];
+      criteria.forEach((criterion, i) => {
+        if (hasPrototypeKeySegment(criterion.field)) this.fail(`${field}.${i}.field`, `names ${criterion.field}: an attribute name ${PROTOTYPE_KEY_MESSAGE}`);
+      });
+      return criteria;
+    }
     // "[1].op must be ..." names criterion 1's member: answer it under its own dotted field.
     const match = /^\[(\d+)\](?:\.(\w+))? (.*)$/.exec(problem);
     if (match) this.fail([field, match[1], match[2]].filter(Boolean).join('.'), match[3]);
@@ -162,17 +182,20 @@ function checkAchievement(c: Checker, field: string, value: unknown): GoalInput 
   }
   c.members(field, value, ACHIEVEMENT_KEYS, true);
   const f = (key: string) => at(field, key);
-  const name = c.present(f('name'), value.name) ? c.text(f('name'), value.name) : undefined;
+  const name = c.present(f('name'), value.name) ? c.name(f('name'), value.name) : undefined;
   let type: 'count' | 'unique' = 'count';
   if (value.type === 'unique' || value.type === 'count') type = value.type;
   else if (value.type !== undefined) c.fail(f('type'), 'must be count or unique');
   if (type === 'unique' && value.unique_attribute == null) c.fail(f('unique_attribute'), 'is required when type is unique');
+  const eventCount = c.int(f('event_count'), value.event_count, 1) ?? 1;
+  const uniqueProblem = type === 'unique' ? uniqueEventCountProblem(eventCount) : null;
+  if (uniqueProblem) c.fail(f('event_count'), uniqueProblem);
   return {
     name: name ?? '',
-    internal_event_name: c.nullableText(f('internal_event_name'), value.internal_event_name),
-    event_count: c.int(f('event_count'), value.event_count, 1) ?? 1,
+    internal_event_name: c.nullableName(f('internal_event_name'), value.internal_event_name),
+    event_count: eventCount,
     type,
-    unique_attribute: c.nullableText(f('unique_attribute'), value.unique_attribute),
+    unique_attribute: c.nullableName(f('unique_attribute'), value.unique_attribute),
     points: c.int(f('points'), value.points, 0) ?? 0,
     required: c.bool(f('required'), value.required) ?? false,
     criteria: c.criteria(f('criteria'), value.criteria),
@@ -212,6 +235,9 @@ function checkGroups(c: Checker, value: unknown): GroupInput[] {
     return [];
   }
   const groups = value.map((group, i) => checkGroup(c, at('goal_groups', i), group));
+  const goals = value.reduce((sum: number, group: unknown) => sum + (isObject(group) && Array.isArray(group.goals) ? group.goals.length : 0), 0);
+  const tooMany = goalsPerBehaviorProblem(goals);
+  if (tooMany) c.fail('goal_groups', tooMany);
   // Goal names are unique within the behavior: an update keeps a goal's id (and customer progress) by its name.
   const seen = new Set<string>();
   value.forEach((group: unknown, g) => {
@@ -265,7 +291,7 @@ function checkOutcome(c: Checker, field: string, value: unknown): OutcomeInput |
     return name === undefined ? null : { tier: { name } };
   }
   const ref = checkRef(c, f, value.event, ['name', 'by']);
-  const name = ref ? c.text(at(f, 'name'), ref.name) : undefined;
+  const name = ref ? c.name(at(f, 'name'), ref.name) : undefined;
   const by = ref?.by ?? 1;
   if (typeof by !== 'number' || !Number.isFinite(by) || by <= 0) c.fail(at(f, 'by'), 'must be a number greater than 0');
   return name === undefined || typeof by !== 'number' ? null : { event: { name, by } };
@@ -285,7 +311,7 @@ export function checkBehavior(raw: unknown): CheckedBehavior {
   const c = new Checker();
   const value: Json = isObject(raw) ? raw : {};
   c.members('', value, BEHAVIOR_KEYS, true);
-  const name = c.present('name', value.name) ? c.text('name', value.name) : undefined;
+  const name = c.present('name', value.name) ? c.name('name', value.name) : undefined;
   const data = c.present('data', value.data) ? c.data('data', value.data, BEHAVIOR_DATA) : {};
   const input: BehaviorInput = {
     name: name ?? '',
@@ -295,6 +321,8 @@ export function checkBehavior(raw: unknown): CheckedBehavior {
     goal_groups: checkGroups(c, value.goal_groups),
     outcome_config: checkOutcomes(c, value.outcome_config),
   };
+  const pointsProblem = completionPointsProblem(input);
+  if (pointsProblem) c.fail('points', pointsProblem);
   return { errors: c.errors, input };
 }
 

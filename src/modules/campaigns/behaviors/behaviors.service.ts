@@ -7,6 +7,7 @@ import { uniqueViolation } from '../../../common/database/unique-violation.js';
 import { AppError, ErrorDetail } from '../../../common/errors/app-error.js';
 import type { Tenant } from '../../../common/http/request-context.js';
 import { Behavior, type StoredGoalGroup, type StoredOutcome } from '../../../database/entities/behavior.entity.js';
+import type { Campaign } from '../../../database/entities/index.js';
 import { ConfigChangesService } from '../../audit/config-changes.service.js';
 import { CampaignsService } from '../campaigns.service.js';
 import {
@@ -20,6 +21,8 @@ import {
 import { behaviorView, TierIds } from './behavior.view.js';
 import type { BehaviorView } from './dto/behavior-view.dto.js';
 import { findOwned } from '../../../common/database/find-owned.js';
+import { goalCount, holdLiveGoals, liveGoalCount } from '../live-goals.js';
+import { behaviorsPerCampaignProblem, liveGoalsProblem } from './behavior-limits.js';
 
 type Submitted = Record<string, unknown>;
 
@@ -34,6 +37,11 @@ function problemsError(summary: string, details: ErrorDetail[], extra: Record<st
   const shown = details.slice(0, 5).map((d) => `${d.field} ${d.message}`);
   if (details.length > shown.length) shown.push(`and ${details.length - shown.length} more`);
   return new AppError('validation', `${summary}: ${shown.join('; ')}`, details, extra);
+}
+
+/** A limit of contract §18 passed: the message names the limit, its value and its setting. */
+function limitError(field: string, message: string): AppError {
+  return new AppError('validation', message, [{ field, message }]);
 }
 
 function outcomeKey(o: OutcomeInput | StoredOutcome): string {
@@ -81,6 +89,7 @@ export class BehaviorsService {
           behaviors: submitted.map((behavior, i) => ({ ...behavior, errors: checked[i].errors })),
         });
       }
+      await this.checkCampaignLimits(em, tenant, campaign, checked.map((c) => c.input));
       const stored: Behavior[] = [];
       for (const { input } of checked) {
         const behavior = em.create(Behavior, {
@@ -130,6 +139,13 @@ export class BehaviorsService {
         const details = Object.entries(checked.errors).map(([field, message]) => ({ field: `behavior.${field}`, message }));
         throw problemsError('the behavior is invalid', details, { behavior: { ...submitted, errors: checked.errors } });
       }
+      await holdLiveGoals(em, tenant.organizationId);
+      const [campaign]: Array<{ status: string }> = await em.query(`SELECT status FROM campaigns WHERE id = $1`, [behavior.campaignId]);
+      if (campaign?.status === 'live') {
+        const added = goalCount(checked.input.goal_groups) - goalCount(behavior.goalGroups);
+        const problem = liveGoalsProblem(await liveGoalCount(em, tenant.organizationId), added);
+        if (problem) throw limitError('behavior.goal_groups', problem);
+      }
       Object.assign(behavior, await this.storedFields(em, checked.input, behavior));
       await em.save(behavior).catch(UNIQUE);
       const after = behaviorView(behavior, await this.tierIds(em, tenant, [behavior]));
@@ -150,6 +166,25 @@ export class BehaviorsService {
       await this.changes.record(em, tenant, { action: 'delete', objectType: 'behavior', objectId: behavior.id, before, after });
       return after;
     });
+  }
+
+  /**
+   * The limits of a batch as a whole (contract §18): the campaign's behaviors, and, on a live campaign, the goals of the
+   * organization's live campaigns. The campaign row is held by the caller; the live goals are counted under the
+   * organization's live-goals lock, so that concurrent writes cannot both pass.
+   */
+  private async checkCampaignLimits(em: EntityManager, tenant: Tenant, campaign: Campaign, inputs: BehaviorInput[]): Promise<void> {
+    const [{ count }]: Array<{ count: number }> = await em.query(
+      `SELECT count(*)::int AS count FROM behaviors WHERE organization_id = $1 AND campaign_id = $2 AND deleted_at IS NULL`,
+      [tenant.organizationId, campaign.id],
+    );
+    const tooMany = behaviorsPerCampaignProblem(count, inputs.length);
+    if (tooMany) throw limitError('behaviors', tooMany);
+    await holdLiveGoals(em, tenant.organizationId);
+    if (campaign.status !== 'live') return;
+    const added = inputs.reduce((sum, input) => sum + goalCount(input.goal_groups), 0);
+    const problem = liveGoalsProblem(await liveGoalCount(em, tenant.organizationId), added);
+    if (problem) throw limitError('behaviors', problem);
   }
 
   private async find(em: EntityManager, tenant: Tenant, id: number, lock = false): Promise<Behavior> {

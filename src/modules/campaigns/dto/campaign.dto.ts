@@ -4,6 +4,7 @@ import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsString, Matches, Max, Min, V
 import type { Status } from '../../../engine/index.js';
 import { IsCriteria } from '../../../common/validation/criteria.js';
 import { Criterion } from '../../../common/validation/criterion.dto.js';
+import { HasNoPrototypeKeyFields } from '../../../common/validation/reserved-names.js';
 import {
   ApiDeletedAt,
   ApiEndsAt,
@@ -98,6 +99,7 @@ class CampaignOptions {
   })
   @Optional()
   @IsCriteria('targeting')
+  @HasNoPrototypeKeyFields()
   targeting?: Criterion[];
 
   @ApiPropertyOptional({ type: BudgetInput, nullable: true, description: `The campaign budget; default none. ${BUDGET}` })
