@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { INestApplicationContext } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
+import { CLOCK, type Clock } from '../../src/common/clock.js';
 import { APP_CONFIG } from '../../src/config/config.module.js';
 import { AppConfig, loadConfig } from '../../src/config/config.js';
 import { useLimits } from '../../src/config/limits.js';
@@ -10,16 +11,16 @@ import { WorkerModule } from '../../src/worker.module.js';
 
 /**
  * The real worker (queue processor and sweeper, same modules as src/worker.ts) in-process, on this run's database and
- * Redis prefix. `config` overrides single settings (queuePrefix, workerConcurrency, sweepAfterSeconds, ...). Close it
+ * Redis prefix. `config` overrides single settings (queuePrefix, workerConcurrency, sweepAfterSeconds, ...), `clock`
+ * the time its code asks for (on a database of the spec's own: its sweepers act on that time). Close it
  * with `close()`, which waits for the jobs it is running.
  */
-export async function startTestWorker(config: Partial<AppConfig> = {}): Promise<INestApplicationContext> {
+export async function startTestWorker(config: Partial<AppConfig> = {}, clock?: Clock): Promise<INestApplicationContext> {
   const merged = { ...loadConfig(process.env), ...config };
   useLimits(merged.limits);
-  const moduleRef = await Test.createTestingModule({ imports: [WorkerModule] })
-    .overrideProvider(APP_CONFIG)
-    .useValue(merged)
-    .compile();
+  const builder = Test.createTestingModule({ imports: [WorkerModule] }).overrideProvider(APP_CONFIG).useValue(merged);
+  if (clock) builder.overrideProvider(CLOCK).useValue(clock);
+  const moduleRef = await builder.compile();
   moduleRef.useLogger(false);
   await moduleRef.init();
   return moduleRef;

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { CLOCK, type Clock } from '../../common/clock.js';
 import { leaseHeartbeat } from '../../common/scheduling/lease.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
@@ -60,6 +61,7 @@ export class RunSimulationUseCase {
     private readonly eventLog: EventLogRepository,
     private readonly rules: RulesRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** `final`: the job's last attempt, after which a failure leaves the simulation failed. */
@@ -89,13 +91,19 @@ export class RunSimulationUseCase {
       REPLAY_PAGE[order],
     );
     const progress = { customers: 0, eventsReplayed: 0 };
-    const deadline = performance.now() + this.config.simulationMaxSeconds * 1000;
+    // The run's time budget counts from its claim (the database's clock), checked with the service's (injected) clock.
+    const deadline = (simulation.started_at?.getTime() ?? this.clock.now()) + this.config.simulationMaxSeconds * 1000;
+    const onTime = () => {
+      if (this.clock.now() <= deadline) return;
+      throw new SimulationImpossible(`stopped after ${this.config.simulationMaxSeconds} s, its time budget (SIMULATION_MAX_SECONDS): narrow its range or its customers`);
+    };
     let slice = performance.now();
     // Each renewal of the lease writes the counts; one that finds the row no longer this run's stops the replay.
     const lease = leaseHeartbeat(PROGRESS_EVERY_MS, () => this.simulations.progress(id, attempt, progress));
     try {
       const held = new Map<string, Customer>();
       for (let page = await stream.next(); page !== null && !lease.lost(); page = await stream.next()) {
+        onTime();
         if (order === 'customer') held.clear(); // a page holds its customers' every event
         for (const snapshot of page.customers) held.set(snapshot.id, { ...HistoryReplay.start(snapshot), achieved: new Set() });
         progress.customers += page.customers.length;
@@ -109,9 +117,7 @@ export class RunSimulationUseCase {
           }
           progress.eventsReplayed += 1;
           if (progress.eventsReplayed % 64 === 0 && performance.now() - slice > SLICE_MS) {
-            if (performance.now() > deadline) {
-              throw new SimulationImpossible(`stopped after ${this.config.simulationMaxSeconds} s, its time budget (SIMULATION_MAX_SECONDS): narrow its range or its customers`);
-            }
+            onTime();
             await turn();
             slice = performance.now();
           }

@@ -21,6 +21,8 @@ export interface SimulationRow {
   error: string | null;
   attempt: number;
   created_at: Date;
+  /** When its current run was claimed (null before the first). */
+  started_at: Date | null;
   completed_at: Date | null;
 }
 
@@ -47,7 +49,7 @@ export const MAX_ATTEMPTS = 3;
 const CLAIM_LOCK = 7_700_010;
 
 const COLUMNS = `id, organization_id, campaign_id, status, range_from, range_to, customer_ids, explain, customers, events_replayed,
-                 results, explanations, error, attempt, created_at, completed_at`;
+                 results, explanations, error, attempt, created_at, started_at, completed_at`;
 
 /**
  * The `simulations` table (contract §15). The row is the truth: a claim makes a worker its runner (`attempt` + 1, a
