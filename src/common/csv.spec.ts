@@ -31,6 +31,31 @@ describe('audience CSV formula neutralisation (OWASP CSV injection)', () => {
     expect(csvField('=HYPERLINK("http://x","a,b")')).toBe(`"'=HYPERLINK(""http://x"",""a,b"")"`);
   });
 
+  it.each([
+    ['a space', ' =1+1'],
+    ['a zero-width space', '\u200B=HYPERLINK("http://x","a")'],
+    ['a tab', '\t@x'],
+    ['two spaces', '  -2'],
+    ['a zero-width non-joiner and joiner', '\u200C\u200D+1'],
+    ['a word joiner and a byte order mark', '\u2060\uFEFF@SUM(A1)'],
+    ['a no-break space, an ideographic space and a line separator', '\u00A0\u3000\u2028=1'],
+    ['a next line and a Mongolian vowel separator', '\u0085\u180E-1'],
+    ['a left-to-right mark', '\u200E=1'],
+    ['a space, then a carriage return', ' \r=1'],
+  ])('prefixes a formula character after %s with one quote', (_label, value) => {
+    expect(neutralizeFormula(value)).toBe(`'${value}`);
+  });
+
+  it('writes such values neutralised, quoted when they need it', () => {
+    expect(csvLine([' =1+1', '  -2', '\t@x'])).toBe("' =1+1,'  -2,'\t@x\n");
+    expect(csvField('\u200B=HYPERLINK("http://x","a")')).toBe(`"'\u200B=HYPERLINK(""http://x"",""a"")"`);
+    expect(csvField(' \r=1')).toBe(`"' \r=1"`);
+  });
+
+  it.each([' a', '\u200Bc-1', "  'quoted", ' ', '\u200B'])('leaves %j alone (blank or invisible characters before no formula character)', (value) => {
+    expect(neutralizeFormula(value)).toBe(value);
+  });
+
   it('neutralises the dangerous cell of a line and only that one', () => {
     expect(csvLine(['=cmd|\' /C calc\'!A0', '0b6b2a3e-6f0e-4c57-9b59-0f2a3c1d2e4f'])).toBe("'=cmd|' /C calc'!A0,0b6b2a3e-6f0e-4c57-9b59-0f2a3c1d2e4f\n");
   });
