@@ -1,5 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import helmet from 'helmet';
 import type { AppConfig } from '../../config/config.js';
 import { LOGGER, Logger } from '../logging/logger.js';
 import { completeDocument } from './openapi-document.js';
@@ -11,6 +12,12 @@ import { MetricsService } from '../../modules/metrics/metrics.service.js';
 export function configureApp(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
   const logger = app.get<Logger>(LOGGER);
   const metrics = app.get(MetricsService);
+  // Security headers on every answer, errors included (contract §18). Helmet's defaults, whose Content-Security-Policy
+  // already lets Swagger UI (/docs) and the queue dashboard load what they load: scripts of our own, inline styles,
+  // data: images, Google Fonts' stylesheet and fonts. Less upgrade-insecure-requests: the API may be served over plain
+  // HTTP (locally, or inside a private network), where browsers that honour it there (Safari) would fetch /docs's own
+  // scripts over HTTPS and fail; the pages name no http: resource it could upgrade anyway.
+  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
   app.use(requestContext(logger, (method, route, status, seconds) => metrics.observe(method, route, status, seconds)));
   app.useBodyParser('json', { limit: config.bodyLimit });
   mountQueueDashboard(app, config);
