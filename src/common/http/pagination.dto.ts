@@ -1,22 +1,16 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsOptional } from 'class-validator';
+import { QueryInteger } from '../validation/canonical-integer.js';
 
 export class PageQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'Items per page' })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @QueryInteger(1, 100)
   limit: number = 10;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1' })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
+  @QueryInteger(1, 1_000_000)
   page: number = 1;
 }
 

@@ -417,3 +417,17 @@ describe('AppValidationPipe checks the shape of every DTO body first', () => {
     await expect(pipe.transform(body, { type: 'body', metatype: Object })).resolves.toBe(body);
   });
 });
+
+describe('AppValidationPipe on path values', () => {
+  const pipe = new AppValidationPipe();
+  const id: ArgumentMetadata = { type: 'param', metatype: Number, data: 'campaign_id' };
+
+  it.each(['1', '01', '1.0', '0x1', '+1', '1e0', ' 1', 'abc'])('leaves %j as sent for the route to read, even when the handler takes a number', async (value) => {
+    await expect(pipe.transform(value, id)).resolves.toBe(value);
+  });
+
+  it('answers a path value with NUL as the empty string, which names nothing', async () => {
+    await expect(pipe.transform('1\u0000', id)).resolves.toBe('');
+    await expect(pipe.transform('c\u0000', { type: 'param', metatype: String, data: 'external_id' })).resolves.toBe('');
+  });
+});

@@ -95,7 +95,9 @@ export class AppValidationPipe implements PipeTransform {
     // A path value with NUL cannot name any stored object (PostgreSQL refuses it in a query, a 500): the empty
     // string names none either (every id, external_id and permalink is 1+ characters), so each route answers its own
     // "not found" (not_found, No_active_campaign_found) as for any other value that names nothing.
-    if (metadata.type === 'param' && typeof value === 'string' && !isStorableText(value)) return '';
+    // A path value otherwise stays the text sent: Nest's conversion to a number would read `01`, `1.0`, `0x1`, `+1`,
+    // `1e0` and ` 1` as 1, so each route's pipe reads it instead (IdPipe: canonical decimal only, contract §18).
+    if (metadata.type === 'param' && typeof value === 'string') return isStorableText(value) ? value : '';
     if (metadata.type !== 'query') {
       if (metadata.type === 'body' && becomesDto(metadata)) {
         const problem = bodyShapeProblem(value);

@@ -1,15 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
+import { isCanonicalInteger } from '../../common/validation/canonical-integer.js';
 import { behaviorView, type CompiledBehavior, type CompiledRules, type ProgressMap } from '../../engine/index.js';
 import { EvaluationPipeline } from '../evaluation/evaluation.pipeline.js';
 import type { CustomerKey } from '../evaluation/evaluation.repository.js';
 import type { RetrievalResponse } from './dto/retrieval.dto.js';
 
-/** `division_ids=1,2` or `division_ids[]=1&division_ids[]=2` as ids; anything that is not an id is reported. */
+/**
+ * `division_ids=1,2` or `division_ids[]=1&division_ids[]=2` as ids (spaces around each allowed); anything that is not
+ * an id in canonical decimal (`01`, `1.0`, `+1`, an empty item) is reported.
+ */
 function parseDivisionIds(raw: string | string[] | undefined): string[] | null {
   if (raw === undefined) return null;
-  return (Array.isArray(raw) ? raw : [raw]).flatMap((v) => String(v).split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  return (Array.isArray(raw) ? raw : [raw]).flatMap((v) => String(v).split(',')).map((v) => v.trim());
 }
 
 /** Retrieval (contract §10): available points and per-behavior progress of the live campaigns. */
@@ -33,8 +37,8 @@ export class RetrievalUseCase {
   private view(rules: CompiledRules, availablePoints: number, progress: ProgressMap, requested: string[] | null): RetrievalResponse {
     let divisions: Set<number> | null = null;
     if (requested) {
-      const invalid = requested.filter((v) => !/^\d{1,10}$/.test(v) || !rules.divisionAncestors[Number(v)]);
-      if (invalid.length) throw AppError.validation('division_ids', `are not divisions of this organization: ${invalid.join(', ')}`);
+      const invalid = requested.filter((v) => !isCanonicalInteger(v) || !rules.divisionAncestors[Number(v)]);
+      if (invalid.length) throw AppError.validation('division_ids', `are not divisions of this organization: ${invalid.map((v) => v || '""').join(', ')}`);
       divisions = new Set(requested.map(Number));
     }
     const behaviors: CompiledBehavior[] = [...rules.campaigns.values()]
