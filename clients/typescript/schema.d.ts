@@ -1349,7 +1349,7 @@ export interface paths {
         put?: never;
         /**
          * Simulate a campaign against stored events
-         * @description Queues a simulation: a worker replays every stored event of the range (from and to inclusive; processed, pending or not qualified, rejected ones left out) of the chosen customers (customer_ids, or every customer with events in the range) against the campaign as it is now, whatever its status (a draft is the usual case), as if it were live over the range and the only campaign: each customer's events in the order they occurred, from no progress, with the customer's current profile; its caps and budget apply within the simulation. Nothing is written but the simulation. Answers 202 with the simulation queued; read it for its progress and results. Errors: missing_data (400) without the simulation wrapper, from or to; argument_error (400) for members it does not know; validation (400) for a bad datetime, to not after from, customer_ids that are not user ids or more than 10000, explain without customer_ids of at most 100; not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         * @description Queues a simulation: a worker replays every stored event of the range (from and to inclusive; processed, pending or not qualified, rejected ones left out) of the chosen customers (customer_ids, or every customer with events in the range) against the campaign as it is now, whatever its status (a draft is the usual case), as if it were live over the range and the only campaign: each customer's events in the order they occurred, from no progress, with the customer's current profile; its caps and budget apply within the simulation. Nothing is written but the simulation. Answers 202 with the simulation queued; read it for its progress and results. Errors: missing_data (400) without the simulation wrapper, from or to; argument_error (400) for members it does not know; validation (400) for a bad datetime, to not after from or more than 3 years after it (by default, LIMIT_SIMULATION_YEARS), customer_ids that are not user ids or more than 10000, explain without customer_ids of at most 100; not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
          */
         post: operations["Simulations_create"];
         delete?: never;
@@ -1840,14 +1840,6 @@ export interface components {
              * @example false
              */
             consecutive: boolean;
-            /**
-             * @description Unique goals only: the pivot values counted in the current cycle
-             * @example [
-             *       "s-12",
-             *       "s-40"
-             *     ]
-             */
-            pivots?: string[];
         };
         GoalProgressView: {
             /**
@@ -1966,7 +1958,7 @@ export interface components {
         };
         V1EventBody: {
             /**
-             * @description Event name (1-255 characters) → an integer count (1-1000000, one instance counting that many), an event object (one instance: its attributes, an optional context and an optional occurred_on), or a non-empty array of event objects (one instance each). At most 100 instances per request. Absent, null or {} → 400 missing_event_data; anything else malformed → 400 validation.
+             * @description Event name (1-255 characters; not __proto__, constructor, prototype) → an integer count (1-1000000, one instance counting that many), an event object (one instance: its attributes, an optional context and an optional occurred_on), or a non-empty array of event objects (one instance each). At most 100 instances per request by default (LIMIT_V1_INSTANCES). Absent, null or {} → 400 missing_event_data; anything else malformed → 400 validation.
              * @example {
              *       "store_visit": {
              *         "store_id": "s-12",
@@ -1980,7 +1972,7 @@ export interface components {
             events: {
                 [key: string]: number | ({
                     /**
-                     * @description Flat key → value (boolean, string, integer, decimal or datetime string; no nested objects, arrays or null; keys of 1-100 characters). division_id (digits, e.g. "3") names the division of the event when multi-org is on (a division of the organization, else 400; default the root division); ignored when multi-org is off.
+                     * @description Flat key → value (boolean, string, integer, decimal or datetime string; no nested objects, arrays or null; keys of 1-100 characters). division_id (digits, e.g. "3") names the division of the event when multi-org is on (a division of the organization, else 400; default the root division); ignored when multi-org is off. String values of at most 1,024 characters by default (LIMIT_ATTRIBUTE_LENGTH); member names other than __proto__, constructor, prototype.
                      * @example {
                      *       "app_name": "mobile",
                      *       "version": "2.1"
@@ -1998,7 +1990,7 @@ export interface components {
                     [key: string]: string | number | boolean;
                 }) | ({
                     /**
-                     * @description Flat key → value (boolean, string, integer, decimal or datetime string; no nested objects, arrays or null; keys of 1-100 characters). division_id (digits, e.g. "3") names the division of the event when multi-org is on (a division of the organization, else 400; default the root division); ignored when multi-org is off.
+                     * @description Flat key → value (boolean, string, integer, decimal or datetime string; no nested objects, arrays or null; keys of 1-100 characters). division_id (digits, e.g. "3") names the division of the event when multi-org is on (a division of the organization, else 400; default the root division); ignored when multi-org is off. String values of at most 1,024 characters by default (LIMIT_ATTRIBUTE_LENGTH); member names other than __proto__, constructor, prototype.
                      * @example {
                      *       "app_name": "mobile",
                      *       "version": "2.1"
@@ -2052,7 +2044,7 @@ export interface components {
         };
         V2EventObject: {
             /**
-             * @description The event name goals listen to
+             * @description The event name goals listen to (not __proto__, constructor, prototype)
              * @example store_visit
              */
             name: string;
@@ -2083,7 +2075,7 @@ export interface components {
              */
             transaction_id?: string;
             /**
-             * @description A V2 event has no attributes: everything about it goes here, pivots included. A unique goal finds its unique_attribute (e.g. store_id) here, and goal criteria name these members context.<name>. The seed lists app_name, version and downloaded_at (none required by this service). Flat key → value (boolean, string, integer, decimal or datetime string; no nested objects, arrays or null; keys of 1-100 characters). division_id (digits, e.g. "3") names the division of the event when multi-org is on (a division of the organization, else 400; default the root division); ignored when multi-org is off.
+             * @description A V2 event has no attributes: everything about it goes here, pivots included. A unique goal finds its unique_attribute (e.g. store_id) here, and goal criteria name these members context.<name>. The seed lists app_name, version and downloaded_at (none required by this service). Flat key → value (boolean, string, integer, decimal or datetime string; no nested objects, arrays or null; keys of 1-100 characters). division_id (digits, e.g. "3") names the division of the event when multi-org is on (a division of the organization, else 400; default the root division); ignored when multi-org is off. String values of at most 1,024 characters by default (LIMIT_ATTRIBUTE_LENGTH); member names other than __proto__, constructor, prototype.
              * @example {
              *       "app_name": "mobile",
              *       "store_id": "s-12"
@@ -2095,7 +2087,7 @@ export interface components {
         };
         V2EventsBody: {
             /**
-             * @description One event object, or an array of 1 to 1000 (more → 413 payload_too_large), for any customers of the organization. Absent, null or [] → 400 missing_data.
+             * @description One event object, or an array of 1 to 1000 (more → 413 payload_too_large), for any customers of the organization. Absent, null or [] → 400 missing_data; an event without name or customer, or with a malformed member → 400 missing_data naming it; an event whose name or a context member is named __proto__, constructor, prototype, or whose context holds a string over the length limit (1,024 characters by default, LIMIT_ATTRIBUTE_LENGTH) → 400 validation naming it.
              * @example [
              *       {
              *         "name": "store_visit",
@@ -5270,7 +5262,7 @@ export interface components {
              */
             from: string;
             /**
-             * @description Until here (inclusive), after from. ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
+             * @description Until here (inclusive): after from, and at most 3 years after it by default (LIMIT_SIMULATION_YEARS; else 400 validation on simulation.to). ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
              * @example 2026-11-01T00:00:00Z
              */
             to: string;
@@ -6666,6 +6658,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description internal_error */
             500: {
                 headers: {
@@ -6747,6 +6748,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description internal_error */
             500: {
                 headers: {
@@ -6817,6 +6827,15 @@ export interface operations {
             };
             /** @description payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -43,7 +43,8 @@ const STRING_VALUES = [
 export const edgeValueArb: fc.Arbitrary<Json> = fc.oneof(
   fc.constantFrom(...NUMBER_TOKENS).map(raw),
   fc.constantFrom(...STRING_VALUES).map(str),
-  fc.constantFrom(1000, 2704, 3000, 9000).map((n) => str('x'.repeat(n))),
+  // Long strings: either side of an event attribute's length limit (1,024 by default, contract §18), over an index row (2,704 bytes).
+  fc.constantFrom(1000, 1024, 1025, 2704, 3000, 9000).map((n) => str('x'.repeat(n))),
   fc.constantFrom('true', 'false', 'null').map(raw),
   fc.constantFrom<Json>({ items: [] }, { entries: [] }, { items: [raw('null')] }, { entries: [['', { entries: [] }]] }),
 );

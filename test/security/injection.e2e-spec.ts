@@ -270,8 +270,6 @@ describe('injection strings in every string field of the main write bodies', () 
         () => `{"behaviors":[{"name":"Proto","data":{"__proto__":{"max_times_achievable":1}},${goals}}]}`,
         'behaviors[0].data.__proto__',
       ],
-      ['__proto__ as a V1 event name', () => '/users/00000000-0000-4000-8000-000000000000/events', () => '{"events":{"__proto__":1}}', 'events.__proto__'],
-      ['constructor in a V1 context', () => '/users/00000000-0000-4000-8000-000000000000/events', () => '{"events":{"visit":{"context":{"constructor":"x"}}}}', 'events.visit.context.constructor'],
       [
         'constructor.prototype in a webhook',
         () => '/management/webhooks',
@@ -281,6 +279,15 @@ describe('injection strings in every string field of the main write bodies', () 
     ])('refuses %s with 400 argument_error naming it (an attribute the service cannot keep)', async (_label, path, raw, field) => {
       const res = await api(app, tenant).post(path()).set('Content-Type', 'application/json').send(raw());
       expect(expectError(res, 400, 'argument_error')).toContain(field);
+    });
+
+    // Contract §18: a name the client chooses (an event's, an attribute's, a context member's) is not a prototype key.
+    it.each([
+      ['__proto__ as a V1 event name', '{"events":{"__proto__":1}}', 'events.__proto__'],
+      ['constructor in a V1 context', '{"events":{"visit":{"context":{"constructor":"x"}}}}', 'events.visit.context.constructor'],
+    ])('refuses %s with 400 validation naming it', async (_label, raw, field) => {
+      const res = await api(app, tenant).post('/users/00000000-0000-4000-8000-000000000000/events').set('Content-Type', 'application/json').send(raw);
+      expect(expectError(res, 400, 'validation')).toEqual([field]);
     });
 
     it('refuses __proto__ in a V2 context (not flat: missing_data) and in an admin bootstrap body (argument_error)', async () => {

@@ -1,9 +1,14 @@
 import { AppError } from '../errors/app-error.js';
-import { checkBody, dropReservedQueryMembers, isStorableText } from './request-input.js';
+import { checkBody, dropReservedQueryMembers, HoldsNames, isStorableText } from './request-input.js';
 
-function rejection(body: unknown): AppError {
+class NamesBody {
+  @HoldsNames()
+  events?: Record<string, unknown>;
+}
+
+function rejection(body: unknown, dto?: object): AppError {
   try {
-    checkBody(body);
+    checkBody(body, dto);
   } catch (error) {
     return error as AppError;
   }
@@ -21,6 +26,29 @@ describe('checkBody', () => {
     const error = rejection(body);
     expect(error.code).toBe('argument_error');
     expect(error.details?.map((d) => d.field).sort()).toEqual(['__proto__', 'events.toString', 'list[0].valueOf', 'tier.constructor', 'tier.prototype']);
+  });
+
+  // Contract §18: a name the client chooses (an event's, an attribute's, a context member's) is not a prototype key.
+  it('answers validation for a prototype key among the names of a member marked HoldsNames, at any depth', () => {
+    for (const [body, field] of [
+      ['{"events":{"__proto__":1}}', 'events.__proto__'],
+      ['{"events":{"visit":{"constructor":"x"}}}', 'events.visit.constructor'],
+      ['{"events":{"visit":[{},{"context":{"prototype":"x"}}]},"toString":1}', 'events.visit[1].context.prototype'],
+    ]) {
+      const error = rejection(JSON.parse(body), NamesBody);
+      expect({ body, code: error.code, details: error.details }).toEqual({
+        body,
+        code: 'validation',
+        details: [{ field, message: 'is refused: a name must not be a prototype key (__proto__, constructor, prototype)' }],
+      });
+    }
+  });
+
+  it('keeps argument_error for other reserved names there, and for prototype keys outside such members', () => {
+    expect(rejection(JSON.parse('{"events":{"toString":1}}'), NamesBody).code).toBe('argument_error');
+    expect(rejection(JSON.parse('{"events":{"a":1},"constructor":1}'), NamesBody).details).toEqual([{ field: 'constructor', message: 'is a reserved name, not a known attribute' }]);
+    expect(rejection(JSON.parse('{"events":{"__proto__":1}}')).code).toBe('argument_error');
+    expect(() => checkBody(JSON.parse('{"events":{"Constructor":{"proto":1}}}'), NamesBody)).not.toThrow();
   });
 
   // Found by the fuzzer: PostgreSQL refuses NUL in text and jsonb, and unpaired surrogates in jsonb (a 500).

@@ -1,4 +1,5 @@
 import { AppError } from '../errors/app-error.js';
+import { isPrototypeKey, PROTOTYPE_KEY_MESSAGE } from './reserved-names.js';
 
 /**
  * Member names the DTO transformation drops without a word: Nest's ValidationPipe deletes __proto__, prototype and
@@ -18,23 +19,40 @@ export function isStorableText(text: string): boolean {
 
 export const UNSTORABLE_MESSAGE = 'must not contain NUL characters or unpaired surrogates';
 
+/** By DTO class: its members whose keys, at any depth, are names the client chooses (V1 `events`). */
+const NAME_MAPS = new WeakMap<object, Set<string>>();
+
 /**
- * A request body about to become a DTO (its depth already bounded by bodyShapeProblem): text PostgreSQL cannot store,
- * in a value or a member name, is `validation`, and a member with a reserved name is `argument_error` (never silently
- * dropped).
+ * Marks a member of a request body's DTO whose keys are names the client chooses (event names, attributes, context
+ * members): a prototype key among them is `validation` (contract §18), not an unknown attribute. Top-level members only.
  */
-export function checkBody(body: unknown): void {
+export function HoldsNames(): PropertyDecorator {
+  return (target, propertyName) => {
+    const names = NAME_MAPS.get(target.constructor) ?? new Set<string>();
+    names.add(String(propertyName));
+    NAME_MAPS.set(target.constructor, names);
+  };
+}
+
+/**
+ * A request body about to become a DTO of class `dto` (its depth already bounded by bodyShapeProblem): text
+ * PostgreSQL cannot store, in a value or a member name, is `validation`, and so is a prototype key among the names
+ * of a member marked HoldsNames; any other member with a reserved name is `argument_error` (never silently dropped).
+ */
+export function checkBody(body: unknown, dto?: object): void {
+  const names = (dto && NAME_MAPS.get(dto)) || new Set<string>();
   const reserved: string[] = [];
-  const stack: Array<{ node: unknown; path: string }> = [{ node: body, path: '' }];
+  const stack: Array<{ node: unknown; path: string; named: boolean }> = [{ node: body, path: '', named: false }];
   while (stack.length > 0) {
-    const { node, path } = stack.pop()!;
+    const { node, path, named } = stack.pop()!;
     if (typeof node === 'string' && !isStorableText(node)) throw AppError.validation(path || 'body', UNSTORABLE_MESSAGE);
     if (typeof node !== 'object' || node === null) continue;
     for (const key of Object.keys(node)) {
       const field = Array.isArray(node) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
       if (!isStorableText(key)) throw AppError.validation(field, 'is a member name with NUL characters or unpaired surrogates');
+      if (named && !Array.isArray(node) && isPrototypeKey(key)) throw AppError.validation(field, `is refused: a name ${PROTOTYPE_KEY_MESSAGE}`);
       if (!Array.isArray(node) && RESERVED.has(key)) reserved.push(field);
-      stack.push({ node: (node as Record<string, unknown>)[key], path: field });
+      stack.push({ node: (node as Record<string, unknown>)[key], path: field, named: named || (path === '' && names.has(key)) });
     }
   }
   if (reserved.length) {

@@ -363,6 +363,13 @@ describe('toAppError', () => {
     expect(toAppError([validationError('a.b', { isString: 'a.b must be a string' })]).details).toEqual([{ field: 'a.b', message: 'must be a string' }]);
   });
 
+  it('joins a message naming a member inside the field to it without a space', () => {
+    const error = toAppError([validationError('events', { isEventsMap: 'events.purchase.store_id must be at most 1024 characters' })]);
+    expect(error.details).toEqual([{ field: 'events', message: '.purchase.store_id must be at most 1024 characters' }]);
+    expect(error.message).toBe('events.purchase.store_id must be at most 1024 characters');
+    expect(toAppError([validationError('events', { isEventsMap: 'events[0] must be an object' })]).message).toBe('events[0] must be an object');
+  });
+
   it('keeps only field and message in details', () => {
     const error = toAppError([validationError('limit', { min: 'limit must not be less than 1' })]);
     for (const detail of error.details ?? []) expect(Object.keys(detail).sort()).toEqual(['field', 'message']);

@@ -57,7 +57,8 @@ export function toAppError(errors: ValidationError[]): AppError {
     seen.add(field);
     details.push({ field, message });
   }
-  return new AppError('validation', details.map((d) => `${d.field}${d.message.startsWith('[') ? '' : ' '}${d.message}`).join('; '), details);
+  // A message naming a member inside the field (`events[0] ...`, `events.purchase.store_id ...`) follows it unspaced.
+  return new AppError('validation', details.map((d) => `${d.field}${/^[[.]/.test(d.message) ? '' : ' '}${d.message}`).join('; '), details);
 }
 
 function pipe(forbidUnknown: boolean): ValidationPipe {
@@ -79,8 +80,8 @@ function becomesDto(metadata: ArgumentMetadata): boolean {
  * Bodies reject unknown members; query strings ignore unknown parameters (proxies and clients add their own, such as
  * cache busters), while the known ones are still validated. A body that becomes a DTO is first checked for a shape the
  * transformation cannot handle (bodyShapeProblem: too deep, too many members or items), then for a missing wrapper
- * (checkWrappers: missing_data wins over anything sent beside it), then for text PostgreSQL cannot store and member
- * names the transformation would drop (checkBody). A body left as sent (V2) is its route's to check,
+ * (checkWrappers: missing_data wins over anything sent beside it), then for text PostgreSQL cannot store, prototype keys
+ * among the names a DTO member holds (HoldsNames: V1 events) and member names the transformation would drop (checkBody). A body left as sent (V2) is its route's to check,
  * which answers as the contract says for it (missing_data naming the event).
  */
 @Injectable()
@@ -103,7 +104,7 @@ export class AppValidationPipe implements PipeTransform {
         const problem = bodyShapeProblem(value);
         if (problem) throw new AppError(problem.code, `${problem.field} ${problem.message}`, [{ field: problem.field, message: problem.message }]);
         checkWrappers(metadata.metatype as DtoClass, value);
-        checkBody(value);
+        checkBody(value, metadata.metatype);
       }
       return this.strict.transform(value, metadata);
     }

@@ -1,9 +1,14 @@
 import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
 import { isDay } from '../../engine/index.js';
 import { flatObjectProblem } from '../../common/validation/validators.js';
+import { LIMIT_SETTINGS, limits } from '../../config/limits.js';
+import { eventNameProblem, memberProblem, membersProblem } from './event-limits.js';
 
-export const MAX_INSTANCES = 100;
 export const MAX_COUNT = 1_000_000;
+
+const FLAT_VALUE_MESSAGE = 'must be a boolean, string, integer, decimal or datetime (nested objects, arrays and null are not supported)';
+
+const isFlatValue = (value: unknown) => typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
 
 function payloadProblem(path: string, payload: unknown): string | null {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return `${path} must be a positive integer count or an object`;
@@ -11,12 +16,15 @@ function payloadProblem(path: string, payload: unknown): string | null {
     if (key === 'context') {
       const problem = flatObjectProblem(value);
       if (problem) return `${path}.context ${problem}`;
+      const member = membersProblem(value as object);
+      if (member) return `${path}.context.${member[0]} ${member[1]}`;
       const division = (value as Record<string, unknown>).division_id;
       if (division !== undefined && !/^\d{1,10}$/.test(String(division))) return `${path}.context.division_id must be a division id`;
     } else if (key === 'occurred_on') {
       if (!isDay(value)) return `${path}.occurred_on must be a date YYYY-MM-DD`;
-    } else if (!(typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) {
-      return `${path}.${key} must be a boolean, string, integer, decimal or datetime (nested objects, arrays and null are not supported)`;
+    } else {
+      const problem = memberProblem(key, value) ?? (isFlatValue(value) ? null : FLAT_VALUE_MESSAGE);
+      if (problem) return `${path}.${key} ${problem}`;
     }
   }
   return null;
@@ -37,6 +45,8 @@ export function eventsProblem(events: unknown): string | null {
   for (const [name, value] of Object.entries(events)) {
     const path = `events.${name}`;
     if (name.length === 0 || name.length > 255) return 'events has an event name that is empty or longer than 255 characters';
+    const nameProblem = eventNameProblem(name);
+    if (nameProblem) return `${path} is refused: an event name ${nameProblem}`;
     const items = Array.isArray(value) ? value : [value];
     if (Array.isArray(value) && value.length === 0) return `${path} must not be an empty array`;
     for (const [i, item] of items.entries()) {
@@ -46,7 +56,8 @@ export function eventsProblem(events: unknown): string | null {
       instances += 1;
     }
   }
-  return instances > MAX_INSTANCES ? `events may hold at most ${MAX_INSTANCES} event instances per request` : null;
+  const max = limits().v1Instances;
+  return instances > max ? `events may hold at most ${max} event instances per request (${LIMIT_SETTINGS.v1Instances.env})` : null;
 }
 
 export function IsEventsMap(options?: ValidationOptions): PropertyDecorator {

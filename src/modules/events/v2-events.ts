@@ -4,6 +4,7 @@ import type { FlatValue } from '../../engine/index.js';
 import { UUID } from '../../common/validation/uuid.js';
 import { isStorableText, UNSTORABLE_MESSAGE } from '../../common/validation/request-input.js';
 import { occurredKey } from '../evaluation/event-keys.js';
+import { eventNameProblem, membersProblem } from './event-limits.js';
 
 export const MAX_V2_EVENTS = 1000;
 const MEMBERS = new Set(['name', 'by', 'user_id', 'external_id', 'occurred_at', 'transaction_id', 'context']);
@@ -53,9 +54,18 @@ function problem(event: unknown, at: string): ErrorDetail | null {
   return null;
 }
 
+/** What contract §18 refuses in a well-formed event (`validation`): a prototype key as a name, a string over the limit. */
+function limitProblem(event: Record<string, unknown>, at: string): ErrorDetail | null {
+  const name = eventNameProblem(event.name as string);
+  if (name) return { field: `${at}.name`, message: name };
+  const member = event.context === undefined ? null : membersProblem(event.context as object);
+  return member && { field: `${at}.context.${member[0]}`, message: member[1] };
+}
+
 /**
  * The events of a V2 body, validated all at once: any invalid event rejects the request (400 missing_data naming
- * each index and field), unknown members are argument_error, and more than 1,000 events is payload_too_large.
+ * each index and field), unknown members are argument_error, and more than 1,000 events is payload_too_large. Events
+ * well formed but beyond contract §18's limits (names, string lengths) are then 400 validation, naming each.
  */
 export function parseV2Body(body: unknown, now: number): V2Event[] {
   const raw = (body as { events?: unknown } | null)?.events;
@@ -72,6 +82,8 @@ export function parseV2Body(body: unknown, now: number): V2Event[] {
   if (unknown.length) throw new AppError('argument_error', `unknown attributes: ${unknown.map((u) => u.field).join(', ')}`, unknown);
   const problems = list.map((e, i) => problem(e, `events[${i}]`)).filter((p): p is ErrorDetail => p !== null);
   if (problems.length) throw new AppError('missing_data', problems.map((p) => `${p.field} ${p.message}`).join('; '), problems);
+  const limits = list.map((e, i) => limitProblem(e as Record<string, unknown>, `events[${i}]`)).filter((p): p is ErrorDetail => p !== null);
+  if (limits.length) throw new AppError('validation', limits.map((p) => `${p.field} ${p.message}`).join('; '), limits);
   return list.map((item) => {
     const e = item as Record<string, unknown>;
     const context = (e.context ?? {}) as Record<string, FlatValue>;

@@ -7,6 +7,7 @@ import { CurrentTenant } from '../../common/http/current-tenant.decorator.js';
 import { IdPipe } from '../../common/http/id.pipe.js';
 import { PageQuery } from '../../common/http/pagination.dto.js';
 import type { Tenant } from '../../common/http/request-context.js';
+import { DEFAULT_LIMITS, LIMIT_SETTINGS } from '../../config/limits.js';
 import {
   BehaviorResultsView,
   DayResultsView,
@@ -30,7 +31,8 @@ const CREATE =
   "campaign: each customer's events in the order they occurred, from no progress, with the customer's current profile; its caps " +
   'and budget apply within the simulation. Nothing is written but the simulation. Answers 202 with the simulation queued; read ' +
   'it for its progress and results. Errors: missing_data (400) without the simulation wrapper, from or to; argument_error (400) ' +
-  'for members it does not know; validation (400) for a bad datetime, to not after from, customer_ids that are not user ids or ' +
+  'for members it does not know; validation (400) for a bad datetime, to not after from or more than ' +
+  `${DEFAULT_LIMITS.simulationYears} years after it (by default, ${LIMIT_SETTINGS.simulationYears.env}), customer_ids that are not user ids or ` +
   `more than ${MAX_SIMULATION_CUSTOMERS}, explain without customer_ids of at most ${MAX_EXPLAINED_CUSTOMERS}; ${CAMPAIGN_NOT_FOUND}.`;
 
 @ApiTags('management: simulations')

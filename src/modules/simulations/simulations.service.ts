@@ -11,6 +11,7 @@ import { CampaignsService } from '../campaigns/campaigns.service.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { MAX_EXPLAINED_CUSTOMERS, type QueuedSimulationView, type SimulationInput, type SimulationListResponse, type SimulationView } from './dto/simulation.dto.js';
+import { simulationRangeProblem } from './dto/simulation-range.js';
 import { enqueueSimulation } from './enqueue-simulation.js';
 import { SimulationsRepository, type SimulationRow } from './simulations.repository.js';
 
@@ -32,7 +33,8 @@ export class SimulationsService {
     await this.campaigns.find(this.db.manager, tenant, { id: campaignId });
     const from = toDate(input.from);
     const to = toDate(input.to);
-    if (to <= from) throw AppError.validation('simulation.to', 'must be after simulation.from');
+    const range = simulationRangeProblem(from, to);
+    if (range) throw AppError.validation('simulation.to', range);
     const customerIds = input.customer_ids ? [...new Set(input.customer_ids.map((id) => id.toLowerCase()))] : null;
     if (input.explain && (customerIds === null || customerIds.length > MAX_EXPLAINED_CUSTOMERS)) {
       throw AppError.validation('simulation.explain', `needs simulation.customer_ids of at most ${MAX_EXPLAINED_CUSTOMERS} customers`);

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { HoldsNames } from '../../../common/validation/request-input.js';
 import { IsDatetime, Optional } from '../../../common/validation/validators.js';
 import { AD_TYPES } from '../../creatives/creative-types.js';
 import { IsEventsMap } from '../events-body.js';
@@ -11,6 +12,7 @@ export type { V1EventResponse } from './v1-answer.dto.js';
 export class V1EventBody {
   @ApiProperty(V1_EVENTS_SCHEMA)
   @IsEventsMap()
+  @HoldsNames()
   events?: Record<string, unknown>;
 
   @ApiPropertyOptional({

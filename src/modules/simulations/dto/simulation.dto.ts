@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional, getSchemaPath, type ApiPropertyOption
 import { ArrayMaxSize, IsArray, IsBoolean, IsUUID } from 'class-validator';
 import { RequiredDatetime } from '../../../common/validation/schedule.dto.js';
 import { Optional } from '../../../common/validation/validators.js';
+import { DEFAULT_LIMITS, LIMIT_SETTINGS } from '../../../config/limits.js';
 import { DATETIME_FORMS } from '../../campaigns/dto/campaign.dto.js';
 import type { SimulationResults } from '../simulation-results.js';
 import type { SimulationStatus } from '../simulations.repository.js';
@@ -17,7 +18,12 @@ export class SimulationInput {
   @RequiredDatetime({ example: '2026-10-01T00:00:00Z', description: `The campaign is evaluated as if live from here (inclusive). ${DATETIME_FORMS}` })
   from: string;
 
-  @RequiredDatetime({ example: '2026-11-01T00:00:00Z', description: `Until here (inclusive), after from. ${DATETIME_FORMS}` })
+  @RequiredDatetime({
+    example: '2026-11-01T00:00:00Z',
+    description:
+      `Until here (inclusive): after from, and at most ${DEFAULT_LIMITS.simulationYears} years after it by default ` +
+      `(${LIMIT_SETTINGS.simulationYears.env}; else 400 validation on simulation.to). ${DATETIME_FORMS}`,
+  })
   to: string;
 
   @ApiPropertyOptional({
