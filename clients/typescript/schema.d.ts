@@ -621,7 +621,7 @@ export interface paths {
         put?: never;
         /**
          * Create a campaign
-         * @description Creates a campaign of the organization: status draft unless given, permalink generated from the name unless given (with -2, -3... when taken), division the root unless given. Answers 201 with the campaign. Errors: missing_data (400) when the campaign wrapper or a required member is absent; argument_error (400) for members it does not know; validation (400) for an invalid value: a bad datetime, ends_at not after starts_at, an unknown status, a division or prerequisite campaign that is not the organization's, invalid targeting, or a name or permalink another campaign of the organization uses.
+         * @description Creates a campaign of the organization: status draft unless given, permalink generated from the name unless given (with -2, -3... when taken), division the root unless given. Answers 201 with the campaign. Errors: missing_data (400) when the campaign wrapper or a required member is absent; argument_error (400) for members it does not know; validation (400) for an invalid value: a bad datetime, ends_at not after starts_at, an unknown status, a division or prerequisite campaign that is not the organization's, invalid targeting (an attribute named __proto__, constructor or prototype included), a name or permalink another campaign of the organization uses, or a campaign becoming live whose goals would take the organization's live campaigns past LIMIT_LIVE_GOALS_PER_ORGANIZATION goals (default 5,000; the message names the limit).
          */
         post: operations["Campaigns_create"];
         delete?: never;
@@ -644,7 +644,7 @@ export interface paths {
         get: operations["Campaigns_get"];
         /**
          * Update a campaign
-         * @description Replaces name, status, starts_at and ends_at, which are all required; permalink, division_id, opt_in_required, prerequisite_campaign_ids and targeting change only when sent. Answers the campaign as stored. Errors: missing_data (400) when the campaign wrapper or a required member is absent; argument_error (400) for members it does not know; validation (400) for an invalid value: a bad datetime, ends_at not after starts_at, an unknown status, a division or prerequisite campaign that is not the organization's, invalid targeting, or a name or permalink another campaign of the organization uses. not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         * @description Replaces name, status, starts_at and ends_at, which are all required; permalink, division_id, opt_in_required, prerequisite_campaign_ids and targeting change only when sent. Answers the campaign as stored. Errors: missing_data (400) when the campaign wrapper or a required member is absent; argument_error (400) for members it does not know; validation (400) for an invalid value: a bad datetime, ends_at not after starts_at, an unknown status, a division or prerequisite campaign that is not the organization's, invalid targeting (an attribute named __proto__, constructor or prototype included), a name or permalink another campaign of the organization uses, or a campaign becoming live whose goals would take the organization's live campaigns past LIMIT_LIVE_GOALS_PER_ORGANIZATION goals (default 5,000; the message names the limit). not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
          */
         put: operations["Campaigns_update"];
         post?: never;
@@ -672,7 +672,7 @@ export interface paths {
         get: operations["Campaigns_getByPermalink"];
         /**
          * Update a campaign by permalink
-         * @description Replaces name, status, starts_at and ends_at, which are all required; permalink, division_id, opt_in_required, prerequisite_campaign_ids and targeting change only when sent. Answers the campaign as stored. Errors: missing_data (400) when the campaign wrapper or a required member is absent; argument_error (400) for members it does not know; validation (400) for an invalid value: a bad datetime, ends_at not after starts_at, an unknown status, a division or prerequisite campaign that is not the organization's, invalid targeting, or a name or permalink another campaign of the organization uses. not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         * @description Replaces name, status, starts_at and ends_at, which are all required; permalink, division_id, opt_in_required, prerequisite_campaign_ids and targeting change only when sent. Answers the campaign as stored. Errors: missing_data (400) when the campaign wrapper or a required member is absent; argument_error (400) for members it does not know; validation (400) for an invalid value: a bad datetime, ends_at not after starts_at, an unknown status, a division or prerequisite campaign that is not the organization's, invalid targeting (an attribute named __proto__, constructor or prototype included), a name or permalink another campaign of the organization uses, or a campaign becoming live whose goals would take the organization's live campaigns past LIMIT_LIVE_GOALS_PER_ORGANIZATION goals (default 5,000; the message names the limit). not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
          */
         put: operations["Campaigns_updateByPermalink"];
         post?: never;
@@ -769,7 +769,7 @@ export interface paths {
         put?: never;
         /**
          * Create behaviors of a campaign
-         * @description Creates 1 to 100 behaviors of the campaign in one transaction: all are stored, or none. Answers 201 with the behaviors as stored, in the order sent, each goal and outcome with its new id. Errors: missing_data (400) when the wrapper is absent; argument_error (400) for other top-level members; validation (400) for a batch that is not an array of 1 to 100 objects, and for invalid behaviors (a member of the wrong type or range, an unknown member, a name another behavior uses, an outcome naming an offer, creative or tier that is not the organization's or the campaign's): then the answer also carries, beside errors, `behaviors`: every submitted behavior with its own `errors` (a dotted field → message; empty for a valid one), so every problem shows at once. not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         * @description Creates 1 to 100 behaviors of the campaign in one transaction: all are stored, or none. Answers 201 with the behaviors as stored, in the order sent, each goal and outcome with its new id. Errors: missing_data (400) when the wrapper is absent; argument_error (400) for other top-level members; validation (400) for a batch that is not an array of 1 to 100 objects, and for invalid behaviors (a member of the wrong type or range, an unknown member, a name another behavior uses, an outcome naming an offer, creative or tier that is not the organization's or the campaign's, a name that is a prototype key, a limit of one behavior passed): then the answer also carries, beside errors, `behaviors`: every submitted behavior with its own `errors` (a dotted field → message; empty for a valid one), so every problem shows at once. A batch that would take the campaign past LIMIT_BEHAVIORS_PER_CAMPAIGN behaviors (default 200), or, on a live campaign, the organization's live campaigns past LIMIT_LIVE_GOALS_PER_ORGANIZATION goals (default 5,000) is validation (400) with a message naming the limit, its value and its setting, and the field `behaviors`; nothing is stored. not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
          */
         post: operations["Behaviors_createBatch"];
         delete?: never;
@@ -812,7 +812,7 @@ export interface paths {
         get: operations["Behaviors_get"];
         /**
          * Update a behavior (partial)
-         * @description Each top-level member sent (name, tags, points, data, goal_groups, outcome_config) replaces the stored one whole (data and goal_groups are not merged member by member); members absent keep their values, so {"behavior":{"points":3}} changes the points only. The result is checked as a whole behavior, as in a batch. Goals keep their id, and customers their progress, by name; outcomes keep theirs when they award the same thing. Answers the behavior as stored. Errors: missing_data (400) when the wrapper is absent; argument_error (400) for other top-level members; validation (400) for an invalid behavior, answered with, beside errors, `behavior`: the members sent with the behavior's `errors` (a dotted field → message); nothing is changed. not_found (404) when the behavior does not exist, is deleted or belongs to another organization.
+         * @description Each top-level member sent (name, tags, points, data, goal_groups, outcome_config) replaces the stored one whole (data and goal_groups are not merged member by member); members absent keep their values, so {"behavior":{"points":3}} changes the points only. The result is checked as a whole behavior, as in a batch. Goals keep their id, and customers their progress, by name; outcomes keep theirs when they award the same thing. Answers the behavior as stored. Errors: missing_data (400) when the wrapper is absent; argument_error (400) for other top-level members; validation (400) for an invalid behavior, answered with, beside errors, `behavior`: the members sent with the behavior's `errors` (a dotted field → message); nothing is changed. An update adding goals to a live campaign past LIMIT_LIVE_GOALS_PER_ORGANIZATION is validation (400) on behavior.goal_groups. not_found (404) when the behavior does not exist, is deleted or belongs to another organization.
          */
         put: operations["Behaviors_update"];
         post?: never;
@@ -3323,17 +3323,17 @@ export interface components {
         };
         AchievementInput: {
             /**
-             * @description Unique within the behavior; the event listened to when internal_event_name is absent
+             * @description Unique within the behavior; the event listened to when internal_event_name is absent. Not __proto__, constructor or prototype
              * @example store_visit
              */
             name: string;
             /**
-             * @description The event listened to; default the name
+             * @description The event listened to; default the name. Not __proto__, constructor or prototype
              * @example store_visit
              */
             internal_event_name?: string | null;
             /**
-             * @description Count (or distinct values for unique) that completes the goal
+             * @description Count (or distinct values for unique) that completes the goal; for a unique goal at most LIMIT_UNIQUE_GOAL_EVENT_COUNT (default 10,000)
              * @default 1
              * @example 3
              */
@@ -3345,7 +3345,7 @@ export interface components {
              */
             type?: "count" | "unique";
             /**
-             * @description Required when type is unique
+             * @description Required when type is unique. Not __proto__, constructor or prototype
              * @example store_id
              */
             unique_attribute?: string | null;
@@ -3362,7 +3362,7 @@ export interface components {
              */
             required?: boolean;
             /**
-             * @description Conditions on the event instance (fields: an attribute of the event, context.<key>, count), all of which must hold; default none
+             * @description Conditions on the event instance (fields: an attribute of the event, context.<key>, count), all of which must hold; default none. No attribute or context key may be __proto__, constructor or prototype
              * @example [
              *       {
              *         "field": "context.app_name",
@@ -3401,7 +3401,7 @@ export interface components {
         };
         EventOutcomeInput: {
             /**
-             * @description The event raised for the customer
+             * @description The event raised for the customer. Not __proto__, constructor or prototype
              * @example explorer_done
              */
             name: string;
@@ -3436,7 +3436,7 @@ export interface components {
         };
         BehaviorInput: {
             /**
-             * @description 1-255 characters, unique per organization (case-insensitive)
+             * @description 1-255 characters, unique per organization (case-insensitive). Not __proto__, constructor or prototype
              * @example Visit three stores
              */
             name: string;
@@ -3446,7 +3446,7 @@ export interface components {
              */
             tags?: string | null;
             /**
-             * @description Credited on completion
+             * @description Credited on completion. With all its goals' points and its points outcomes, at most LIMIT_COMPLETION_POINTS (default 2,147,483,647) for one completion
              * @default 0
              * @example 50
              */
@@ -3460,7 +3460,7 @@ export interface components {
              */
             data: components["schemas"]["BehaviorDataInput"];
             /**
-             * @description Every group must complete
+             * @description Every group must complete. At most LIMIT_GOALS_PER_BEHAVIOR goals (default 100) over all the groups
              * @example [
              *       {
              *         "goal_count": 1,
@@ -3918,7 +3918,7 @@ export interface components {
         };
         UpdateBehaviorInput: {
             /**
-             * @description 1-255 characters, unique per organization (case-insensitive)
+             * @description 1-255 characters, unique per organization (case-insensitive). Not __proto__, constructor or prototype
              * @example Visit three stores
              */
             name?: string;
@@ -3928,7 +3928,7 @@ export interface components {
              */
             tags?: string | null;
             /**
-             * @description Credited on completion
+             * @description Credited on completion. With all its goals' points and its points outcomes, at most LIMIT_COMPLETION_POINTS (default 2,147,483,647) for one completion
              * @default 0
              * @example 50
              */
@@ -3942,7 +3942,7 @@ export interface components {
              */
             data?: components["schemas"]["BehaviorDataInput"];
             /**
-             * @description Every group must complete
+             * @description Every group must complete. At most LIMIT_GOALS_PER_BEHAVIOR goals (default 100) over all the groups
              * @example [
              *       {
              *         "goal_count": 1,

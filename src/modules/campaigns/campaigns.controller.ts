@@ -24,7 +24,9 @@ const NOT_FOUND = 'not_found (404) when the campaign does not exist, is deleted 
 const WRITE_PROBLEMS =
   'missing_data (400) when the campaign wrapper or a required member is absent; argument_error (400) for members it does not know; ' +
   'validation (400) for an invalid value: a bad datetime, ends_at not after starts_at, an unknown status, a division or prerequisite ' +
-  'campaign that is not the organization\'s, invalid targeting, or a name or permalink another campaign of the organization uses.';
+  'campaign that is not the organization\'s, invalid targeting (an attribute named __proto__, constructor or prototype included), ' +
+  'a name or permalink another campaign of the organization uses, or a campaign becoming live whose goals would take the ' +
+  "organization's live campaigns past LIMIT_LIVE_GOALS_PER_ORGANIZATION goals (default 5,000; the message names the limit).";
 const DELETE =
   'Soft deletes the campaign with its behaviors, line items, creative groups and creatives: they answer not_found afterwards and ' +
   'their names are free again. Answers the campaign as deleted: its name ends with [DELETED AT <timestamp>] and deleted_at is set.';

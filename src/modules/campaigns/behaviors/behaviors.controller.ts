@@ -15,6 +15,11 @@ const CAMPAIGN_ID = () => ApiIdParam('campaign_id', 'The campaign id');
 /** The 400 answers of a write: the error envelope, with the submitted behaviors and their errors beside it on validation. */
 const BAD_REQUEST = 'missing_data, argument_error, validation';
 const NOT_FOUND = 'not_found (404) when the behavior does not exist, is deleted or belongs to another organization.';
+/** Contract §18's limits on a batch as a whole, answered as validation (400) without `behaviors`. */
+const BATCH_LIMITS =
+  'A batch that would take the campaign past LIMIT_BEHAVIORS_PER_CAMPAIGN behaviors (default 200), or, on a live campaign, the ' +
+  "organization's live campaigns past LIMIT_LIVE_GOALS_PER_ORGANIZATION goals (default 5,000) is validation (400) with a message " +
+  'naming the limit, its value and its setting, and the field `behaviors`; nothing is stored.';
 const WRAPPER_PROBLEMS = 'missing_data (400) when the wrapper is absent; argument_error (400) for other top-level members;';
 
 @ApiTags('management: behaviors')
@@ -31,9 +36,10 @@ export class BehaviorsController {
       `stored, in the order sent, each goal and outcome with its new id. Errors: ${WRAPPER_PROBLEMS} validation (400) for a ` +
       'batch that is not an array of 1 to 100 objects, and for invalid behaviors (a member of the wrong type or range, an unknown ' +
       "member, a name another behavior uses, an outcome naming an offer, creative or tier that is not the organization's or the " +
-      "campaign's): then the answer also carries, beside errors, `behaviors`: every submitted behavior with its own `errors` (a dotted " +
-      'field → message; empty for a valid one), so every problem shows at once. not_found (404) when the campaign does not exist, is ' +
-      'deleted or belongs to another organization.',
+      "campaign's, a name that is a prototype key, a limit of one behavior passed): then the answer also carries, beside errors, " +
+      '`behaviors`: every submitted behavior with its own `errors` (a dotted field → message; empty for a valid one), so every ' +
+      `problem shows at once. ${BATCH_LIMITS} not_found (404) when the campaign does not exist, is deleted or belongs to another ` +
+      'organization.',
   })
   @CAMPAIGN_ID()
   @ApiCreatedResponse({ type: BehaviorListResponse })
@@ -79,7 +85,8 @@ export class BehaviorsController {
       'points only. The result is checked as a whole behavior, as in a batch. Goals keep their id, and customers their progress, ' +
       'by name; outcomes keep theirs when they award the same thing. Answers the behavior as stored. Errors: ' +
       `${WRAPPER_PROBLEMS} validation (400) for an invalid behavior, answered with, beside errors, \`behavior\`: the members sent ` +
-      `with the behavior's \`errors\` (a dotted field → message); nothing is changed. ${NOT_FOUND}`,
+      `with the behavior's \`errors\` (a dotted field → message); nothing is changed. An update adding goals to a live campaign past ` +
+      `LIMIT_LIVE_GOALS_PER_ORGANIZATION is validation (400) on behavior.goal_groups. ${NOT_FOUND}`,
   })
   @BEHAVIOR_ID()
   @ApiOkResponse({ type: BehaviorResponse })

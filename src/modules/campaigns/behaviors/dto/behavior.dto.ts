@@ -12,6 +12,8 @@ import { Required } from '../../../../common/validation/validators.js';
 /** A named schema that also takes members it does not list. */
 export const OpenSchema = (description: string): ClassDecorator => ApiSchemaOf(description, true);
 
+const NOT_PROTOTYPE = 'Not __proto__, constructor or prototype';
+
 export const CRITERIA_EXAMPLE = [{ field: 'context.app_name', op: 'eq', value: 'mobile' }];
 
 /** Integer members of a behavior's or goal's data: null (or absent) means not set. */
@@ -40,14 +42,20 @@ export class GoalDataInput {
 }
 
 export class AchievementInput {
-  @ApiProperty({ example: 'store_visit', description: 'Unique within the behavior; the event listened to when internal_event_name is absent' })
+  @ApiProperty({ example: 'store_visit', description: `Unique within the behavior; the event listened to when internal_event_name is absent. ${NOT_PROTOTYPE}` })
   name: string;
-  @ApiPropertyOptional({ example: 'store_visit', nullable: true, type: String, description: 'The event listened to; default the name' })
+  @ApiPropertyOptional({ example: 'store_visit', nullable: true, type: String, description: `The event listened to; default the name. ${NOT_PROTOTYPE}` })
   internal_event_name?: string | null;
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, example: 3, default: 1, description: 'Count (or distinct values for unique) that completes the goal' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    example: 3,
+    default: 1,
+    description: 'Count (or distinct values for unique) that completes the goal; for a unique goal at most LIMIT_UNIQUE_GOAL_EVENT_COUNT (default 10,000)',
+  })
   event_count?: number;
   @ApiPropertyOptional({ example: 'unique', enum: ['count', 'unique'], default: 'count' }) type?: 'count' | 'unique';
-  @ApiPropertyOptional({ example: 'store_id', nullable: true, type: String, description: 'Required when type is unique' })
+  @ApiPropertyOptional({ example: 'store_id', nullable: true, type: String, description: `Required when type is unique. ${NOT_PROTOTYPE}` })
   unique_attribute?: string | null;
   @ApiPropertyOptional({ type: 'integer', minimum: 0, example: 5, default: 0, description: 'Credited when the behavior completes with this goal done' })
   points?: number;
@@ -56,7 +64,9 @@ export class AchievementInput {
     type: [Criterion],
     maxItems: 50,
     example: CRITERIA_EXAMPLE,
-    description: 'Conditions on the event instance (fields: an attribute of the event, context.<key>, count), all of which must hold; default none',
+    description:
+      'Conditions on the event instance (fields: an attribute of the event, context.<key>, count), all of which must hold; default none. ' +
+      'No attribute or context key may be __proto__, constructor or prototype',
   })
   criteria?: Criterion[];
   @ApiPropertyOptional({ example: 'visitor', nullable: true, type: String, description: 'Tags joined with |' }) tags?: string | null;
@@ -78,7 +88,7 @@ export class OutcomeIdRef {
 }
 
 export class EventOutcomeInput {
-  @ApiProperty({ example: 'explorer_done', description: 'The event raised for the customer' }) name: string;
+  @ApiProperty({ example: 'explorer_done', description: `The event raised for the customer. ${NOT_PROTOTYPE}` }) name: string;
   @ApiPropertyOptional({ type: Number, exclusiveMinimum: true, minimum: 0, example: 1, default: 1, description: 'Count of the raised event (> 0)' })
   by?: number;
 }
@@ -125,12 +135,27 @@ export const BEHAVIOR_EXAMPLE = {
 };
 
 export class BehaviorInput {
-  @ApiProperty({ example: 'Visit three stores', description: '1-255 characters, unique per organization (case-insensitive)' }) name: string;
+  @ApiProperty({ example: 'Visit three stores', description: `1-255 characters, unique per organization (case-insensitive). ${NOT_PROTOTYPE}` }) name: string;
   @ApiPropertyOptional({ example: 'explorer|visitor', nullable: true, type: String, description: 'Tags added to the customer on completion, joined with |' })
   tags?: string | null;
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, example: 50, default: 0, description: 'Credited on completion' }) points?: number;
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    example: 50,
+    default: 0,
+    description:
+      "Credited on completion. With all its goals' points and its points outcomes, at most LIMIT_COMPLETION_POINTS (default " +
+      '2,147,483,647) for one completion',
+  })
+  points?: number;
   @ApiProperty({ type: BehaviorDataInput, example: BEHAVIOR_EXAMPLE.data }) data: BehaviorDataInput;
-  @ApiProperty({ type: [GoalGroupInput], minItems: 1, maxItems: 20, example: BEHAVIOR_EXAMPLE.goal_groups, description: 'Every group must complete' })
+  @ApiProperty({
+    type: [GoalGroupInput],
+    minItems: 1,
+    maxItems: 20,
+    example: BEHAVIOR_EXAMPLE.goal_groups,
+    description: 'Every group must complete. At most LIMIT_GOALS_PER_BEHAVIOR goals (default 100) over all the groups',
+  })
   goal_groups: GoalGroupInput[];
   @ApiPropertyOptional({
     type: [OutcomeInput],
