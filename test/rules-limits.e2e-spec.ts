@@ -206,6 +206,16 @@ describe('rules limits (a deployment with small limits)', () => {
         });
       expect(expectError(targeting, 400, 'validation')).toEqual(['campaign.targeting']);
       expect(targeting.body.errors.message).toContain('user.attributes.constructor: an attribute name must not be a prototype key');
+      // A creative group's targeting alike.
+      const draft = await c.campaign('draft');
+      const lineItem = await api(ctx.app, ctx.tenant)
+        .post(`/management/campaigns/${draft.id}/line_items`)
+        .send({ line_item: { name: 'Main', status: 'live', starts_at: draft.starts_at, ends_at: draft.ends_at } })
+        .expect(201);
+      const group = await api(ctx.app, ctx.tenant)
+        .post(`/management/line_items/${lineItem.body.line_items[0].id}/creative_groups`)
+        .send({ creative_group: { name: 'Targeted', status: 'live', starts_at: draft.starts_at, ends_at: draft.ends_at, targeting: [{ field: 'user.attributes.__proto__', op: 'exists' }] } });
+      expect(expectErrorAmongOthers(group, 400, 'validation')).toEqual(['creative_group.targeting']);
       const campaign = (await c.campaign('draft')).id;
       const stored = (await c.batch(campaign, [behavior()]).expect(201)).body.behaviors[0];
       expect(expectErrorAmongOthers(await c.update(stored.id, { name: '__proto__' }), 400, 'validation')).toEqual(['behavior.name']);

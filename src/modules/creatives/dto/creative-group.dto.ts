@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, Length } from 'class-validator';
 import type { Status } from '../../../engine/index.js';
 import { IsCriteria } from '../../../common/validation/criteria.js';
+import { HasNoPrototypeKeyFields } from '../../../common/validation/reserved-names.js';
 import { Criterion } from '../../../common/validation/criterion.dto.js';
 import {
   ApiDeletedAt,
@@ -38,6 +39,7 @@ class CreativeGroupOptions {
   })
   @Optional()
   @IsCriteria('targeting')
+  @HasNoPrototypeKeyFields()
   targeting?: Criterion[];
 }
 
