@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { createCampaignEngineClient } from '../clients/typescript/index.js';
 import { createTestApp } from './support/app.js';
 import { TEST_ADMIN_TOKEN } from './support/test-env.js';
@@ -82,6 +83,21 @@ describe('The typed client runs the README walkthrough', () => {
       params: { path: { ...key, external_id: 'c-1' }, query: { limit: 10, page: 1 } },
     });
     expect(timeline!.events.map((e) => e.name)).toEqual(['store_visit', 'store_visit', 'store_visit']);
+
+    // 6. A simulation of a draft copy over the range the README names (read from it: a range the service refuses,
+    // one past LIMIT_SIMULATION_YEARS say, fails here), accepted and queued (no worker runs in this spec).
+    const range = /"simulation":\{"from":"([^"]+)","to":"([^"]+)"\}/.exec(readFileSync('README.md', 'utf8'));
+    expect(range).not.toBeNull();
+    const { data: draft } = await api.POST('/priv/v1/apps/{api_key}/management/campaigns', {
+      params: { path: key },
+      body: { campaign: { name: 'Store tour v2', permalink: 'store-tour-v2', starts_at: '2026-01-01T00:00:00Z', ends_at: '2030-01-01T00:00:00Z' } },
+    });
+    const { data: simulation, error: simulationError } = await api.POST('/priv/v1/apps/{api_key}/management/campaigns/{campaign_id}/simulations', {
+      params: { path: { ...key, campaign_id: draft!.campaign.id } },
+      body: { simulation: { from: range![1], to: range![2] } },
+    });
+    expect(simulationError).toBeUndefined();
+    expect(simulation!.simulation.status).toBe('queued');
   });
 
   it('answers errors typed by the error envelope', async () => {
