@@ -14,7 +14,7 @@ import { ConfigChangesService } from '../audit/config-changes.service.js';
 import { campaignView } from './campaign.view.js';
 import type { CampaignListResponse, CampaignView, CreateCampaignInput, NavigationCampaign, UpdateCampaignInput } from './dto/campaign.dto.js';
 import { findOwned } from '../../common/database/find-owned.js';
-import { campaignGoalCount, holdLiveGoals, liveGoalCount } from './live-goals.js';
+import { campaignGoalCount, holdLiveGoals, liveGoalCount } from './live-goals.repository.js';
 import { liveGoalsProblem } from './behaviors/behavior-limits.js';
 
 /** How a route names a campaign: by id or by permalink. */

@@ -56,3 +56,8 @@ export function liveGoalsProblem(held: number, added: number): string | null {
     `they hold ${held} and this write adds ${added}`
   );
 }
+
+/** Goals of a behavior's groups. */
+export function goalCount(groups: ReadonlyArray<{ goals: readonly unknown[] }>): number {
+  return groups.reduce((sum, g) => sum + g.goals.length, 0);
+}

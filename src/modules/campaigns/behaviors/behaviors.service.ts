@@ -21,8 +21,8 @@ import {
 import { behaviorView, TierIds } from './behavior.view.js';
 import type { BehaviorView } from './dto/behavior-view.dto.js';
 import { findOwned } from '../../../common/database/find-owned.js';
-import { goalCount, holdLiveGoals, liveGoalCount } from '../live-goals.js';
-import { behaviorsPerCampaignProblem, liveGoalsProblem } from './behavior-limits.js';
+import { holdLiveGoals, liveGoalCount } from '../live-goals.repository.js';
+import { behaviorsPerCampaignProblem, goalCount, liveGoalsProblem } from './behavior-limits.js';
 
 type Submitted = Record<string, unknown>;
 

@@ -34,8 +34,3 @@ export async function campaignGoalCount(em: EntityManager, organizationId: numbe
   );
   return row.goals;
 }
-
-/** Goals of a behavior's groups. */
-export function goalCount(groups: ReadonlyArray<{ goals: readonly unknown[] }>): number {
-  return groups.reduce((sum, g) => sum + g.goals.length, 0);
-}
