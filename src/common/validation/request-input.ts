@@ -24,12 +24,13 @@ const NAME_MAPS = new WeakMap<object, Set<string>>();
 
 /**
  * Marks a member of a request body's DTO whose keys are names the client chooses (event names, attributes, context
- * members): a prototype key among them is `validation` (contract §18), not an unknown attribute. Top-level members only.
+ * members): a prototype key among them is `validation` (contract §18), not an unknown attribute. On a top-level member
+ * of the body's DTO; `within` names a member inside it (`@HoldsNames('attributes') user` marks `user.attributes`).
  */
-export function HoldsNames(): PropertyDecorator {
+export function HoldsNames(within?: string): PropertyDecorator {
   return (target, propertyName) => {
     const names = NAME_MAPS.get(target.constructor) ?? new Set<string>();
-    names.add(String(propertyName));
+    names.add(within ? `${String(propertyName)}.${within}` : String(propertyName));
     NAME_MAPS.set(target.constructor, names);
   };
 }
@@ -52,7 +53,7 @@ export function checkBody(body: unknown, dto?: object): void {
       if (!isStorableText(key)) throw AppError.validation(field, 'is a member name with NUL characters or unpaired surrogates');
       if (named && !Array.isArray(node) && isPrototypeKey(key)) throw AppError.validation(field, `is refused: a name ${PROTOTYPE_KEY_MESSAGE}`);
       if (!Array.isArray(node) && RESERVED.has(key)) reserved.push(field);
-      stack.push({ node: (node as Record<string, unknown>)[key], path: field, named: named || (path === '' && names.has(key)) });
+      stack.push({ node: (node as Record<string, unknown>)[key], path: field, named: named || (!Array.isArray(node) && names.has(field)) });
     }
   }
   if (reserved.length) {

@@ -5,6 +5,7 @@ import { IsFlatObject, IsTimeZone, Optional, Required } from '../../../common/va
 import type { FlatObject } from '../../../database/entities/column-types.js';
 import { NotificationView } from '../../events/dto/v1-event.dto.js';
 import { RequiredObject } from '../../../common/validation/wrappers.js';
+import { HoldsNames } from '../../../common/validation/request-input.js';
 
 const ATTRIBUTES_EXAMPLE = { plan: 'gold', age: 34, newsletter: true };
 
@@ -79,11 +80,13 @@ export class UpdateUserInput extends UserProfileInput {
 
 export class CreateUserBody {
   @RequiredObject(CreateUserInput)
+  @HoldsNames('attributes')
   user: CreateUserInput;
 }
 
 export class UpdateUserBody {
   @RequiredObject(UpdateUserInput)
+  @HoldsNames('attributes')
   user: UpdateUserInput;
 }
 
