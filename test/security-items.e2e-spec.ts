@@ -13,6 +13,7 @@ import { createBehavior } from './factories/behavior.factory.js';
 import { createCampaign } from './factories/campaign.factory.js';
 import { createCustomer } from './factories/customer.factory.js';
 import { addApplication, api, basic, createTenant, TestTenant } from './factories/tenant.factory.js';
+import { awayFromMinuteTurn } from './support/minute-budget.js';
 
 jest.setTimeout(60_000);
 
@@ -24,11 +25,6 @@ let seq = 0;
 const uniq = (prefix: string) => `${prefix}-${++seq}-${Date.now().toString(36)}`;
 
 
-/** The budgets are per clock minute: do not start right before the minute turns. */
-async function awayFromMinuteTurn(): Promise<void> {
-  const leftInMinute = 60_000 - (Date.now() % 60_000);
-  if (leftInMinute < 8_000) await new Promise((resolve) => setTimeout(resolve, leftInMinute + 100));
-}
 
 describe('failed authentication has its own budget, per api key and source address (issue 14, item 5)', () => {
   const REQUESTS = 4;

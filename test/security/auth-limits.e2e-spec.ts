@@ -4,6 +4,7 @@ import request from 'supertest';
 import { createTestApp } from '../support/app.js';
 import { TEST_ADMIN_TOKEN } from '../support/test-env.js';
 import { basic, createTenant, type TestTenant } from '../factories/tenant.factory.js';
+import { awayFromMinuteTurn } from '../support/minute-budget.js';
 
 /**
  * Contract §18, failed authentication: at most AUTH_FAILURES_PER_MINUTE failures a minute per source address over
@@ -15,11 +16,6 @@ const FAILURES = 5;
 const RATE_LIMITED = { status: 'error', errors: { code: 'rate_limited', message: expect.any(String) } };
 const UNAUTHORIZED = { status: 'error', errors: { code: 'unauthorized', message: expect.any(String) } };
 
-/** The budgets are per clock minute: do not start right before the minute turns. */
-async function awayFromMinuteTurn(): Promise<void> {
-  const leftInMinute = 60_000 - (Date.now() % 60_000);
-  if (leftInMinute < 8_000) await new Promise((resolve) => setTimeout(resolve, leftInMinute + 100));
-}
 
 describe('failed authentication per source address over every credential (contract §18)', () => {
   let app: INestApplication;

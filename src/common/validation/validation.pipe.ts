@@ -81,7 +81,8 @@ function becomesDto(metadata: ArgumentMetadata): boolean {
  * cache busters), while the known ones are still validated. A body that becomes a DTO is first checked for a shape the
  * transformation cannot handle (bodyShapeProblem: too deep, too many members or items), then for a missing wrapper
  * (checkWrappers: missing_data wins over anything sent beside it), then for text PostgreSQL cannot store, prototype keys
- * among the names a DTO member holds (HoldsNames: V1 events) and member names the transformation would drop (checkBody). A body left as sent (V2) is its route's to check,
+ * among the names a DTO member holds (HoldsNames: V1 events, a customer's attributes) and member names the transformation
+ * would drop (checkBody). A body left as sent (V2) is its route's to check,
  * which answers as the contract says for it (missing_data naming the event).
  */
 @Injectable()
