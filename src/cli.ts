@@ -14,8 +14,8 @@ import { TenancyService } from './modules/tenancy/tenancy.service.js';
 import { runProcess } from './process.js';
 import { queueConnection } from './queues/queue-connection.js';
 import { EventsJob, QueueName } from './queues/queue-names.js';
-import { enqueueEvents } from './modules/events/enqueue.js';
-import { occurredKey, type EventKey } from './modules/evaluation/event-keys.js';
+import { enqueueEvents, type QueuedEvent } from './modules/events/enqueue.js';
+import { occurredKey } from './modules/evaluation/event-keys.js';
 import { listRejectedEvents } from './modules/events/rejected-events.js';
 import { EventLogMaintenance, MAINTENANCE_LOCK } from './modules/events/event-log/event-log-maintenance.js';
 import { createLogger } from './common/logging/logger.js';
@@ -74,8 +74,8 @@ async function failedEvents(replay: boolean): Promise<void> {
   const connection = queueConnection(config, 1);
   const queue = new Queue(QueueName.Events, { connection, prefix: config.queuePrefix });
   try {
-    const columns = `id, customer_id AS "customerId", ${occurredKey('occurred_at')} AS "occurredAt", reason`;
-    const rows: Array<EventKey & { customerId: string | null; reason: string | null }> = replay
+    const columns = `id, customer_id AS "customerId", organization_id AS "organizationId", ${occurredKey('occurred_at')} AS "occurredAt", reason`;
+    const rows: Array<QueuedEvent & { reason: string | null }> = replay
       ? await dataSource.query(`WITH r AS (UPDATE events SET status = 'pending', reason = NULL WHERE status = 'failed' RETURNING ${columns}) SELECT * FROM r ORDER BY id`)
       : await dataSource.query(`SELECT ${columns} FROM events WHERE status = 'failed' ORDER BY id`);
     if (replay && rows.length) await enqueueEvents(queue, rows, EventsJob.Evaluate, `replay-${Date.now()}`);

@@ -1,7 +1,11 @@
 import { jest } from '@jest/globals';
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { OrganizationBacklog } from '../src/queues/organization-backlog.js';
+import { QueueName } from '../src/queues/queue-names.js';
 import { createTestApp } from './support/app.js';
 import { useOwnDatabase } from './support/database.js';
 import { deleteQueueKeys, ownQueuePrefix, startTestWorker, waitFor } from './support/worker.js';
@@ -77,6 +81,8 @@ describe('a customer whose evaluation fails', () => {
     const timeline = await api(app, tenant).get(`/users/${failing.id}/timeline`).expect(200);
     expect(JSON.stringify(timeline.body)).not.toContain('out of range');
     expect(timeline.body.events.map((e: { reason: string | null }) => e.reason)).toEqual(['evaluation_failed', 'evaluation_failed']);
+    // The batch's job, split, and the failing customer's job out of attempts: each counted out of the backlog.
+    expect(await new OrganizationBacklog(app.get<Queue>(getQueueToken(QueueName.Events))).current(tenant.organizationId)).toBe(1);
   });
 
   it('through V1: 500 internal_error with the request id, and no database text', async () => {

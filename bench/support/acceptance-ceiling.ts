@@ -16,8 +16,7 @@ import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import pg from 'pg';
-import type { EventKey } from '../../src/modules/evaluation/event-keys.js';
-import { enqueueEvents } from '../../src/modules/events/enqueue.js';
+import { enqueueEvents, type QueuedEvent } from '../../src/modules/events/enqueue.js';
 import { STORE_V2_EVENTS } from '../../src/modules/events/v2-events.js';
 import { EventsJob, QueueName } from '../../src/queues/queue-names.js';
 
@@ -54,7 +53,7 @@ async function accept(body: string): Promise<void> {
       occurred_at: e.occurred_at ? new Date(e.occurred_at) : now,
     })),
   );
-  const stored = (await db.query(STORE_V2_EVENTS, [organizationId, apiKeyId, `${CEILING_REQUEST_PREFIX}${randomUUID()}`, rows])).rows as Array<EventKey & { customerId: string | null }>;
+  const stored = (await db.query(STORE_V2_EVENTS, [organizationId, apiKeyId, `${CEILING_REQUEST_PREFIX}${randomUUID()}`, rows])).rows as QueuedEvent[];
   if (stored.length) await enqueueEvents(queue, stored, EventsJob.Evaluate, 'ceiling');
 }
 

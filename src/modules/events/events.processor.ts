@@ -4,6 +4,7 @@ import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import type { Job, Queue } from 'bullmq';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
+import { OrganizationBacklog } from '../../queues/organization-backlog.js';
 import { QueueName } from '../../queues/queue-names.js';
 import { EventCounters } from '../metrics/event-counters.js';
 import { queueJobs, type EvaluateJobData } from './enqueue.js';
@@ -16,6 +17,8 @@ export const EVALUATION_FAILED = 'evaluation_failed';
 /** The worker side of the events queue: each job names stored events to evaluate (one JSON log line per job). */
 @Processor(QueueName.Events)
 export class EventsProcessor extends WorkerHost implements OnApplicationBootstrap {
+  private readonly backlog: OrganizationBacklog;
+
   constructor(
     private readonly evaluation: StoredEventsEvaluation,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -24,6 +27,7 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
     @InjectQueue(QueueName.Events) private readonly eventsQueue: Queue,
   ) {
     super();
+    this.backlog = new OrganizationBacklog(eventsQueue);
   }
 
   onApplicationBootstrap(): void {
@@ -31,6 +35,22 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
   }
 
   async process(job: Job<EvaluateJobData>): Promise<void> {
+    let ended = true;
+    try {
+      await this.evaluate(job);
+    } catch (error) {
+      ended = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      throw error;
+    } finally {
+      // Counted out of its organization's backlog once it ends: done, split, or failed for the last time.
+      const { organizationId, inBacklog } = job.data;
+      if (ended && inBacklog && organizationId !== undefined) {
+        await this.backlog.done(organizationId).catch((error: Error) => this.logger.warn({ job_id: job.id, err: error.message }, 'backlog not counted down'));
+      }
+    }
+  }
+
+  private async evaluate(job: Job<EvaluateJobData>): Promise<void> {
     const started = process.hrtime.bigint();
     let keys: EventKey[] = [];
     try {
@@ -45,7 +65,8 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
       // out of attempts, fail) the others. Split it into one job per customer; each then retries, or fails, alone.
       const customers = keys.length ? await this.evaluation.pendingByCustomer(keys).catch(() => []) : [];
       if (customers.length > 1) {
-        await queueJobs(this.eventsQueue, customers, job.name, `split-${job.id}`);
+        const { organizationId } = job.data;
+        await queueJobs(this.eventsQueue, customers.map((keys) => ({ organizationId, keys })), job.name, `split-${job.id}`, true);
         this.logger.warn({ job_id: job.id, job: job.name, customers: customers.length, err: (error as Error).message }, 'job failed; split into one job per customer');
         return;
       }

@@ -9,8 +9,8 @@ import { PeriodicSweep } from '../../common/scheduling/periodic-sweep.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { EventsJob, QueueName } from '../../queues/queue-names.js';
-import { occurredKey, type EventKey } from '../evaluation/event-keys.js';
-import { enqueueEvents } from './enqueue.js';
+import { occurredKey } from '../evaluation/event-keys.js';
+import { enqueueEvents, type QueuedEvent } from './enqueue.js';
 
 /**
  * Queues stored events that are still pending SWEEP_AFTER_SECONDS after they were stored: their job was lost (Redis
@@ -30,15 +30,15 @@ export class EventsSweeper extends PeriodicSweep {
   }
 
   protected async sweepLocked(em: EntityManager): Promise<number> {
-    const rows: Array<EventKey & { customerId: string | null }> = await em.query(
-      `SELECT id, customer_id AS "customerId", ${occurredKey('occurred_at')} AS "occurredAt" FROM events WHERE status = 'pending' AND created_at < now() - make_interval(secs => $1)
+    const rows: QueuedEvent[] = await em.query(
+      `SELECT id, customer_id AS "customerId", organization_id AS "organizationId", ${occurredKey('occurred_at')} AS "occurredAt" FROM events WHERE status = 'pending' AND created_at < now() - make_interval(secs => $1)
         ORDER BY created_at LIMIT 5000`,
       [this.config.sweepAfterSeconds],
     );
     if (rows.length === 0) return 0;
     // One sweep job per event per SWEEP_AFTER_SECONDS window: a backlog is not queued again every 5 seconds.
     const window = Math.floor(this.clock.now() / (this.config.sweepAfterSeconds * 1000));
-    await enqueueEvents(this.queue, rows, EventsJob.Evaluate, `sweep-${window}`);
+    await enqueueEvents(this.queue, rows, EventsJob.Evaluate, `sweep-${window}`, false);
     this.logger.info({ events: rows.length }, 'sweeper queued pending events');
     return rows.length;
   }

@@ -133,4 +133,4 @@ export const STORE_V2_EVENTS = `WITH t AS (
          FROM t
         WHERE t.transaction_id IS NULL OR (t.first AND t.transaction_id IN (SELECT transaction_id FROM claimed))
         ORDER BY t.n
-       RETURNING id, customer_id AS "customerId", ${occurredKey('occurred_at')} AS "occurredAt"`;
+       RETURNING id, customer_id AS "customerId", organization_id AS "organizationId", ${occurredKey('occurred_at')} AS "occurredAt"`;

@@ -8,9 +8,8 @@ import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { EventsJob, QueueName } from '../../queues/queue-names.js';
-import type { EventKey } from '../evaluation/event-keys.js';
 import { EventCounters } from '../metrics/event-counters.js';
-import { enqueueEvents } from './enqueue.js';
+import { enqueueEvents, type QueuedEvent } from './enqueue.js';
 import { parseV2Body, STORE_V2_EVENTS, V2Event } from './v2-events.js';
 
 /**
@@ -31,7 +30,7 @@ export class V2EventsUseCase {
   async execute(tenant: Tenant, body: unknown, requestId: string): Promise<{ status: 'ok' }> {
     const events = parseV2Body(body, this.clock.now());
     const divisions = await this.divisions(tenant, events);
-    const stored: Array<EventKey & { customerId: string | null }> = await this.db.query(
+    const stored: QueuedEvent[] = await this.db.query(
       STORE_V2_EVENTS,
       [
         tenant.organizationId,
