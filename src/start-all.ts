@@ -2,11 +2,18 @@ import { spawn, ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /**
- * `npm start`: one API process and one worker process side by side, sharing this terminal. SIGINT/SIGTERM are passed
- * on to both; when either exits, the other is stopped too and this process exits with the first one's code.
+ * `npm start`: the API and two worker processes side by side, sharing this terminal: one takes events, webhooks,
+ * audience jobs and points expiry; the other simulations alone, at a lower OS priority (WORKER_NICE), so that a replay
+ * never takes the cores from events. SIGINT/SIGTERM are passed on to all; when one exits, the others are stopped too
+ * and this process exits with the first one's code.
  */
-const children: ChildProcess[] = ['main.js', 'worker.js'].map((file) =>
-  spawn(process.execPath, [fileURLToPath(new URL(file, import.meta.url))], { stdio: 'inherit' }),
+const PROCESSES: Array<[file: string, env: NodeJS.ProcessEnv]> = [
+  ['main.js', {}],
+  ['worker.js', { WORKER_QUEUES: 'events,webhooks,audience-jobs,points' }],
+  ['worker.js', { WORKER_QUEUES: 'simulations', WORKER_NICE: '10' }],
+];
+const children: ChildProcess[] = PROCESSES.map(([file, env]) =>
+  spawn(process.execPath, [fileURLToPath(new URL(file, import.meta.url))], { stdio: 'inherit', env: { ...process.env, ...env } }),
 );
 let exiting = false;
 

@@ -1,5 +1,6 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module, type Type } from '@nestjs/common';
 import { LoggingModule } from './common/logging/logging.module.js';
+import { WORKER_QUEUES, type WorkerQueue } from './config/config.js';
 import { CoreModule } from './core.module.js';
 import { EventsWorkerModule } from './modules/events/events-worker.module.js';
 import { AudienceJobsWorkerModule } from './modules/creatives/audience-jobs/audience-jobs-worker.module.js';
@@ -8,6 +9,23 @@ import { PointsWorkerModule } from './modules/points/points-worker.module.js';
 import { SimulationsWorkerModule } from './modules/simulations/simulations-worker.module.js';
 import { WebhooksWorkerModule } from './modules/webhooks/webhooks-worker.module.js';
 
-/** The worker process: queue processors (events, webhook deliveries, audience jobs, simulations) and their sweepers, no HTTP listener. */
-@Module({ imports: [CoreModule, LoggingModule.forRoot('worker'), EventCountersModule, EventsWorkerModule, WebhooksWorkerModule, AudienceJobsWorkerModule, PointsWorkerModule, SimulationsWorkerModule] })
-export class WorkerModule {}
+/** Each kind of work a worker process may take, and the module that runs it (its processor and sweeper). */
+const WORK: Record<WorkerQueue, Type> = {
+  events: EventsWorkerModule,
+  webhooks: WebhooksWorkerModule,
+  'audience-jobs': AudienceJobsWorkerModule,
+  points: PointsWorkerModule,
+  simulations: SimulationsWorkerModule,
+};
+
+/**
+ * The worker process: queue processors (events, webhook deliveries, audience jobs, simulations) and sweepers, no HTTP
+ * listener. `queues` (WORKER_QUEUES) picks the work it takes: all of it by default; `npm start` runs simulations in a
+ * process of their own (docs/operations.md).
+ */
+@Module({})
+export class WorkerModule {
+  static forQueues(queues: readonly WorkerQueue[] = WORKER_QUEUES): DynamicModule {
+    return { module: WorkerModule, imports: [CoreModule, LoggingModule.forRoot('worker'), EventCountersModule, ...queues.map((queue) => WORK[queue])] };
+  }
+}

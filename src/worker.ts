@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { getPriority, setPriority } from 'node:os';
 import type { INestApplicationContext } from '@nestjs/common';
 import { DiscoveryService, NestFactory } from '@nestjs/core';
 import { WorkerHost } from '@nestjs/bullmq';
@@ -24,7 +25,7 @@ function queueWorkers(app: INestApplicationContext): Worker[] {
 await runProcess('worker', async () => {
   const config = configFromEnv();
   await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config)]);
-  const app = await NestFactory.createApplicationContext(WorkerModule, { logger: new NestPinoLogger(createLogger(config.logLevel, 'worker')) });
+  const app = await NestFactory.createApplicationContext(WorkerModule.forQueues(config.workerQueues), { logger: new NestPinoLogger(createLogger(config.logLevel, 'worker')) });
   // The service's own lines go through the logger the job lines use: one stream, so stdout keeps the order they were
   // logged in (two pino instances write asynchronously, each on its own, and may interleave out of order).
   const logger = app.get<Logger>(LOGGER);
@@ -53,5 +54,7 @@ await runProcess('worker', async () => {
       );
   };
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, stop);
-  logger.info({ queue_prefix: config.queuePrefix, concurrency: config.workerConcurrency }, 'worker ready');
+  // A process of simulations alone yields the cores to the events worker beside it (WORKER_NICE).
+  if (config.workerNice > 0) setPriority(Math.max(getPriority(), config.workerNice));
+  logger.info({ queue_prefix: config.queuePrefix, concurrency: config.workerConcurrency, queues: config.workerQueues, nice: getPriority() }, 'worker ready');
 });

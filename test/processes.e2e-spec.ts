@@ -1,6 +1,11 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { getPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
+import { loadConfig } from '../src/config/config.js';
+import { QueueName } from '../src/queues/queue-names.js';
 import { freePort } from './support/ports.js';
+import { deleteQueueKeys, ownQueuePrefix } from './support/worker.js';
 
 /** The project root: the built processes run from there, as `npm start` runs them. */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -215,6 +220,27 @@ describe('processes', () => {
       expect(worker.stderr).toBe('');
       const stopping = parsed(worker).filter((line) => typeof line.msg === 'string' && line.msg.startsWith('worker stopping'));
       expect(stopping).toEqual([expect.objectContaining({ level: 'info', service: 'worker', signal: 'SIGTERM' })]);
+    });
+  });
+
+  describe('a worker of simulations alone (WORKER_QUEUES, WORKER_NICE), as npm start runs one', () => {
+    const prefix = ownQueuePrefix('simulations-only');
+    const connection = { url: loadConfig(process.env).redisUrl, maxRetriesPerRequest: null };
+    const queues = Object.values(QueueName).map((name) => new Queue(name, { connection, prefix }));
+    afterAll(async () => {
+      await Promise.all(queues.map((queue) => queue.close()));
+      await deleteQueueKeys(prefix);
+    });
+
+    it('listens on the simulations queue alone, at the niceness asked, and says so when ready', async () => {
+      const worker = start('worker.js', { QUEUE_PREFIX: prefix, WORKER_QUEUES: 'simulations', WORKER_NICE: '10' });
+      const ready = await logLine(worker, (line) => line.msg === 'worker ready');
+      expect(ready).toEqual(expect.objectContaining({ queues: ['simulations'], nice: 10 }));
+      expect(getPriority(worker.process.pid)).toBe(10);
+      const listening = await Promise.all(queues.map(async (queue) => [queue.name, (await queue.getWorkers()).length]));
+      expect(Object.fromEntries(listening)).toEqual({ [QueueName.Events]: 0, [QueueName.Webhooks]: 0, [QueueName.AudienceJobs]: 0, [QueueName.Simulations]: 1 });
+      worker.process.kill('SIGTERM');
+      expect(await exitOf(worker, 10_000)).toEqual({ code: 0, signal: null });
     });
   });
 });

@@ -253,6 +253,26 @@ describe('redactUrl', () => {
     expect(url.pathname).toBe('/ce');
   });
 
+  describe('WORKER_QUEUES and WORKER_NICE', () => {
+    it('takes every kind of work by default, at the default niceness', () => {
+      const config = loadConfig({});
+      expect(config.workerQueues).toEqual(['events', 'webhooks', 'audience-jobs', 'points', 'simulations']);
+      expect(config.workerNice).toBe(0);
+    });
+
+    it('takes what the list names, in any order and spacing', () => {
+      expect(loadConfig({ WORKER_QUEUES: ' simulations ' }).workerQueues).toEqual(['simulations']);
+      expect(loadConfig({ WORKER_QUEUES: 'points, events' }).workerQueues).toEqual(['events', 'points']);
+      expect(loadConfig({ WORKER_NICE: '10' }).workerNice).toBe(10);
+    });
+
+    it('refuses an unknown name, naming the ones it knows, and a niceness out of 0 to 19', () => {
+      expect(configError({ WORKER_QUEUES: 'events,simulation' }).message).toContain('events, webhooks, audience-jobs, points, simulations');
+      expect(configError({ WORKER_QUEUES: ',' }).message).toContain('WORKER_QUEUES');
+      expect(configError({ WORKER_NICE: '20' }).message).toContain('WORKER_NICE');
+    });
+  });
+
   it('hides a Redis password given without a user name', () => {
     const redacted = redactUrl('redis://:topsecret@cache.example:6379');
     expect(redacted).not.toContain('topsecret');

@@ -24,6 +24,10 @@ export interface AppConfig {
   apiKeyCacheSeconds: number;
   apiProcesses: number;
   workerConcurrency: number;
+  /** The work a worker process takes (WORKER_QUEUES): every kind unless a deployment splits them over processes. */
+  workerQueues: WorkerQueue[];
+  /** The worker process's OS scheduling niceness (0 to 19): a simulations-only process yields the cores to events. */
+  workerNice: number;
   sweepAfterSeconds: number;
   /** Due points credits the expiry sweeper expires per second at most (one sweeping worker at a time). */
   pointsExpiryRate: number;
@@ -38,6 +42,19 @@ export interface AppConfig {
 }
 
 export class ConfigError extends Error {}
+
+/** What a worker process may take: a queue (with its sweeper), or `points`, the points expiry sweeper. */
+export const WORKER_QUEUES = ['events', 'webhooks', 'audience-jobs', 'points', 'simulations'] as const;
+export type WorkerQueue = (typeof WORKER_QUEUES)[number];
+
+function workerQueues(env: Env): WorkerQueue[] {
+  const raw = env.WORKER_QUEUES?.trim();
+  if (!raw) return [...WORKER_QUEUES];
+  const asked = raw.split(',').map((name) => name.trim());
+  const unknown = asked.filter((name) => !(WORKER_QUEUES as readonly string[]).includes(name));
+  if (unknown.length || !asked.length) throw new ConfigError(`WORKER_QUEUES must list some of ${WORKER_QUEUES.join(', ')} (comma-separated); got "${raw}"`);
+  return WORKER_QUEUES.filter((name) => asked.includes(name));
+}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -134,6 +151,8 @@ export function loadConfig(env: Env): AppConfig {
     apiKeyCacheSeconds: integer(env, 'API_KEY_CACHE_SECONDS', 30, 0, 3600),
     apiProcesses: integer(env, 'API_PROCESSES', 1, 1, 64),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 4, 1, 256),
+    workerQueues: workerQueues(env),
+    workerNice: integer(env, 'WORKER_NICE', 0, 0, 19),
     sweepAfterSeconds: integer(env, 'SWEEP_AFTER_SECONDS', 30, 1, 86_400),
     pointsExpiryRate: integer(env, 'POINTS_EXPIRY_RATE', 2_000, 1, 1_000_000),
     simulationsPerOrganization: integer(env, 'SIMULATIONS_PER_ORGANIZATION', 2, 1, 100),

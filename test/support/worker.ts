@@ -18,7 +18,7 @@ import { WorkerModule } from '../../src/worker.module.js';
 export async function startTestWorker(config: Partial<AppConfig> = {}, clock?: Clock): Promise<INestApplicationContext> {
   const merged = { ...loadConfig(process.env), ...config };
   useLimits(merged.limits);
-  const builder = Test.createTestingModule({ imports: [WorkerModule] }).overrideProvider(APP_CONFIG).useValue(merged);
+  const builder = Test.createTestingModule({ imports: [WorkerModule.forQueues(merged.workerQueues)] }).overrideProvider(APP_CONFIG).useValue(merged);
   if (clock) builder.overrideProvider(CLOCK).useValue(clock);
   const moduleRef = await builder.compile();
   moduleRef.useLogger(false);
