@@ -1,6 +1,10 @@
 import { jest } from '@jest/globals';
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import request from 'supertest';
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
+import { queueJobs } from '../src/modules/events/enqueue.js';
+import { QueueName } from '../src/queues/queue-names.js';
 import { LATENCY_BUCKETS } from '../src/modules/metrics/event-counters.js';
 import { createTestApp } from './support/app.js';
 import { useOwnDatabase } from './support/database.js';
@@ -119,6 +123,20 @@ describe('/metrics', () => {
     const text = await scrape();
     for (const state of ['waiting', 'active', 'delayed', 'failed', 'completed']) {
       expect(text).toMatch(new RegExp(`^events_queue_jobs\\{state="${state}"\\} \\d+$`, 'm'));
+    }
+  });
+
+  it('counts jobs queued at their organization’s place (BullMQ priorities) as waiting', async () => {
+    const queue = app.get<Queue>(getQueueToken(QueueName.Events));
+    await queue.pause();
+    try {
+      const waiting = async () => sample(await scrape(), 'events_queue_jobs', { state: 'waiting' });
+      const before = await waiting();
+      await queueJobs(queue, [{ organizationId: 0, keys: [{ id: '1', occurredAt: '2026-01-01T00:00:00.000000Z' }] }], 'evaluate', 'metrics-spec', false);
+      expect(await waiting()).toBe(before + 1);
+      await queue.remove('metrics-spec-1');
+    } finally {
+      await queue.resume();
     }
   });
 });

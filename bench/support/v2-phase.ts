@@ -190,7 +190,7 @@ export async function runV2({ seconds: SECONDS, only, port = 3910, ceilingPort: 
       SECONDS,
     );
     await stopChild(ceilingServer);
-    const ceilingJobs = (await ceilingQueue.getJobCounts('wait')).wait ?? 0;
+    const ceilingJobs = await queuedJobs(ceilingQueue);
     await ceilingQueue.obliterate({ force: true });
     const sideRows = (
       await db.query(
@@ -308,7 +308,7 @@ export async function runV2({ seconds: SECONDS, only, port = 3910, ceilingPort: 
       if (fill.errors) throw new Error(`backlog not accepted: ${JSON.stringify(fill.statuses)}`);
       const events = await pendingAfter(from);
       if (events !== backlog) throw new Error(`backlog of ${backlog} events accepted, ${events} stored pending`);
-      const jobs = (await queue.getJobCounts('wait')).wait ?? 0;
+      const jobs = await queuedJobs(queue);
       const started = Date.now();
       await queue.resume();
       await drained(from);
@@ -404,7 +404,7 @@ export async function runV2({ seconds: SECONDS, only, port = 3910, ceilingPort: 
     const redisAfter = await redisState(redis, prefix);
     const redisLine = (name: string, r: typeof redisAfter) => `${name} ${mb(r.usedMemory)} / ${r.keys.length} keys`;
     const streamLength = await redis.xlen(`${prefix}:${QueueName.Events}:events`);
-    const jobCounts = await queue.getJobCounts('completed', 'failed', 'wait', 'active', 'delayed');
+    const jobCounts = await queue.getJobCounts('completed', 'failed', 'wait', 'prioritized', 'active', 'delayed');
 
     const ceilingEps = (ceilingResult.requests * BATCH) / ceilingResult.seconds;
     const processingRow = (p: Processing) => [
@@ -522,3 +522,9 @@ const together = (rounds: Processing[]): Processing => ({
     return all;
   }, {}),
 });
+
+/** Jobs waiting to be taken: in BullMQ's wait list, or queued with a priority (each organization's place). */
+async function queuedJobs(queue: Queue): Promise<number> {
+  const counts = await queue.getJobCounts('wait', 'prioritized');
+  return (counts.wait ?? 0) + (counts.prioritized ?? 0);
+}

@@ -332,7 +332,8 @@ describe('the events worker', () => {
 
       const queue = queueOn(prefix);
       try {
-        expect((await queue.getJobCounts('waiting')).waiting).toBeGreaterThan(0);
+        const queued = await queue.getJobCounts('waiting', 'prioritized');
+        expect(queued.waiting + queued.prioritized).toBeGreaterThan(0);
         expect(await deleteQueueKeys(prefix, `${QueueName.Events}:*`)).toBeGreaterThan(0);
         const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed');
         expect(Object.values(counts).every((n) => n === 0)).toBe(true);

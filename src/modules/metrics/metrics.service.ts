@@ -47,8 +47,11 @@ export class MetricsService {
       labelNames: ['state'],
       registers: [this.registry],
       async collect() {
-        const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed').catch(() => ({}) as Record<string, number>);
-        for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+        const counts = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed').catch(() => null);
+        if (!counts) return;
+        // Jobs queued at their organization's place (docs/queue.md) wait as `prioritized` in BullMQ: waiting all the same.
+        const { prioritized = 0, ...rest } = counts;
+        for (const [state, n] of Object.entries({ ...rest, waiting: (rest.waiting ?? 0) + prioritized })) this.set({ state }, n);
       },
     });
     for (const [name, help] of Object.entries(EVENT_HISTOGRAMS) as Array<[EventHistogram, string]>) {
