@@ -91,4 +91,11 @@ describe('a customer whose evaluation fails', () => {
     expect(res.body).toEqual({ status: 'error', errors: { code: 'internal_error', message: expect.any(String), request_id: res.headers['x-request-id'] } });
     expect(JSON.stringify(res.body)).not.toMatch(/out of range|integer|customer_progress|\bat\b.*\.js/);
   });
+
+  it('an event that failed before reasons were codes (its reason the database text) answers the code too', async () => {
+    const [old] = others;
+    await db.query(`UPDATE events SET status = 'failed', reason = $2 WHERE customer_id = $1`, [old.id, DATABASE_TEXT]);
+    const timeline = await api(app, tenant).get(`/users/${old.id}/timeline`).expect(200);
+    expect(timeline.body.events.map((e: { status: string; reason: string | null }) => [e.status, e.reason])).toEqual([['failed', 'evaluation_failed']]);
+  });
 });

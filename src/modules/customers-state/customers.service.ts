@@ -10,6 +10,7 @@ import { holdLiveDivision } from '../tenancy/divisions/hold-division.js';
 import type { CreateUserInput, NotificationsResponse, TimelineResponse, UpdateUserInput, UserView } from './dto/user.dto.js';
 import { NotificationsService } from './notifications.service.js';
 import { UUID } from '../../common/validation/uuid.js';
+import { EVALUATION_FAILED } from '../evaluation/event-outcome.js';
 
 
 const DUPLICATE_EXTERNAL_ID = uniqueViolation({
@@ -82,7 +83,7 @@ export class CustomersService {
         occurred_at: e.occurredAt.toISOString(),
         division_id: e.divisionId,
         status: e.status,
-        reason: e.reason,
+        reason: e.status === 'failed' ? EVALUATION_FAILED : e.reason,
         points_earned: e.pointsEarned,
         source: e.source,
         transaction_id: e.transactionId,

@@ -2,6 +2,12 @@ import type { EvaluationResult } from '../../engine/index.js';
 import type { EventOutcome } from './write-plan.js';
 
 /**
+ * The reason of events whose job ran out of attempts (the error is in the worker's log, under the job's id). Every
+ * failed event answers it, also one stored before the reason became a code (it kept the error's text then).
+ */
+export const EVALUATION_FAILED = 'evaluation_failed';
+
+/**
  * What an event row keeps of the evaluation of its instance: state, points and completions; and the explanation when
  * the request asked for it (explain=true). Storing every explanation costs about 10% of V1 throughput (docs/performance.md).
  */

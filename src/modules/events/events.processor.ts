@@ -9,10 +9,9 @@ import { QueueName } from '../../queues/queue-names.js';
 import { EventCounters } from '../metrics/event-counters.js';
 import { queueJobs, type EvaluateJobData } from './enqueue.js';
 import type { EventKey } from '../evaluation/event-keys.js';
+import { EVALUATION_FAILED } from '../evaluation/event-outcome.js';
 import { StoredEventsEvaluation } from '../evaluation/stored-events.evaluation.js';
 
-/** The reason of events whose job ran out of attempts (the error is in the worker's log, under the job's id). */
-export const EVALUATION_FAILED = 'evaluation_failed';
 
 /** The worker side of the events queue: each job names stored events to evaluate (one JSON log line per job). */
 @Processor(QueueName.Events)
