@@ -4,14 +4,16 @@
  * replay of 1,000,000 stored events by one worker), each next to the ceiling measured in the same run (the raw
  * `pg` transaction P, the service's own statements on node:http S, a Nest route that does nothing, the same traffic without the hot customer, the acceptance
  * ceiling of one INSERT + addBulk on node:http, the no-op BullMQ worker, the engine's index lookup, the engine's replay
- * loop over the same events in memory). V1, the pipeline phase, V2, points and simulations each get a freshly created
- * database and API process, dropped and stopped at the end (even on failure). Prints each benchmark's own tables as it ends, then one summary table:
+ * loop over the same events in memory), then issue #28's fairness (one organization's small workload alone and while
+ * another floods the service: B against itself). V1, the pipeline phase, V2, points, simulations and fairness each get
+ * a freshly created database and API process, dropped and stopped at the end (even on failure). Prints each benchmark's own tables as it ends, then one summary table:
  * figure, value, ceiling, ratio and the issue's target, and the total time.
- * Run: npm run bench (BENCH_SECONDS per phase of V1, the pipeline phase, V2 and points, default 8: about 20 minutes on a
- * 2-core machine).
+ * Run: npm run bench (BENCH_SECONDS per phase of V1, the pipeline phase, V2, points and fairness, default 8: about 22
+ * minutes on a 2-core machine).
  */
 import { performance } from 'node:perf_hooks';
 import { engineFigures, engineTable, measureEngine } from './support/engine-phase.js';
+import { runFairness } from './support/fairness-phase.js';
 import { runPipeline } from './support/pipeline-phase.js';
 import { runPoints } from './support/points-phase.js';
 import { runSimulation } from './support/simulation-phase.js';
@@ -50,6 +52,7 @@ await section('One evaluation pipeline: hot customer, cold-cache bursts (bench:p
 await section('Events V2 and the workers (bench:v2)', () => runV2({ seconds: SECONDS }));
 await section('Points: debits, budgets, expiry (bench:points)', () => runPoints({ seconds: SECONDS }));
 await section('Simulations: replay of stored events (bench:simulation)', () => runSimulation());
+await section('One organization cannot slow another (bench:fairness)', () => runFairness({ seconds: SECONDS }));
 
 const total = (performance.now() - began) / 1000;
 process.stdout.write(
