@@ -253,6 +253,12 @@ describe('redactUrl', () => {
     expect(url.pathname).toBe('/ce');
   });
 
+  it('serves 4 requests of one organization at once per API process, with 100 more waiting, unless told otherwise', () => {
+    expect(loadConfig({})).toMatchObject({ organizationRequestsAtOnce: 4, organizationRequestsWaiting: 100 });
+    expect(loadConfig({ ORGANIZATION_REQUESTS_AT_ONCE: '16', ORGANIZATION_REQUESTS_WAITING: '0' })).toMatchObject({ organizationRequestsAtOnce: 16, organizationRequestsWaiting: 0 });
+    expect(configError({ ORGANIZATION_REQUESTS_AT_ONCE: '0' }).message).toContain('ORGANIZATION_REQUESTS_AT_ONCE');
+  });
+
   describe('WORKER_QUEUES and WORKER_NICE', () => {
     it('takes every kind of work by default, at the default niceness', () => {
       const config = loadConfig({});

@@ -15,6 +15,10 @@ export interface AppConfig {
   authFailuresPerMinute: number;
   /** Secrets one API process hashes at once (scrypt); past it, authentication answers 429 without hashing. */
   authVerificationsAtOnce: number;
+  /** Requests of one organization an API process serves at once; the next ones wait in the organization's line. */
+  organizationRequestsAtOnce: number;
+  /** Requests of one organization that may wait in its line (per API process); past it, 429. */
+  organizationRequestsWaiting: number;
   /** Express `trust proxy` hops: 0 takes the TCP peer as the source address; n the n-th address from the right of X-Forwarded-For. */
   trustProxy: number;
   bodyLimit: string;
@@ -143,6 +147,8 @@ export function loadConfig(env: Env): AppConfig {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1, 10_000_000),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 20, 1, 10_000_000),
     authVerificationsAtOnce: integer(env, 'AUTH_VERIFICATIONS_AT_ONCE', 2, 1, 64),
+    organizationRequestsAtOnce: integer(env, 'ORGANIZATION_REQUESTS_AT_ONCE', 4, 1, 1000),
+    organizationRequestsWaiting: integer(env, 'ORGANIZATION_REQUESTS_WAITING', 100, 0, 100_000),
     trustProxy: integer(env, 'TRUST_PROXY', 0, 0, 16),
     bodyLimit: bodyLimit(env),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { OrganizationTurns } from '../../common/auth/organization-turns.js';
 import { RateLimiter } from '../../common/auth/rate-limiter.js';
 import { AdminController } from './admin.controller.js';
 import { AdminGuard } from './admin.guard.js';
@@ -7,7 +8,7 @@ import { TenancyService } from './tenancy.service.js';
 
 @Module({
   controllers: [AdminController],
-  providers: [TenancyService, ApiKeyService, AdminGuard, RateLimiter],
-  exports: [TenancyService, ApiKeyService, RateLimiter],
+  providers: [TenancyService, ApiKeyService, AdminGuard, RateLimiter, OrganizationTurns],
+  exports: [TenancyService, ApiKeyService, RateLimiter, OrganizationTurns],
 })
 export class TenancyModule {}

@@ -1,0 +1,52 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/config.js';
+
+interface Line {
+  running: number;
+  waiting: Array<() => void>;
+}
+
+/**
+ * Each organization's share of an API process: at most ORGANIZATION_REQUESTS_AT_ONCE of its requests are served at
+ * once; the next ones wait in the organization's own line, in order, up to ORGANIZATION_REQUESTS_WAITING (past it, the
+ * caller answers 429). An organization that sends a flood waits behind its own requests: another's never stand
+ * behind them for the process's database connections (docs/limits.md).
+ */
+@Injectable()
+export class OrganizationTurns {
+  private readonly lines = new Map<number, Line>();
+
+  constructor(@Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'organizationRequestsAtOnce' | 'organizationRequestsWaiting'>) {}
+
+  /** Resolves with the function that ends the turn once it is the request's; null when the organization's line is full. */
+  take(organizationId: number): Promise<() => void> | null {
+    const line = this.lines.get(organizationId) ?? { running: 0, waiting: [] };
+    this.lines.set(organizationId, line);
+    if (line.running < this.config.organizationRequestsAtOnce) {
+      line.running += 1;
+      return Promise.resolve(this.end(organizationId, line));
+    }
+    if (line.waiting.length >= this.config.organizationRequestsWaiting) return null;
+    return new Promise((resolve) => line.waiting.push(() => resolve(this.end(organizationId, line))));
+  }
+
+  /** Requests of the organization served now and waiting (for tests and metrics). */
+  load(organizationId: number): { running: number; waiting: number } {
+    const line = this.lines.get(organizationId);
+    return { running: line?.running ?? 0, waiting: line?.waiting.length ?? 0 };
+  }
+
+  /** Ends a turn once: the next request in line takes it, or the line is forgotten when empty. */
+  private end(organizationId: number, line: Line): () => void {
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const next = line.waiting.shift();
+      if (next) return next(); // the turn passes on: `running` stays
+      line.running -= 1;
+      if (line.running === 0) this.lines.delete(organizationId);
+    };
+  }
+}
