@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import { bounded } from './queue-errors.js';
 
 /** BullMQ's greatest priority (2^21 - 1). */
 export const LOWEST_PRIORITY = 2 ** 21 - 1;
@@ -55,7 +56,12 @@ export class OrganizationBacklog {
     await this.run('organizationBacklogDone', organizationId);
   }
 
-  private async run(command: keyof typeof SCRIPTS, organizationId: number, ...args: number[]): Promise<unknown> {
+  /** Runs a script, waiting for Redis at most as long as adding jobs does (ADD_TIMEOUT_MS): a caller never hangs on it. */
+  private run(command: keyof typeof SCRIPTS, organizationId: number, ...args: number[]): Promise<unknown> {
+    return bounded(this.runScript(command, organizationId, args));
+  }
+
+  private async runScript(command: keyof typeof SCRIPTS, organizationId: number, args: number[]): Promise<unknown> {
     const client = await this.queue.backend.client;
     if (!defined.has(client)) {
       for (const [name, lua] of Object.entries(SCRIPTS)) client.defineCommand(name, { numberOfKeys: 2, lua });

@@ -71,7 +71,7 @@ export class ListenedQueue extends Queue {
 /** How long adding jobs may wait for Redis before the caller gets an error. */
 export const ADD_TIMEOUT_MS = 2_000;
 
-function bounded<T>(work: Promise<T>): Promise<T> {
+export function bounded<T>(work: Promise<T>): Promise<T> {
   work.catch(() => undefined); // settled after the timeout: nobody waits for it any more
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
