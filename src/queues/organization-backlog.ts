@@ -45,7 +45,7 @@ export class OrganizationBacklog {
     return Array.from({ length: n }, (_, j) => priority(Math.max(first + j, floor)));
   }
 
-  /** The priority a job of the organization would get now, without counting it (a job queued again: a sweep, a replay). */
+  /** The priority a job of the organization would get now, without counting it (a job queued again by a sweep). */
   async current(organizationId: number): Promise<number> {
     const [backlog, floor] = (await this.run('organizationBacklogPeek', organizationId)) as [number, number];
     return priority(Math.max(backlog + 1, floor));
