@@ -17,7 +17,7 @@ export interface WorkerSpec {
 
 /** One events worker (and the rest but simulations), one simulations worker at a lower OS priority: as `npm start`. */
 export const WORKERS: WorkerSpec[] = [
-  { name: 'events worker', env: { WORKER_QUEUES: 'events,webhooks,audience-jobs,points' } },
+  { name: 'events worker', env: { WORKER_QUEUES: 'events,webhooks,audience-jobs,points', WORKER_NICE: process.env.BENCH_FAIR_EVENTS_NICE ?? '0' } },
   { name: 'simulations worker', env: { WORKER_QUEUES: 'simulations', WORKER_NICE: '10' } },
 ];
 
