@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import { bounded } from './queue-errors.js';
 
 /** BullMQ's greatest priority (2^21 - 1). */
-export const LOWEST_PRIORITY = 2 ** 21 - 1;
+const LOWEST_PRIORITY = 2 ** 21 - 1;
 
 /** A backlog nobody adds to for this long is forgotten (a job removed by hand leaves its count behind). */
 const FORGET_SECONDS = 3_600;
@@ -20,9 +20,9 @@ redis.call('SET', KEYS[2], last, 'EX', ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 return { backlog - tonumber(ARGV[1]) + 1, floor }`;
 
-/** One of the organization's jobs ended: its backlog shrinks; an empty backlog starts again at priority 1. */
+/** Jobs of the organization ended: its backlog shrinks; an empty backlog starts again at priority 1. */
 const DONE = `
-local backlog = redis.call('DECR', KEYS[1])
+local backlog = redis.call('DECRBY', KEYS[1], ARGV[1])
 if backlog <= 0 then redis.call('DEL', KEYS[1], KEYS[2]) end
 return backlog`;
 
@@ -51,9 +51,9 @@ export class OrganizationBacklog {
     return priority(Math.max(backlog + 1, floor));
   }
 
-  /** One job counted by `add` ended: completed, or failed for the last time. */
-  async done(organizationId: number): Promise<void> {
-    await this.run('organizationBacklogDone', organizationId);
+  /** Jobs counted by `add` ended (completed, or failed for the last time), or were never queued. */
+  async done(organizationId: number, jobs = 1): Promise<void> {
+    await this.run('organizationBacklogDone', organizationId, jobs);
   }
 
   /** Runs a script, waiting for Redis at most as long as adding jobs does (ADD_TIMEOUT_MS): a caller never hangs on it. */

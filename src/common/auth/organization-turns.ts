@@ -31,7 +31,7 @@ export class OrganizationTurns {
     return new Promise((resolve) => line.waiting.push(() => resolve(this.end(organizationId, line))));
   }
 
-  /** Requests of the organization served now and waiting (for tests and metrics). */
+  /** Requests of the organization served now and waiting in its line. */
   load(organizationId: number): { running: number; waiting: number } {
     const line = this.lines.get(organizationId);
     return { running: line?.running ?? 0, waiting: line?.waiting.length ?? 0 };

@@ -81,21 +81,26 @@ export async function queueJobs(queue: Queue, jobs: OrganizationJob[], name: str
   );
   await added.catch(async (error: unknown) => {
     // Not queued: counted out again (the sweeper queues these events later).
-    if (counted) await Promise.all(jobs.map((job) => (job.organizationId === undefined ? undefined : backlog.done(job.organizationId)))).catch(() => undefined);
+    if (counted) await Promise.all([...jobsByOrganization(jobs)].map(([organizationId, indexes]) => backlog.done(organizationId, indexes.length))).catch(() => undefined);
     throw error;
   });
 }
 
 /** Each job's priority: its place in its organization's backlog (none for a job without an organization). */
 async function placesOf(backlog: OrganizationBacklog, jobs: OrganizationJob[], counted: boolean): Promise<Array<number | undefined>> {
-  const byOrganization = new Map<number, number[]>();
-  jobs.forEach(({ organizationId }, i) => {
-    if (organizationId !== undefined) byOrganization.set(organizationId, [...(byOrganization.get(organizationId) ?? []), i]);
-  });
   const priorities: Array<number | undefined> = jobs.map(() => undefined);
-  for (const [organizationId, indexes] of byOrganization) {
+  for (const [organizationId, indexes] of jobsByOrganization(jobs)) {
     const places = counted ? await backlog.add(organizationId, indexes.length) : new Array<number>(indexes.length).fill(await backlog.current(organizationId));
     indexes.forEach((job, j) => (priorities[job] = places[j]));
   }
   return priorities;
+}
+
+/** The indexes of each organization's jobs (jobs without an organization left out). */
+function jobsByOrganization(jobs: OrganizationJob[]): Map<number, number[]> {
+  const indexes = new Map<number, number[]>();
+  jobs.forEach(({ organizationId }, i) => {
+    if (organizationId !== undefined) indexes.set(organizationId, [...(indexes.get(organizationId) ?? []), i]);
+  });
+  return indexes;
 }

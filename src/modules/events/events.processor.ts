@@ -12,7 +12,6 @@ import type { EventKey } from '../evaluation/event-keys.js';
 import { EVALUATION_FAILED } from '../evaluation/event-outcome.js';
 import { StoredEventsEvaluation } from '../evaluation/stored-events.evaluation.js';
 
-
 /** The worker side of the events queue: each job names stored events to evaluate (one JSON log line per job). */
 @Processor(QueueName.Events)
 export class EventsProcessor extends WorkerHost implements OnApplicationBootstrap {
