@@ -257,6 +257,9 @@ describe('redactUrl', () => {
     expect(loadConfig({})).toMatchObject({ organizationRequestsAtOnce: 4, organizationRequestsWaiting: 100 });
     expect(loadConfig({ ORGANIZATION_REQUESTS_AT_ONCE: '16', ORGANIZATION_REQUESTS_WAITING: '0' })).toMatchObject({ organizationRequestsAtOnce: 16, organizationRequestsWaiting: 0 });
     expect(configError({ ORGANIZATION_REQUESTS_AT_ONCE: '0' }).message).toContain('ORGANIZATION_REQUESTS_AT_ONCE');
+    expect(loadConfig({}).shedLoadAtLoopPercent).toBe(90);
+    expect(loadConfig({ SHED_LOAD_AT_LOOP_PERCENT: '0' }).shedLoadAtLoopPercent).toBe(0);
+    expect(configError({ SHED_LOAD_AT_LOOP_PERCENT: '101' }).message).toContain('SHED_LOAD_AT_LOOP_PERCENT');
   });
 
   describe('WORKER_QUEUES and WORKER_NICE', () => {

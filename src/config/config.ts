@@ -19,6 +19,8 @@ export interface AppConfig {
   organizationRequestsAtOnce: number;
   /** Requests of one organization that may wait in its line (per API process); past it, 429. */
   organizationRequestsWaiting: number;
+  /** Event-loop utilization (percent of the last half second) past which an API process sheds the organization asking the most; 0: never. */
+  shedLoadAtLoopPercent: number;
   /** Express `trust proxy` hops: 0 takes the TCP peer as the source address; n the n-th address from the right of X-Forwarded-For. */
   trustProxy: number;
   bodyLimit: string;
@@ -149,6 +151,7 @@ export function loadConfig(env: Env): AppConfig {
     authVerificationsAtOnce: integer(env, 'AUTH_VERIFICATIONS_AT_ONCE', 2, 1, 64),
     organizationRequestsAtOnce: integer(env, 'ORGANIZATION_REQUESTS_AT_ONCE', 4, 1, 1000),
     organizationRequestsWaiting: integer(env, 'ORGANIZATION_REQUESTS_WAITING', 100, 0, 100_000),
+    shedLoadAtLoopPercent: integer(env, 'SHED_LOAD_AT_LOOP_PERCENT', 90, 0, 100),
     trustProxy: integer(env, 'TRUST_PROXY', 0, 0, 16),
     bodyLimit: bodyLimit(env),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),

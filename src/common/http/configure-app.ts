@@ -6,6 +6,7 @@ import { LOGGER, Logger } from '../logging/logger.js';
 import { completeDocument } from './openapi-document.js';
 import { mountQueueDashboard } from './queue-dashboard.js';
 import { requestContext } from './request-id.middleware.js';
+import { LoadShedding } from '../auth/load-shedding.js';
 import { MetricsService } from '../../modules/metrics/metrics.service.js';
 
 /** Everything main.ts and the e2e tests must set up the same way on the HTTP application. */
@@ -19,6 +20,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): Op
   // scripts over HTTPS and fail; the pages name no http: resource it could upgrade anyway.
   app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
   app.use(requestContext(logger, (method, route, status, seconds) => metrics.observe(method, route, status, seconds)));
+  app.use(app.get(LoadShedding).middleware()); // before the body parser: a shed request's body is never parsed
   app.useBodyParser('json', { limit: config.bodyLimit });
   mountQueueDashboard(app, config);
   app.disable('x-powered-by');

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { LoadShedding } from '../../common/auth/load-shedding.js';
 import { OrganizationTurns } from '../../common/auth/organization-turns.js';
+import { EventLoopLoad } from '../../common/http/event-loop-load.js';
 import { RateLimiter } from '../../common/auth/rate-limiter.js';
 import { AdminController } from './admin.controller.js';
 import { AdminGuard } from './admin.guard.js';
@@ -8,7 +10,7 @@ import { TenancyService } from './tenancy.service.js';
 
 @Module({
   controllers: [AdminController],
-  providers: [TenancyService, ApiKeyService, AdminGuard, RateLimiter, OrganizationTurns],
-  exports: [TenancyService, ApiKeyService, RateLimiter, OrganizationTurns],
+  providers: [TenancyService, ApiKeyService, AdminGuard, RateLimiter, OrganizationTurns, EventLoopLoad, LoadShedding],
+  exports: [TenancyService, ApiKeyService, RateLimiter, OrganizationTurns, LoadShedding],
 })
 export class TenancyModule {}

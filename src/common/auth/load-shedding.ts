@@ -1,0 +1,57 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { performance } from 'node:perf_hooks';
+import { APP_CONFIG } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/config.js';
+import { ApiKeyService } from '../../modules/tenancy/api-key.service.js';
+import { EventLoopLoad } from '../http/event-loop-load.js';
+import { basicCredentials } from './api-key.guard.js';
+import { OrganizationTurns } from './organization-turns.js';
+import { OrganizationUsage, REQUEST_BYTES } from './organization-usage.js';
+
+/**
+ * Sheds the organization that asks the most of a saturated API process: when the process's event loop has been busy
+ * at least SHED_LOAD_AT_LOOP_PERCENT of the last half second, a request of the organization whose requests brought the
+ * most bytes lately answers 429 `rate_limited` (retry-after 1) before its body is read, as long as another
+ * organization was served within the last second and this one has a request in progress (it always keeps one going).
+ * An organization alone on the process is never shed: its requests wait for their turns (OrganizationTurns).
+ *
+ * Runs before the body parser, so a refused body is never parsed; it knows the organization only from a key verified
+ * lately with the same secret (ApiKeyService's cache, nothing hashed), and counts only such requests: a request with
+ * a made-up or a wrong secret neither counts for an organization nor is shed here (the guards answer it).
+ */
+@Injectable()
+export class LoadShedding {
+  private readonly usage = new OrganizationUsage(() => performance.now());
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'shedLoadAtLoopPercent'>,
+    private readonly apiKeys: ApiKeyService,
+    private readonly turns: OrganizationTurns,
+    private readonly loop: EventLoopLoad,
+  ) {}
+
+  /** The Express middleware (configure-app.ts mounts it before the body parser). */
+  middleware() {
+    return (req: Request, res: Response, next: NextFunction): void => {
+      if (this.config.shedLoadAtLoopPercent === 0) return next();
+      const credentials = basicCredentials(req.header('authorization'));
+      const tenant = credentials && this.apiKeys.verifyCached(credentials.key, credentials.secret);
+      if (!tenant) return next();
+      const top = this.usage.top();
+      this.usage.add(tenant.organizationId, Number(req.header('content-length')) || 0);
+      const shed =
+        top?.organizationId === tenant.organizationId &&
+        top.others >= REQUEST_BYTES / 2 &&
+        this.turns.load(tenant.organizationId).running > 0 &&
+        this.loop.utilization() * 100 >= this.config.shedLoadAtLoopPercent;
+      if (!shed) return next();
+      req.tenant = tenant; // for the request's log line
+      res.setHeader('retry-after', 1);
+      res.status(429).json({
+        status: 'error',
+        errors: { code: 'rate_limited', message: 'the service is saturated and this organization asks the most of it; retry in a second' },
+      });
+    };
+  }
+}
