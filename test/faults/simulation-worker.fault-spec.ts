@@ -16,7 +16,7 @@ jest.setTimeout(4 * SETTLE_MS);
 
 /** Enough stored events that a replay runs for a few seconds: long enough to be killed or cancelled in the middle. */
 const CUSTOMERS = 2_000;
-const EVENTS = 500_000;
+const EVENTS = 200_000;
 const DAY = 86_400_000;
 
 /**

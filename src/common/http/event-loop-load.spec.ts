@@ -10,7 +10,7 @@ describe('EventLoopLoad', () => {
   it('reads 0 before its first sample, near 1 while the loop is kept busy, and falls once it idles', async () => {
     const load = new EventLoopLoad();
     try {
-      expect(load.utilization()).toBe(0);
+      expect(load.utilization()).toBe(0); // the first reading starts the sampling
       for (let i = 0; i < 6; i += 1) {
         spin(100);
         await sleep(1); // lets the sampling timer run between the busy stretches
