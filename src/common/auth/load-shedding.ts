@@ -20,9 +20,12 @@ import { OrganizationUsage, REQUEST_BYTES } from './organization-usage.js';
  * lately with the same secret (ApiKeyService's cache, nothing hashed), and counts only such requests: a request with
  * a made-up or a wrong secret neither counts for an organization nor is shed here (the guards answer it).
  */
+const LEADER_MS = 50;
+
 @Injectable()
 export class LoadShedding {
   private readonly usage = new OrganizationUsage(() => performance.now());
+  private top: { at: number; leader: ReturnType<OrganizationUsage['top']> } = { at: -Infinity, leader: null };
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'shedLoadAtLoopPercent'>,
@@ -31,6 +34,13 @@ export class LoadShedding {
     private readonly loop: EventLoopLoad,
   ) {}
 
+  /** The organization asking the most, read again at most every LEADER_MS (a read walks every organization seen lately). */
+  private leader(): ReturnType<OrganizationUsage['top']> {
+    const at = performance.now();
+    if (at - this.top.at >= LEADER_MS) this.top = { at, leader: this.usage.top() };
+    return this.top.leader;
+  }
+
   /** The Express middleware (configure-app.ts mounts it before the body parser). */
   middleware() {
     return (req: Request, res: Response, next: NextFunction): void => {
@@ -38,13 +48,10 @@ export class LoadShedding {
       const credentials = basicCredentials(req.header('authorization'));
       const tenant = credentials && this.apiKeys.verifyCached(credentials.key, credentials.secret);
       if (!tenant) return next();
-      const top = this.usage.top();
       this.usage.add(tenant.organizationId, Number(req.header('content-length')) || 0);
-      const shed =
-        top?.organizationId === tenant.organizationId &&
-        top.others >= REQUEST_BYTES / 2 &&
-        this.turns.load(tenant.organizationId).running > 0 &&
-        this.loop.utilization() * 100 >= this.config.shedLoadAtLoopPercent;
+      if (this.loop.utilization() * 100 < this.config.shedLoadAtLoopPercent) return next();
+      const top = this.leader();
+      const shed = top?.organizationId === tenant.organizationId && top.others >= REQUEST_BYTES / 2 && this.turns.load(tenant.organizationId).running > 0;
       if (!shed) return next();
       req.tenant = tenant; // for the request's log line
       res.setHeader('retry-after', 1);

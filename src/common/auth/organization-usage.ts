@@ -1,4 +1,4 @@
-/** Bytes an unauthenticated-size request counts for beside its body: headers, routing, authentication, the answer. */
+/** What a request counts for beside its body, in bytes: headers, routing, authentication, the answer. */
 export const REQUEST_BYTES = 1024;
 /** An organization's usage halves every this many milliseconds. */
 const HALF_LIFE_MS = 1000;
