@@ -19,7 +19,7 @@ export interface AppConfig {
   organizationRequestsAtOnce: number;
   /** Requests of one organization that may wait in its line (per API process); past it, 429. */
   organizationRequestsWaiting: number;
-  /** Event-loop utilization (percent of the last half second) past which an API process sheds the organization asking the most; 0: never. */
+  /** Event-loop utilization (percent of the last second) past which an API process sheds the organization asking the most; 0: never. */
   shedLoadAtLoopPercent: number;
   /** Express `trust proxy` hops: 0 takes the TCP peer as the source address; n the n-th address from the right of X-Forwarded-For. */
   trustProxy: number;

@@ -7,20 +7,25 @@ import { ApiKeyService } from '../../modules/tenancy/api-key.service.js';
 import { EventLoopLoad } from '../http/event-loop-load.js';
 import { basicCredentials } from './api-key.guard.js';
 import { OrganizationTurns } from './organization-turns.js';
-import { OrganizationUsage, REQUEST_BYTES } from './organization-usage.js';
+import { OrganizationUsage } from './organization-usage.js';
 
 /**
- * Sheds the organization that asks the most of a saturated API process: when the process's event loop has been busy
- * at least SHED_LOAD_AT_LOOP_PERCENT of the last half second, a request of the organization whose requests brought the
- * most bytes lately answers 429 `rate_limited` (retry-after 1) before its body is read, as long as another
- * organization was served within the last second and this one has a request in progress (it always keeps one going).
- * An organization alone on the process is never shed: its requests wait for their turns (OrganizationTurns).
+ * Sheds the organization that asks the most of a saturated API process. A request answers 429 `rate_limited`
+ * (retry-after 1) before its body is read when all of these hold:
+ * - the process's event loop has been busy at least SHED_LOAD_AT_LOOP_PERCENT of the last second (EventLoopLoad);
+ * - another organization has a request in progress or had one answered within the last 250 ms: the one the shedding
+ *   protects (OrganizationTurns);
+ * - its organization's requests brought the most bytes lately (OrganizationUsage);
+ * - its organization has a request in progress: it always keeps one going.
+ * An organization alone on the process is never shed: its requests wait for their turns.
  *
- * Runs before the body parser, so a refused body is never parsed; it knows the organization only from a key verified
- * lately with the same secret (ApiKeyService's cache, nothing hashed), and counts only such requests: a request with
- * a made-up or a wrong secret neither counts for an organization nor is shed here (the guards answer it).
+ * It knows the organization only from a key verified lately with the same secret (ApiKeyService's cache, nothing
+ * hashed), and counts only such requests: a request with a made-up or a wrong secret neither counts for an
+ * organization nor is shed here (the guards answer it).
  */
 const LEADER_MS = 50;
+/** Another organization served within this many milliseconds is one the shedding protects. */
+const OTHERS_WITHIN_MS = 250;
 
 @Injectable()
 export class LoadShedding {
@@ -50,8 +55,11 @@ export class LoadShedding {
       if (!tenant) return next();
       this.usage.add(tenant.organizationId, Number(req.header('content-length')) || 0);
       if (this.loop.utilization() * 100 < this.config.shedLoadAtLoopPercent) return next();
-      const top = this.leader();
-      const shed = top?.organizationId === tenant.organizationId && top.others >= REQUEST_BYTES / 2 && this.turns.load(tenant.organizationId).running > 0;
+      const organizationId = tenant.organizationId;
+      const shed =
+        this.turns.load(organizationId).running > 0 && // it keeps one going
+        this.turns.othersServed(organizationId, OTHERS_WITHIN_MS) &&
+        this.leader()?.organizationId === organizationId;
       if (!shed) return next();
       req.tenant = tenant; // for the request's log line
       res.setHeader('retry-after', 1);

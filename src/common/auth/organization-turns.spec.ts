@@ -45,4 +45,15 @@ describe('OrganizationTurns', () => {
     end();
     expect(t.load(1)).toEqual({ running: 1, waiting: 0 });
   });
+
+  it('tells whether another organization has a request in progress or had one end lately', async () => {
+    const t = turns(2, 10);
+    expect(t.othersServed(1, 250)).toBe(false);
+    const end = await t.take(2)!;
+    expect([t.othersServed(1, 250), t.othersServed(2, 250)]).toEqual([true, false]);
+    end();
+    expect(t.othersServed(1, 250)).toBe(true);
+    await new Promise((r) => setTimeout(r, 30));
+    expect([t.othersServed(1, 250), t.othersServed(1, 10)]).toEqual([true, false]);
+  });
 });

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
@@ -16,6 +17,8 @@ interface Line {
 @Injectable()
 export class OrganizationTurns {
   private readonly lines = new Map<number, Line>();
+  /** When each organization's last request ended (performance.now()), for othersServed. */
+  private readonly lastEnded = new Map<number, number>();
 
   constructor(@Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'organizationRequestsAtOnce' | 'organizationRequestsWaiting'>) {}
 
@@ -37,12 +40,24 @@ export class OrganizationTurns {
     return { running: line?.running ?? 0, waiting: line?.waiting.length ?? 0 };
   }
 
+  /** Whether an organization other than this one has a request in progress, or had one end within `withinMs`. */
+  othersServed(organizationId: number, withinMs: number): boolean {
+    for (const id of this.lines.keys()) if (id !== organizationId) return true;
+    const since = performance.now() - withinMs;
+    for (const [id, at] of this.lastEnded) {
+      if (at < since) this.lastEnded.delete(id);
+      else if (id !== organizationId) return true;
+    }
+    return false;
+  }
+
   /** Ends a turn once: the next request in line takes it, or the line is forgotten when empty. */
   private end(organizationId: number, line: Line): () => void {
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
+      this.lastEnded.set(organizationId, performance.now());
       const next = line.waiting.shift();
       if (next) return next(); // the turn passes on: `running` stays
       line.running -= 1;

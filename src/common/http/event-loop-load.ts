@@ -2,7 +2,7 @@ import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 
 const SAMPLE_MS = 100;
-const SAMPLES = 5;
+const SAMPLES = 10;
 
 /**
  * How busy this process's event loop has been lately: Node's event-loop utilization (the share of the time spent
