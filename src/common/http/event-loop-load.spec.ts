@@ -16,7 +16,7 @@ describe('EventLoopLoad', () => {
         await sleep(1); // lets the sampling timer run between the busy stretches
       }
       expect(load.utilization()).toBeGreaterThan(0.8);
-      await sleep(700); // five idle samples
+      await sleep(1300); // the window's ten samples idle, and some
       expect(load.utilization()).toBeLessThan(0.3);
     } finally {
       load.onModuleDestroy();
