@@ -1,4 +1,5 @@
 import { compileCriteria, Predicate } from './criteria.js';
+import { CORE_OPERATORS, type CriteriaOperators } from './operators.js';
 import type {
   BehaviorRule,
   CampaignRule,
@@ -94,7 +95,8 @@ function groupNeeds(behavior: BehaviorRule): number[] {
   return behavior.groups.map((g) => Math.max(Math.min(g.goalCount, g.goals.length), g.goals.filter((goal) => goal.required).length));
 }
 
-export function compileRules(rules: RuleSet): CompiledRules {
+/** `operators`: the criteria operators registered (the built-ins, and any an extension defines). */
+export function compileRules(rules: RuleSet, operators: CriteriaOperators = CORE_OPERATORS): CompiledRules {
   const compiled: CompiledRules = {
     campaigns: new Map(),
     behaviors: new Map(),
@@ -104,10 +106,10 @@ export function compileRules(rules: RuleSet): CompiledRules {
     tiers: [...rules.tiers].sort((a, b) => a.minPoints - b.minPoints || a.id - b.id),
     divisionAncestors: rules.divisionAncestors,
   };
-  const creatives = new Map(rules.creatives.map((c) => [c.id, { rule: c, targets: compileCriteria(c.targeting, readCustomer) }]));
+  const creatives = new Map(rules.creatives.map((c) => [c.id, { rule: c, targets: compileCriteria(c.targeting, readCustomer, operators) }]));
 
   for (const campaignRule of rules.campaigns) {
-    const campaign: CompiledCampaign = { rule: campaignRule, targets: compileCriteria(campaignRule.targeting, readCustomer), behaviors: [], listening: new Map() };
+    const campaign: CompiledCampaign = { rule: campaignRule, targets: compileCriteria(campaignRule.targeting, readCustomer, operators), behaviors: [], listening: new Map() };
     compiled.campaigns.set(campaignRule.id, campaign);
     for (const behaviorRule of campaignRule.behaviors) {
       const behavior: CompiledBehavior = { rule: behaviorRule, campaign, goals: [], groupNeeds: groupNeeds(behaviorRule), creatives: [] };
@@ -119,7 +121,7 @@ export function compileRules(rules: RuleSet): CompiledRules {
       }
       behaviorRule.groups.forEach((group, groupIndex) => {
         for (const goalRule of group.goals) {
-          const goal: CompiledGoal = { rule: goalRule, key: String(goalRule.id), groupIndex, behavior, matches: compileCriteria(goalRule.criteria, readInstance) };
+          const goal: CompiledGoal = { rule: goalRule, key: String(goalRule.id), groupIndex, behavior, matches: compileCriteria(goalRule.criteria, readInstance, operators) };
           behavior.goals.push(goal);
           const list = compiled.listeners.get(goalRule.eventName) ?? [];
           list.push(goal);
@@ -174,7 +176,7 @@ export function behaviorsInvolved(rules: CompiledRules, eventNames: string[]): n
 }
 
 /** Targeting criteria (campaign or creative group) as a predicate on a customer: true when every criterion holds. */
-export function compileTargeting(criteria: Criterion[]): (subject: TargetingSubject) => boolean {
-  const predicate = compileCriteria(criteria, readCustomer);
+export function compileTargeting(criteria: Criterion[], operators: CriteriaOperators = CORE_OPERATORS): (subject: TargetingSubject) => boolean {
+  const predicate = compileCriteria(criteria, readCustomer, operators);
   return (subject) => predicate(subject) === null;
 }

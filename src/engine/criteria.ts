@@ -1,3 +1,4 @@
+import { CORE_OPERATORS, type CriteriaOperator, type CriteriaOperators } from './operators.js';
 import type { Criterion, CriterionOp } from './types.js';
 
 /** A compiled criterion list: true when every criterion holds on the subject. */
@@ -6,91 +7,33 @@ export type Predicate<T> = (subject: T) => CriterionFailure | null;
 export interface CriterionFailure {
   criterion: Criterion;
   actual: unknown;
+  /** The operator that decided. */
+  operator?: CriteriaOperator;
+  /** The criterion names an operator the registry does not hold. */
+  unregistered?: true;
 }
 
-export const CRITERION_OPS: readonly CriterionOp[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'exists', 'contains'];
+export const CRITERION_OPS = [...CORE_OPERATORS.keys()] as readonly CriterionOp[];
 
-const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z| ?[+-]\d{2}:?\d{2})?)?$/;
-
-function asNumber(value: unknown): number | null {
-  if (typeof value === 'number' && Number.isFinite(value)) return value;
-  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
-  return null;
-}
-
-/** An ISO datetime (or the seed's `2026-01-05 10:00:00 +0200`) as an instant; one without an offset is UTC. */
-function asTime(value: unknown): number | null {
-  if (typeof value !== 'string' || !ISO_DATETIME.test(value)) return null;
-  let text = value.replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T').replace(/ ?([+-]\d{2}):?(\d{2})$/, '$1:$2');
-  if (text.length > 10 && !/(Z|[+-]\d{2}:\d{2})$/.test(text)) text += 'Z';
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) ? null : ms;
-}
-
-/** Orders two values: numerically when both are numbers, by instant when both are datetimes; else null. */
-function compare(a: unknown, b: unknown): number | null {
-  const na = asNumber(a);
-  const nb = asNumber(b);
-  if (na !== null && nb !== null) return na - nb;
-  const ta = asTime(a);
-  const tb = asTime(b);
-  if (ta !== null && tb !== null) return ta - tb;
-  return null;
-}
-
-function equals(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a === 'boolean' || typeof b === 'boolean') return false;
-  const na = asNumber(a);
-  const nb = asNumber(b);
-  if (na !== null && nb !== null) return na === nb;
-  const ta = asTime(a);
-  return ta !== null && ta === asTime(b);
-}
-
-/** A field holding a list (such as user.tags) matches when any element does. */
-function some(actual: unknown, test: (value: unknown) => boolean): boolean {
-  return Array.isArray(actual) ? actual.some(test) : test(actual);
-}
-
+/** Whether a built-in operator holds (the registry's own test). */
 export function holds(op: CriterionOp, actual: unknown, expected: unknown): boolean {
-  const missing = actual === undefined || actual === null;
-  switch (op) {
-    case 'exists':
-      return (expected ?? true) === !missing;
-    case 'ne':
-      return missing || !some(actual, (v) => equals(v, expected));
-    case 'nin':
-      return missing || !some(actual, (v) => Array.isArray(expected) && expected.some((e) => equals(v, e)));
-    default:
-      break;
-  }
-  if (missing) return false;
-  switch (op) {
-    case 'eq':
-      return some(actual, (v) => equals(v, expected));
-    case 'in':
-      return Array.isArray(expected) && some(actual, (v) => expected.some((e) => equals(v, e)));
-    case 'contains':
-      if (typeof actual === 'string') return typeof expected === 'string' && actual.includes(expected);
-      return Array.isArray(actual) && actual.some((v) => equals(v, expected));
-    default: {
-      const order = compare(actual, expected);
-      if (order === null) return false;
-      if (op === 'gt') return order > 0;
-      if (op === 'gte') return order >= 0;
-      if (op === 'lt') return order < 0;
-      return order <= 0;
-    }
-  }
+  return CORE_OPERATORS.get(op)!.test(actual, expected);
 }
 
-/** Compiles criteria once into a predicate over a subject, given how to read a dotted field from it. */
-export function compileCriteria<T>(criteria: Criterion[], read: (subject: T, field: string) => unknown): Predicate<T> {
+/**
+ * Compiles criteria once into a predicate over a subject, given how to read a dotted field from it, each criterion
+ * bound to its operator in `operators`. A criterion whose operator is not registered (an extension no longer loaded)
+ * never holds.
+ */
+export function compileCriteria<T>(criteria: Criterion[], read: (subject: T, field: string) => unknown, operators: CriteriaOperators = CORE_OPERATORS): Predicate<T> {
   if (criteria.length === 0) return () => null;
-  const checks = criteria.map((criterion) => (subject: T): CriterionFailure | null => {
-    const actual = read(subject, criterion.field);
-    return holds(criterion.op, actual, criterion.value) ? null : { criterion, actual };
+  const checks = criteria.map((criterion) => {
+    const operator = operators.get(criterion.op);
+    return (subject: T): CriterionFailure | null => {
+      const actual = read(subject, criterion.field);
+      if (!operator) return { criterion, actual, unregistered: true };
+      return operator.test(actual, criterion.value) ? null : { criterion, actual, operator };
+    };
   });
   return (subject) => {
     for (const check of checks) {
@@ -104,5 +47,8 @@ export function compileCriteria<T>(criteria: Criterion[], read: (subject: T, fie
 export function describeFailure(failure: CriterionFailure): string {
   const { field, op, value } = failure.criterion;
   const shown = op === 'exists' ? String(value ?? true) : JSON.stringify(value);
-  return `${field} ${op} ${shown} failed (actual: ${failure.actual === undefined ? 'absent' : JSON.stringify(failure.actual)})`;
+  const actual = `actual: ${failure.actual === undefined ? 'absent' : JSON.stringify(failure.actual)}`;
+  if (failure.unregistered) return `${field} ${op} ${shown} failed (operator ${op} is not registered; ${actual})`;
+  const source = failure.operator && failure.operator.source !== 'core' ? `, operator of ${failure.operator.source}` : '';
+  return `${field} ${op} ${shown} failed (${actual}${source})`;
 }

@@ -2,6 +2,8 @@ export * from './types.js';
 export { compileRules, compileTargeting, behaviorsInvolved, MAX_EVENT_DEPTH } from './compile.js';
 export type { CompiledRules, CompiledBehavior, CompiledCampaign, TargetingSubject } from './compile.js';
 export { CRITERION_OPS } from './criteria.js';
+export { CORE_OPERATORS, criteriaOperators } from './operators.js';
+export type { CriteriaOperator, CriteriaOperators } from './operators.js';
 export { evaluate } from './evaluate.js';
 export type { EvaluateInput, EvaluationResult, PointsCredit, NotificationDraft, BehaviorDelta, GoalDelta } from './evaluate.js';
 export { campaignState, tierName } from './campaign-state.js';

@@ -4,6 +4,7 @@
  */
 import { compileRules, CompiledRules } from './compile.js';
 import { evaluate, EvaluateInput, EvaluationResult } from './evaluate.js';
+import type { CriteriaOperators } from './operators.js';
 import type {
   BehaviorRule,
   CampaignRule,
@@ -90,9 +91,12 @@ export function campaign(p: Partial<CampaignRule> = {}): CampaignRule {
   };
 }
 
-export function rules(p: { campaigns: CampaignRule[]; offers?: OfferRule[]; tiers?: TierRule[]; creatives?: CreativeRule[]; divisionAncestors?: Record<number, number[]> }): CompiledRules {
+export function rules(
+  p: { campaigns: CampaignRule[]; offers?: OfferRule[]; tiers?: TierRule[]; creatives?: CreativeRule[]; divisionAncestors?: Record<number, number[]> },
+  operators?: CriteriaOperators,
+): CompiledRules {
   const set: RuleSet = { offers: [], tiers: [], creatives: [], divisionAncestors: { 1: [1] }, ...p };
-  return compileRules(set);
+  return compileRules(set, operators);
 }
 
 /** A live push creative of campaign 10 (every status live, no targeting); `p` overrides members. */

@@ -5,6 +5,7 @@
 
 export type FlatValue = string | number | boolean;
 
+/** The built-in operators' names (operators.ts). */
 export type CriterionOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'nin' | 'exists' | 'contains';
 
 export interface Criterion {

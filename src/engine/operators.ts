@@ -1,0 +1,99 @@
+/**
+ * Criteria operators as definitions: a name and a pure test, the built-ins defined the same way an extension defines
+ * its own (issue #29, decision 0018). The engine knows operators only through a registry of them (CriteriaOperators).
+ */
+
+/** A criteria operator: a pure, deterministic test of a subject's value against the criterion's `value`. */
+export interface CriteriaOperator {
+  readonly name: string;
+  /** Who defined it: `core`, or the extension's name (the explanation names it). */
+  readonly source: string;
+  /** `actual` is undefined when the field is absent; `expected` is the criterion's `value` as stored. */
+  test(actual: unknown, expected: unknown): boolean;
+}
+
+/** The operators a compilation may use, by name. */
+export type CriteriaOperators = ReadonlyMap<string, CriteriaOperator>;
+
+/** A registry of operators; two with one name is an error that names them. */
+export function criteriaOperators(operators: readonly CriteriaOperator[]): CriteriaOperators {
+  const byName = new Map<string, CriteriaOperator>();
+  for (const operator of operators) {
+    const taken = byName.get(operator.name);
+    if (taken) throw new Error(`criteria operator "${operator.name}" is defined twice: by ${taken.source} and by ${operator.source}`);
+    byName.set(operator.name, operator);
+  }
+  return byName;
+}
+
+const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z| ?[+-]\d{2}:?\d{2})?)?$/;
+
+function asNumber(value: unknown): number | null {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  return null;
+}
+
+/** An ISO datetime (or the seed's `2026-01-05 10:00:00 +0200`) as an instant; one without an offset is UTC. */
+function asTime(value: unknown): number | null {
+  if (typeof value !== 'string' || !ISO_DATETIME.test(value)) return null;
+  let text = value.replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T').replace(/ ?([+-]\d{2}):?(\d{2})$/, '$1:$2');
+  if (text.length > 10 && !/(Z|[+-]\d{2}:\d{2})$/.test(text)) text += 'Z';
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+/** Orders two values: numerically when both are numbers, by instant when both are datetimes; else null. */
+function compare(a: unknown, b: unknown): number | null {
+  const na = asNumber(a);
+  const nb = asNumber(b);
+  if (na !== null && nb !== null) return na - nb;
+  const ta = asTime(a);
+  const tb = asTime(b);
+  if (ta !== null && tb !== null) return ta - tb;
+  return null;
+}
+
+function equals(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a === 'boolean' || typeof b === 'boolean') return false;
+  const na = asNumber(a);
+  const nb = asNumber(b);
+  if (na !== null && nb !== null) return na === nb;
+  const ta = asTime(a);
+  return ta !== null && ta === asTime(b);
+}
+
+const missing = (value: unknown) => value === undefined || value === null;
+
+/** A field holding a list (such as user.tags) matches when any element does. */
+function some(actual: unknown, test: (value: unknown) => boolean): boolean {
+  return Array.isArray(actual) ? actual.some(test) : test(actual);
+}
+
+const isIn = (actual: unknown, expected: unknown) => Array.isArray(expected) && some(actual, (v) => expected.some((e) => equals(v, e)));
+
+const core = (name: string, test: CriteriaOperator['test']): CriteriaOperator => ({ name, source: 'core', test });
+/** An ordering operator: false when the field is absent or the two values do not order (a number against a date). */
+const ordering = (name: string, holds: (order: number) => boolean) =>
+  core(name, (actual, expected) => {
+    const order = missing(actual) ? null : compare(actual, expected);
+    return order !== null && holds(order);
+  });
+
+/** The built-in operators, in the order the API documents them. */
+export const CORE_OPERATORS: CriteriaOperators = criteriaOperators([
+  core('eq', (actual, expected) => !missing(actual) && some(actual, (v) => equals(v, expected))),
+  core('ne', (actual, expected) => missing(actual) || !some(actual, (v) => equals(v, expected))),
+  ordering('gt', (order) => order > 0),
+  ordering('gte', (order) => order >= 0),
+  ordering('lt', (order) => order < 0),
+  ordering('lte', (order) => order <= 0),
+  core('in', (actual, expected) => !missing(actual) && isIn(actual, expected)),
+  core('nin', (actual, expected) => missing(actual) || !isIn(actual, expected)),
+  core('exists', (actual, expected) => (expected ?? true) === !missing(actual)),
+  core('contains', (actual, expected) => {
+    if (typeof actual === 'string') return typeof expected === 'string' && actual.includes(expected);
+    return Array.isArray(actual) && actual.some((v) => equals(v, expected));
+  }),
+]);
