@@ -56,4 +56,12 @@ describe('OrganizationTurns', () => {
     await new Promise((r) => setTimeout(r, 30));
     expect([t.othersServed(1, 250), t.othersServed(1, 10)]).toEqual([true, false]);
   });
+
+  it('forgets a request’s end after a second', async () => {
+    const t = turns(2, 10);
+    (await t.take(2)!)();
+    await new Promise((r) => setTimeout(r, 1100));
+    (await t.take(3)!)(); // an end a second later forgets the older ones
+    expect([t.othersServed(1, 60_000), t.othersServed(3, 60_000)]).toEqual([true, false]);
+  });
 });

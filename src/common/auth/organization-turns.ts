@@ -3,6 +3,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 
+/** How long the end of an organization's last request is remembered (othersServed). */
+const REMEMBER_MS = 1000;
+
 interface Line {
   running: number;
   waiting: Array<() => void>;
@@ -17,8 +20,9 @@ interface Line {
 @Injectable()
 export class OrganizationTurns {
   private readonly lines = new Map<number, Line>();
-  /** When each organization's last request ended (performance.now()), for othersServed. */
+  /** When each organization's last request ended (performance.now()), for othersServed; kept REMEMBER_MS. */
   private readonly lastEnded = new Map<number, number>();
+  private forgottenAt = 0;
 
   constructor(@Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'organizationRequestsAtOnce' | 'organizationRequestsWaiting'>) {}
 
@@ -40,15 +44,21 @@ export class OrganizationTurns {
     return { running: line?.running ?? 0, waiting: line?.waiting.length ?? 0 };
   }
 
-  /** Whether an organization other than this one has a request in progress, or had one end within `withinMs`. */
+  /** Whether an organization other than this one has a request in progress, or had one end within `withinMs` (at most REMEMBER_MS). */
   othersServed(organizationId: number, withinMs: number): boolean {
     for (const id of this.lines.keys()) if (id !== organizationId) return true;
     const since = performance.now() - withinMs;
-    for (const [id, at] of this.lastEnded) {
-      if (at < since) this.lastEnded.delete(id);
-      else if (id !== organizationId) return true;
-    }
+    for (const [id, at] of this.lastEnded) if (id !== organizationId && at >= since) return true;
     return false;
+  }
+
+  /** Notes when the organization's request ended, and forgets (at most once a REMEMBER_MS) ends older than that. */
+  private remember(organizationId: number): void {
+    const now = performance.now();
+    this.lastEnded.set(organizationId, now);
+    if (now - this.forgottenAt < REMEMBER_MS) return;
+    this.forgottenAt = now;
+    for (const [id, at] of this.lastEnded) if (now - at > REMEMBER_MS) this.lastEnded.delete(id);
   }
 
   /** Ends a turn once: the next request in line takes it, or the line is forgotten when empty. */
@@ -57,7 +67,7 @@ export class OrganizationTurns {
     return () => {
       if (ended) return;
       ended = true;
-      this.lastEnded.set(organizationId, performance.now());
+      this.remember(organizationId);
       const next = line.waiting.shift();
       if (next) return next(); // the turn passes on: `running` stays
       line.running -= 1;
