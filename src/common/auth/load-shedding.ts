@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { performance } from 'node:perf_hooks';
+import { AppError } from '../errors/app-error.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { ApiKeyService } from '../../modules/tenancy/api-key.service.js';
@@ -63,10 +64,7 @@ export class LoadShedding {
       if (!shed) return next();
       req.tenant = tenant; // for the request's log line
       res.setHeader('retry-after', 1);
-      res.status(429).json({
-        status: 'error',
-        errors: { code: 'rate_limited', message: 'the service is saturated and this organization asks the most of it; retry in a second' },
-      });
+      next(new AppError('rate_limited', 'the service is saturated and this organization asks the most of it; retry in a second'));
     };
   }
 }

@@ -26,16 +26,14 @@ export class OrganizationUsage {
     this.used.set(organizationId, { bytes: this.decayed(this.used.get(organizationId), at) + REQUEST_BYTES + bodyBytes, at });
   }
 
-  /** The organization that asked the most lately, and the most any other asked (0 when none did). */
-  top(): { organizationId: number; bytes: number; others: number } | null {
+  /** The organization that asked the most lately, and how much (null when none did). */
+  top(): { organizationId: number; bytes: number } | null {
     const at = this.now();
-    let top: { organizationId: number; bytes: number; others: number } | null = null;
+    let top: { organizationId: number; bytes: number } | null = null;
     for (const [organizationId, used] of this.used) {
       const bytes = this.decayed(used, at);
       if (bytes < FORGOTTEN) this.used.delete(organizationId);
-      else if (!top) top = { organizationId, bytes, others: 0 };
-      else if (bytes > top.bytes) top = { organizationId, bytes, others: top.bytes };
-      else top.others = Math.max(top.others, bytes);
+      else if (!top || bytes > top.bytes) top = { organizationId, bytes };
     }
     return top;
   }
