@@ -15,15 +15,12 @@ export interface BudgetUse {
 
 /**
  * The points one completion of the behavior credits, as the budget counts them: the behavior's, the goals' completed
- * in this cycle, its points offers' and points outcomes' (events it raises are completions of their own).
+ * in this cycle, and its rewards' (an offer's points, a points outcome; events it raises are completions of their own).
  */
 export function completionPoints(rules: CompiledRules, behavior: CompiledBehavior, p: BehaviorProgress): number {
   let points = behavior.rule.points;
   for (const goal of behavior.goals) if (p.goals[goal.key]?.completed) points += goal.rule.points;
-  for (const outcome of behavior.rule.outcomes) {
-    if (outcome.type === 'points') points += outcome.points;
-    if (outcome.type === 'offer') points += rules.offers.get(outcome.offerId)?.points ?? 0;
-  }
+  for (const o of behavior.outcomes) points += o.reward?.points?.(o.args, rules) ?? 0;
   return Math.max(0, points);
 }
 

@@ -100,7 +100,7 @@ describe('Campaign completion and prerequisites', () => {
         campaigns: [
           campaign({
             id: 10,
-            behaviors: [behavior({ id: 1, name: 'Sign up', maxTimesAchievable: 1, groups: listen('signup'), outcomes: [{ type: 'event', name: 'welcome', by: 1 }] })],
+            behaviors: [behavior({ id: 1, name: 'Sign up', maxTimesAchievable: 1, groups: listen('signup'), outcomes: [{ kind: 'event', args: { name: 'welcome', by: 1 } }] })],
           }),
           campaign({ id: 20, prerequisiteCampaignIds: [10], behaviors: [behavior({ id: 2, name: 'Welcome', groups: listen('welcome') })] }),
         ],

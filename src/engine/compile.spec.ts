@@ -3,7 +3,7 @@ import { behavior, campaign, event, goal, group, rules, Session, T0 } from './sp
 import type { OutcomeRule } from './types.js';
 
 const listen = (name: string, id?: number) => [group([goal({ id, name })])];
-const raise = (name: string): OutcomeRule[] => [{ type: 'event', name, by: 1 }];
+const raise = (name: string): OutcomeRule[] => [{ kind: 'event', args: { name, by: 1 } }];
 
 /**
  * Campaign 10: behavior 1 (visit), 2 (purchase, raises "bonus"). Campaign 20: behavior 3 (a goal named store_visit

@@ -1,5 +1,7 @@
 import { compileCriteria, Predicate } from './criteria.js';
+import { CORE_EXTENSIONS, type EngineExtensions } from './extensions.js';
 import { CORE_OPERATORS, type CriteriaOperators } from './operators.js';
+import type { Reward } from './rewards.js';
 import type {
   BehaviorRule,
   CampaignRule,
@@ -27,8 +29,18 @@ export interface CompiledBehavior {
   goals: CompiledGoal[];
   /** Per group: how many completed goals it needs at least (max of goal_count and its required goals). */
   groupNeeds: number[];
-  /** Creatives this behavior's completion triggers: triggered delivery plus ad_unit outcomes. */
+  /** Creatives this behavior's completion triggers: triggered delivery plus those its rewards deliver (ad_unit). */
   creatives: CompiledCreative[];
+  /** Its outcome_config entries, each with the reward kind that awards it (undefined: no kind of that name registered). */
+  outcomes: CompiledOutcome[];
+  /** The event names its rewards raise. */
+  raises: string[];
+}
+
+export interface CompiledOutcome {
+  kind: string;
+  args: unknown;
+  reward: Reward | undefined;
 }
 
 export interface CompiledCampaign {
@@ -95,8 +107,9 @@ function groupNeeds(behavior: BehaviorRule): number[] {
   return behavior.groups.map((g) => Math.max(Math.min(g.goalCount, g.goals.length), g.goals.filter((goal) => goal.required).length));
 }
 
-/** `operators`: the criteria operators registered (the built-ins, and any an extension defines). */
-export function compileRules(rules: RuleSet, operators: CriteriaOperators = CORE_OPERATORS): CompiledRules {
+/** `extensions`: the criteria operators and reward kinds registered (the built-ins, and any an extension defines). */
+export function compileRules(rules: RuleSet, extensions: EngineExtensions = CORE_EXTENSIONS): CompiledRules {
+  const operators = extensions.operators;
   const compiled: CompiledRules = {
     campaigns: new Map(),
     behaviors: new Map(),
@@ -112,9 +125,11 @@ export function compileRules(rules: RuleSet, operators: CriteriaOperators = CORE
     const campaign: CompiledCampaign = { rule: campaignRule, targets: compileCriteria(campaignRule.targeting, readCustomer, operators), behaviors: [], listening: new Map() };
     compiled.campaigns.set(campaignRule.id, campaign);
     for (const behaviorRule of campaignRule.behaviors) {
-      const behavior: CompiledBehavior = { rule: behaviorRule, campaign, goals: [], groupNeeds: groupNeeds(behaviorRule), creatives: [] };
+      const outcomes = behaviorRule.outcomes.map((o) => ({ ...o, reward: extensions.rewards.get(o.kind) }));
+      const raises = outcomes.flatMap((o) => o.reward?.raises?.(o.args) ?? []);
+      const behavior: CompiledBehavior = { rule: behaviorRule, campaign, goals: [], groupNeeds: groupNeeds(behaviorRule), creatives: [], outcomes, raises };
       const creativeIds = new Set(rules.creatives.filter((c) => c.behaviorId === behaviorRule.id).map((c) => c.id));
-      for (const outcome of behaviorRule.outcomes) if (outcome.type === 'ad_unit') creativeIds.add(outcome.creativeId);
+      for (const o of outcomes) for (const id of o.reward?.creatives?.(o.args) ?? []) creativeIds.add(id);
       for (const id of creativeIds) {
         const creative = creatives.get(id);
         if (creative && creative.rule.campaignId === campaignRule.id) behavior.creatives.push(creative);
@@ -166,7 +181,7 @@ export function behaviorsInvolved(rules: CompiledRules, eventNames: string[]): n
       for (const campaign of rules.campaignsListening.get(name) ?? []) {
         for (const behavior of campaign.behaviors) {
           involved.add(behavior.rule.id);
-          for (const outcome of behavior.rule.outcomes) if (outcome.type === 'event') next.add(outcome.name);
+          for (const name of behavior.raises) next.add(name);
         }
       }
     }

@@ -17,7 +17,7 @@ describe('Groups and completion: what a completion does', () => {
       {
         points: 50,
         groups: [group([goal({ id: 21, name: 'A', eventName: 'visit', points: 5 }), goal({ id: 22, name: 'B', eventName: 'purchase', points: 7 })])],
-        outcomes: [{ type: 'offer', offerId: 12 }, { type: 'points', points: 10 }],
+        outcomes: [{ kind: 'deal', args: { id: 12 } }, { kind: 'points', args: 10 }],
       },
       customer({ availablePoints: 8, lifetimePoints: 100 }),
     );

@@ -6,6 +6,7 @@ import { budgetRefusal, completionPoints, spend, type BudgetLeft, type BudgetUse
 import { applyToGoal } from './goals.js';
 import { cloneProgress, emptyBehaviorProgress, goalsCounted, groupCounts, hasCycleProgress, requiredGoalCount, resetCycle } from './progress.js';
 import { iso } from './time.js';
+import type { RewardContext } from './rewards.js';
 import type { BehaviorProgress, CustomerSnapshot, EventInstance, ProgressMap } from './types.js';
 
 export interface EvaluateInput {
@@ -311,7 +312,8 @@ export class Evaluation {
     for (const [goal, change, pivot] of deltas) this.goalDelta(goal, change, pivot);
     if (reset) this.markReset(rule.id);
     const goalsDone = goalsCounted(counts);
-    const raised = completed ? this.complete(behavior, p, instance) : [];
+    const rewardNotes: string[] = [];
+    const raised = completed ? this.complete(behavior, p, instance, rewardNotes) : [];
     // A completion starts the next cycle with no goal complete.
     this.behaviorDelta(rule.id, (completed ? 0 : goalsDone) - countBefore, completed ? 1 : 0);
     if (completed) {
@@ -321,7 +323,7 @@ export class Evaluation {
       explanation.verdict = 'progressed';
     }
     if (this.explains) {
-      if (completed) notes.push(`behavior completed (achieved ${achievedBefore} → ${p.achieved}); goal progress reset for the next cycle`);
+      if (completed) notes.push(`behavior completed (achieved ${achievedBefore} → ${p.achieved}); goal progress reset for the next cycle`, ...rewardNotes);
       else if (progressed) notes.push(`${goalsDone} of ${requiredGoalCount(behavior)} required goal(s) complete in this cycle`);
       else notes.push('no goal progressed');
     }
@@ -353,8 +355,11 @@ export class Evaluation {
     (this.result.behaviorDeltas[behaviorId] ??= { currentCount: 0, achieved: 0 }).reset = true;
   }
 
-  /** Records a completion and its rewards; answers the events its outcomes raise, for the caller to evaluate. */
-  protected complete(behavior: CompiledBehavior, p: BehaviorProgress, instance: EventInstance): EventInstance[] {
+  /**
+   * Records a completion and its rewards; answers the events its rewards raise, for the caller to evaluate. What the
+   * rewards have to say goes into `notes` (the behavior's explanation).
+   */
+  protected complete(behavior: CompiledBehavior, p: BehaviorProgress, instance: EventInstance, notes: string[]): EventInstance[] {
     const rule = behavior.rule;
     const campaignId = behavior.campaign.rule.id;
     const at = instance.occurredAt;
@@ -364,14 +369,9 @@ export class Evaluation {
     pruneCompletions(behavior, p);
     this.result.completions.push({ eventIndex: this.eventIndex, campaignId, behaviorId: rule.id, achieved: p.achieved, at });
 
-    const credit = (amount: number, reason: PointsCredit['reason'], extra: Partial<PointsCredit> = {}) => {
-      if (!(amount > 0)) return;
-      this.result.credits.push({ eventIndex: this.eventIndex, amount, reason, campaignId, behaviorId: rule.id, at, ...extra });
-      this.customer.availablePoints += amount;
-      this.customer.lifetimePoints += amount;
-    };
-    credit(rule.points, 'behavior');
-    for (const goal of completedGoals) credit(goal.rule.points, 'goal', { goalId: goal.rule.id });
+    const award = new Award(this.input.rules, this.customer, this.result, { eventIndex: this.eventIndex, campaignId, behaviorId: rule.id, at }, instance, this.explains ? notes : null);
+    award.creditFor(rule.points, 'behavior');
+    for (const goal of completedGoals) award.creditFor(goal.rule.points, 'goal', goal.rule.id);
 
     for (const tag of rule.tags) {
       if (!this.customer.tags.includes(tag)) {
@@ -379,27 +379,15 @@ export class Evaluation {
         this.result.tagsAdded.push(tag);
       }
     }
-    const raised: EventInstance[] = [];
-    for (const outcome of rule.outcomes) {
-      if (outcome.type === 'offer') {
-        const offer = this.input.rules.offers.get(outcome.offerId);
-        if (!offer) continue; // deleted since the behavior was written
-        this.result.offersIssued.push({ eventIndex: this.eventIndex, offerId: offer.id, campaignId, behaviorId: rule.id, at });
-        credit(offer.points, 'offer', { offerId: offer.id });
-      } else if (outcome.type === 'points') {
-        credit(outcome.points, 'outcome');
-      } else if (outcome.type === 'tier') {
-        const tier = this.input.rules.tiers.find((t) => t.name === outcome.tierName);
-        if (tier) this.liftTier(tier.id);
-      } else if (outcome.type === 'event') {
-        raised.push({ name: outcome.name, count: outcome.by, attributes: {}, context: instance.context, occurredAt: at, day: instance.day });
-      }
+    for (const outcome of behavior.outcomes) {
+      if (outcome.reward) outcome.reward.apply(award, outcome.args);
+      else award.note(`outcome "${outcome.kind}" not awarded: no reward kind of that name is registered`);
     }
     this.recomputeTier();
     this.notify(behavior);
     resetCycle(p);
     this.checkCampaignCompleted(behavior.campaign);
-    return raised;
+    return award.raised;
   }
 
   private notify(behavior: CompiledBehavior): void {
@@ -419,22 +407,9 @@ export class Evaluation {
     }
   }
 
-  private rank(tierId: number | null): number {
-    return tierId === null ? -1 : this.input.rules.tiers.findIndex((t) => t.id === tierId);
-  }
-
-  /** Moves the customer up to this tier if it ranks higher; never down. */
-  private liftTier(tierId: number): void {
-    if (this.rank(tierId) <= this.rank(this.customer.tierId)) return;
-    const from = this.result.tierChange ? this.result.tierChange.fromTierId : this.customer.tierId;
-    this.customer.tierId = tierId;
-    const tier = this.input.rules.tiers[this.rank(tierId)];
-    this.result.tierChange = { fromTierId: from, toTierId: tierId, toTierName: tier.name };
-  }
-
   protected recomputeTier(): void {
     const earned = this.input.rules.tiers.filter((t) => t.minPoints <= this.customer.lifetimePoints).at(-1);
-    if (earned) this.liftTier(earned.id);
+    if (earned) liftTier(this.input.rules, this.customer, this.result, earned.id);
   }
 
   protected checkCampaignCompleted(campaign: CompiledCampaign): void {
@@ -448,5 +423,81 @@ export class Evaluation {
       this.customer.completedCampaignIds.push(id);
       this.result.completedCampaignIds.push(id);
     }
+  }
+}
+
+/** Moves the customer up to this tier if it ranks higher; never down. */
+function liftTier(rules: CompiledRules, customer: CustomerSnapshot, result: EvaluationResult, tierId: number): void {
+  const rank = tierRank(rules, tierId);
+  if (rank <= tierRank(rules, customer.tierId)) return;
+  const from = result.tierChange ? result.tierChange.fromTierId : customer.tierId;
+  customer.tierId = tierId;
+  result.tierChange = { fromTierId: from, toTierId: tierId, toTierName: rules.tiers[rank].name };
+}
+
+function tierRank(rules: CompiledRules, tierId: number | null): number {
+  return tierId === null ? -1 : rules.tiers.findIndex((t) => t.id === tierId);
+}
+
+/** Where a completion's credits and offers come from. */
+interface Origin {
+  eventIndex: number;
+  campaignId: number;
+  behaviorId: number;
+  at: number;
+}
+
+/** One completion's rewards at work (the RewardContext they get): what they award goes into the evaluation's result. */
+class Award implements RewardContext {
+  /** The events the rewards raised, for the evaluation to process after the completion. */
+  readonly raised: EventInstance[] = [];
+
+  constructor(
+    readonly rules: CompiledRules,
+    readonly customer: CustomerSnapshot,
+    private readonly result: EvaluationResult,
+    private readonly origin: Origin,
+    private readonly instance: EventInstance,
+    /** Null when the evaluation keeps no explanation. */
+    private readonly notes: string[] | null,
+  ) {}
+
+  creditFor(amount: number, reason: CreditReason, goalId?: number, offerId?: number): void {
+    if (!(amount > 0)) return;
+    const { eventIndex, campaignId, behaviorId, at } = this.origin;
+    const credit: PointsCredit = { eventIndex, amount, reason, campaignId, behaviorId, at };
+    if (goalId !== undefined) credit.goalId = goalId;
+    if (offerId !== undefined) credit.offerId = offerId;
+    this.result.credits.push(credit);
+    this.customer.availablePoints += amount;
+    this.customer.lifetimePoints += amount;
+  }
+
+  credit(amount: number): void {
+    this.creditFor(amount, 'outcome');
+  }
+
+  issueOffer(offerId: number): boolean {
+    const offer = this.rules.offers.get(offerId);
+    if (!offer) return false;
+    const { eventIndex, campaignId, behaviorId, at } = this.origin;
+    this.result.offersIssued.push({ eventIndex, offerId, campaignId, behaviorId, at });
+    this.creditFor(offer.points, 'offer', undefined, offerId);
+    return true;
+  }
+
+  liftTier(name: string): boolean {
+    const tier = this.rules.tiers.find((t) => t.name === name);
+    if (tier) liftTier(this.rules, this.customer, this.result, tier.id);
+    return tier !== undefined;
+  }
+
+  raise(name: string, count: number): void {
+    const { context, day } = this.instance;
+    this.raised.push({ name, count, attributes: {}, context, occurredAt: this.origin.at, day });
+  }
+
+  note(text: string): void {
+    this.notes?.push(text);
   }
 }

@@ -26,7 +26,7 @@ const compiled = rules({
     campaign({
       id: 30,
       name: 'Welcome',
-      behaviors: [behavior({ id: 3, name: 'First visit', maxTimesAchievable: 1, outcomes: [{ type: 'event', name: 'welcomed', by: 1 }] })],
+      behaviors: [behavior({ id: 3, name: 'First visit', maxTimesAchievable: 1, outcomes: [{ kind: 'event', args: { name: 'welcomed', by: 1 } }] })],
     }),
     campaign({ id: 40, name: 'Welcome bonus', behaviors: [behavior({ id: 4, name: 'Bonus', points: 5, groups: [group([goal({ id: 41, name: 'welcomed' })])] })] }),
     campaign({ id: 50, name: 'Weekly', startsAt: MONDAY, behaviors: [behavior({ id: 5, name: 'Weekly visit', period: 7 * 86_400, maxTimesAchievablePerPeriod: 1 })] }),

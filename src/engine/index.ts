@@ -4,6 +4,10 @@ export type { CompiledRules, CompiledBehavior, CompiledCampaign, TargetingSubjec
 export { CRITERION_OPS } from './criteria.js';
 export { CORE_OPERATORS, criteriaOperators } from './operators.js';
 export type { CriteriaOperator, CriteriaOperators } from './operators.js';
+export { CORE_REWARDS, defineReward, rewards } from './rewards.js';
+export type { Reward, RewardContext, Rewards } from './rewards.js';
+export { CORE_EXTENSIONS } from './extensions.js';
+export type { EngineExtensions } from './extensions.js';
 export { evaluate } from './evaluate.js';
 export type { EvaluateInput, EvaluationResult, PointsCredit, NotificationDraft, BehaviorDelta, GoalDelta } from './evaluate.js';
 export { campaignState, tierName } from './campaign-state.js';

@@ -16,7 +16,7 @@ const criterion = (op: string, value: unknown): Criterion => ({ field: 'store', 
 function session(criteria: Criterion[], operators = withStartsWith) {
   const g = goal({ criteria, eventCount: 100 });
   const b = behavior({ groups: [group([g])] });
-  const s = new Session(rules({ campaigns: [campaign({ behaviors: [b] })] }, operators));
+  const s = new Session(rules({ campaigns: [campaign({ behaviors: [b] })] }, { operators }));
   const verdict = (result: EvaluationResult) => result.explanation[0].campaigns[0].behaviors[0].goals[0];
   return { send: (store: string) => verdict(s.send(event('visit', { attributes: { store } }))), count: () => s.goalCount(b.id, g.id) };
 }

@@ -24,7 +24,7 @@ const EXPECTED_NOTIFICATION = {
 
 describe('Outcomes: deal', () => {
   it('issues the offer and credits its points', () => {
-    const s = session({ outcomes: [{ type: 'offer', offerId: 12 }] });
+    const s = session({ outcomes: [{ kind: 'deal', args: { id: 12 } }] });
     const result = s.send(event('visit'));
     expect(result.offersIssued).toEqual([{ eventIndex: 0, offerId: 12, campaignId: 10, behaviorId: 1, at: T0 }]);
     expect(result.credits).toEqual([{ eventIndex: 0, amount: 20, reason: 'offer', offerId: 12, campaignId: 10, behaviorId: 1, at: T0 }]);
@@ -32,14 +32,14 @@ describe('Outcomes: deal', () => {
   });
 
   it('issues nothing before the behavior completes', () => {
-    const s = session({ groups: listen('visit', 2), outcomes: [{ type: 'offer', offerId: 12 }] });
+    const s = session({ groups: listen('visit', 2), outcomes: [{ kind: 'deal', args: { id: 12 } }] });
     expect(s.send(event('visit')).offersIssued).toEqual([]);
   });
 });
 
 describe('Outcomes: ad_unit and triggered creatives', () => {
   it('notifies with the creative data for an ad_unit outcome', () => {
-    const s = session({ outcomes: [{ type: 'ad_unit', creativeId: 40 }] }, [creative()]);
+    const s = session({ outcomes: [{ kind: 'ad_unit', args: { id: 40 } }] }, [creative()]);
     expect(s.send(event('visit')).notifications).toEqual([EXPECTED_NOTIFICATION]);
   });
 
@@ -49,7 +49,7 @@ describe('Outcomes: ad_unit and triggered creatives', () => {
   });
 
   it('notifies once for a creative named both ways', () => {
-    const s = session({ outcomes: [{ type: 'ad_unit', creativeId: 40 }] }, [creative({ behaviorId: 1 })]);
+    const s = session({ outcomes: [{ kind: 'ad_unit', args: { id: 40 } }] }, [creative({ behaviorId: 1 })]);
     expect(s.send(event('visit')).notifications).toHaveLength(1);
   });
 
@@ -71,7 +71,7 @@ describe('Outcomes: ad_unit and triggered creatives', () => {
     ['its group', ['live', 'draft', 'live']],
     ['its line item', ['live', 'live', 'completed']],
   ])('does not notify when %s is not live', (_what, statuses) => {
-    const s = session({ outcomes: [{ type: 'ad_unit', creativeId: 40 }] }, [creative({ behaviorId: 1, statuses })]);
+    const s = session({ outcomes: [{ kind: 'ad_unit', args: { id: 40 } }] }, [creative({ behaviorId: 1, statuses })]);
     const result = s.send(event('visit'));
     expect(s.achieved(1)).toBe(1);
     expect(result.notifications).toEqual([]);
@@ -92,7 +92,7 @@ describe('Outcomes: ad_unit and triggered creatives', () => {
   it('checks targeting after the completion applied its tier outcome', () => {
     const goldOnly = creative({ behaviorId: 1, targeting: [{ field: 'user.tier', op: 'eq', value: 'Gold' }] });
     const compiled = rules({
-      campaigns: [campaign({ id: 10, behaviors: [behavior({ id: 1, name: 'Explorer', outcomes: [{ type: 'tier', tierName: 'Gold' }] })] })],
+      campaigns: [campaign({ id: 10, behaviors: [behavior({ id: 1, name: 'Explorer', outcomes: [{ kind: 'tier', args: { name: 'Gold' } }] })] })],
       tiers: [{ id: 2, name: 'Gold', minPoints: 500 }],
       creatives: [goldOnly],
     });
@@ -104,7 +104,7 @@ describe('Outcomes: event', () => {
   const listener = () => campaign({ id: 20, behaviors: [behavior({ id: 2, name: 'Done listener', points: 5, groups: listen('explorer_done') })] });
 
   it('raises the event in the same call: a behavior listening to it completes', () => {
-    const s = session({ points: 50, outcomes: [{ type: 'event', name: 'explorer_done', by: 1 }] }, [], customer(), [listener()]);
+    const s = session({ points: 50, outcomes: [{ kind: 'event', args: { name: 'explorer_done', by: 1 } }] }, [], customer(), [listener()]);
     const result = s.send(event('visit', { context: { app_name: 'mobile' } }));
     expect(s.achieved(1)).toBe(1);
     expect(s.achieved(2)).toBe(1);
@@ -126,21 +126,21 @@ describe('Outcomes: event', () => {
       id: 20,
       behaviors: [behavior({ id: 2, name: 'Done listener', groups: [group([goal({ name: 'explorer_done', eventCount: 3, criteria })])] })],
     });
-    const s = session({ outcomes: [{ type: 'event', name: 'explorer_done', by: 3 }] }, [], customer(), [strictListener]);
+    const s = session({ outcomes: [{ kind: 'event', args: { name: 'explorer_done', by: 3 } }] }, [], customer(), [strictListener]);
     s.send(event('visit', { occurredAt: T0 + 5000, attributes: { store_id: 's1' }, context: { app_name: 'mobile' } }));
     expect(s.achieved(2)).toBe(1);
     expect(s.last.explanation[1].occurred_at).toBe('2026-01-05T10:00:05.000Z');
   });
 
   it('does not raise the event before the behavior completes', () => {
-    const s = session({ groups: listen('visit', 2), outcomes: [{ type: 'event', name: 'explorer_done', by: 1 }] }, [], customer(), [listener()]);
+    const s = session({ groups: listen('visit', 2), outcomes: [{ kind: 'event', args: { name: 'explorer_done', by: 1 } }] }, [], customer(), [listener()]);
     const result = s.send(event('visit'));
     expect(result.explanation).toHaveLength(1);
     expect(s.achieved(2)).toBe(0);
   });
 
   it('nests at most 5 deep: a self-raising behavior completes 6 times for one submitted instance', () => {
-    const s = session({ points: 1, groups: listen('ping'), outcomes: [{ type: 'event', name: 'ping', by: 1 }] });
+    const s = session({ points: 1, groups: listen('ping'), outcomes: [{ kind: 'event', args: { name: 'ping', by: 1 } }] });
     const result = s.send(event('ping'));
     expect(s.achieved(1)).toBe(6);
     expect(result.completions).toHaveLength(6);
@@ -152,13 +152,13 @@ describe('Outcomes: event', () => {
   });
 
   it('bounds the loop for each submitted instance separately', () => {
-    const s = session({ groups: listen('ping'), outcomes: [{ type: 'event', name: 'ping', by: 1 }] });
+    const s = session({ groups: listen('ping'), outcomes: [{ kind: 'event', args: { name: 'ping', by: 1 } }] });
     s.send([event('ping'), event('ping', { occurredAt: T0 + 1000 })]);
     expect(s.achieved(1)).toBe(12);
   });
 
   it('is also bounded by caps', () => {
-    const s = session({ maxTimesAchievable: 3, groups: listen('ping'), outcomes: [{ type: 'event', name: 'ping', by: 1 }] });
+    const s = session({ maxTimesAchievable: 3, groups: listen('ping'), outcomes: [{ kind: 'event', args: { name: 'ping', by: 1 } }] });
     const result = s.send(event('ping'));
     expect(s.achieved(1)).toBe(3);
     expect(result.explanation.map((e) => e.depth)).toEqual([0, 1, 2, 3]);

@@ -95,7 +95,7 @@ describe('perform complete_campaign', () => {
 
   it('awards outcomes: offers with their points, points, tags and a tier outcome', () => {
     const compiled = explorer(
-      { tags: ['explorer', 'vip'], outcomes: [{ type: 'offer', offerId: 12 }, { type: 'points', points: 3 }, { type: 'tier', tierName: 'Gold' }] },
+      { tags: ['explorer', 'vip'], outcomes: [{ kind: 'deal', args: { id: 12 } }, { kind: 'points', args: 3 }, { kind: 'tier', args: { name: 'Gold' } }] },
       { tags: ['vip', 'reviewer'] },
     );
     const result = run(compiled, { customer: customer({ tags: ['vip'] }) });
@@ -138,7 +138,7 @@ describe('perform complete_campaign', () => {
 
   it('evaluates events raised by outcomes after every behavior is complete, reaching other campaigns', () => {
     const other = campaign({ id: 20, behaviors: [behavior({ id: 3, name: 'Welcomed', points: 4, groups: [group([goal({ id: 301, name: 'welcome' })])] })] });
-    const compiled = explorer({ outcomes: [{ type: 'event', name: 'welcome', by: 1 }] }, { outcomes: [{ type: 'event', name: 'review', by: 1 }] }, {}, [other]);
+    const compiled = explorer({ outcomes: [{ kind: 'event', args: { name: 'welcome', by: 1 } }] }, { outcomes: [{ kind: 'event', args: { name: 'review', by: 1 } }] }, {}, [other]);
     const result = run(compiled);
     // behavior 2 listens to "review" but is at its total cap by then: completed once only.
     expect(result.completions.map((c) => c.behaviorId)).toEqual([1, 2, 3]);
@@ -153,7 +153,7 @@ describe('perform complete_campaign', () => {
 
   it('does not opt the customer into another opt-in campaign its raised events reach', () => {
     const other = campaign({ id: 20, optInRequired: true, behaviors: [behavior({ id: 3, name: 'Welcomed', points: 4, groups: [group([goal({ id: 301, name: 'welcome' })])] })] });
-    const result = run(explorer({ outcomes: [{ type: 'event', name: 'welcome', by: 1 }] }, {}, {}, [other]));
+    const result = run(explorer({ outcomes: [{ kind: 'event', args: { name: 'welcome', by: 1 } }] }, {}, {}, [other]));
     expect(result.completions.map((c) => c.behaviorId)).toEqual([1, 2]);
     expect(result.customer.qualifiedCampaignIds).toEqual([]);
     expect(result.progress[3]).toBeUndefined();

@@ -41,7 +41,7 @@ export function performBehaviorsInvolved(rules: CompiledRules, campaignId: numbe
   const campaign = rules.campaigns.get(campaignId);
   if (!campaign) return [];
   const ids = new Set(campaign.behaviors.map((b) => b.rule.id));
-  const raised = campaign.behaviors.flatMap((b) => b.rule.outcomes.flatMap((o) => (o.type === 'event' ? [o.name] : [])));
+  const raised = campaign.behaviors.flatMap((b) => b.raises);
   for (const id of behaviorsInvolved(rules, raised)) ids.add(id);
   return [...ids].sort((a, b) => a - b);
 }
@@ -158,9 +158,10 @@ class Performance extends Evaluation {
     }
     behavior.goals.forEach((goal, i) => this.goalDelta(goal, changes[i], null));
     const achievedBefore = p.achieved;
-    raised.push(...this.complete(behavior, p, instance));
+    const notes = [`behavior completed by perform (achieved ${achievedBefore} → ${p.achieved}); goal progress reset for the next cycle`];
+    raised.push(...this.complete(behavior, p, instance, notes));
     this.behaviorDelta(rule.id, completedGoalCount(behavior, p) - countBefore, 1);
-    out.detail = `behavior completed by perform (achieved ${achievedBefore} → ${p.achieved}); goal progress reset for the next cycle`;
+    out.detail = notes.join('; ');
     return out;
   }
 }

@@ -19,7 +19,7 @@ const compiled = rules({
           period: 7 * 86_400,
           maxTimesAchievablePerPeriod: 1,
           groups: [group([goal({ id: 121, name: 'visit', type: 'unique', uniqueAttribute: 'store', eventCount: 3 })])],
-          outcomes: [{ type: 'event', name: 'bonus', by: 1 }],
+          outcomes: [{ kind: 'event', args: { name: 'bonus', by: 1 } }],
         }),
         behavior({
           id: 13,
@@ -34,7 +34,7 @@ const compiled = rules({
           points: 3,
           maxTimesAchievablePerYear: 4,
           groups: [group([goal({ id: 141, name: 'share', eventCount: 2, minTimeBetweenEvents: 3600, minTimeBetweenEventsCount: 1 })])],
-          outcomes: [{ type: 'offer', offerId: 1 }, { type: 'tier', tierName: 'Gold' }],
+          outcomes: [{ kind: 'deal', args: { id: 1 } }, { kind: 'tier', args: { name: 'Gold' } }],
         }),
         behavior({ id: 15, name: 'Bonus', points: 1, groups: [group([goal({ id: 151, name: 'bonus' })])], tags: ['bonus'] }),
       ],

@@ -4,7 +4,7 @@
  */
 import { compileRules, CompiledRules } from './compile.js';
 import { evaluate, EvaluateInput, EvaluationResult } from './evaluate.js';
-import type { CriteriaOperators } from './operators.js';
+import { CORE_EXTENSIONS, type EngineExtensions } from './extensions.js';
 import type {
   BehaviorRule,
   CampaignRule,
@@ -93,10 +93,10 @@ export function campaign(p: Partial<CampaignRule> = {}): CampaignRule {
 
 export function rules(
   p: { campaigns: CampaignRule[]; offers?: OfferRule[]; tiers?: TierRule[]; creatives?: CreativeRule[]; divisionAncestors?: Record<number, number[]> },
-  operators?: CriteriaOperators,
+  extensions: Partial<EngineExtensions> = {},
 ): CompiledRules {
   const set: RuleSet = { offers: [], tiers: [], creatives: [], divisionAncestors: { 1: [1] }, ...p };
-  return compileRules(set, operators);
+  return compileRules(set, { ...CORE_EXTENSIONS, ...extensions });
 }
 
 /** A live push creative of campaign 10 (every status live, no targeting); `p` overrides members. */

@@ -15,8 +15,8 @@ function session(start: CustomerSnapshot, extraOutcomes: OutcomeRule[] = []) {
         behaviors: [
           behavior({ id: 1, name: 'Purchase', points: 10, groups: listen('purchase') }),
           behavior({ id: 2, name: 'Big spender', points: 600, groups: listen('earn') }),
-          behavior({ id: 3, name: 'VIP', groups: listen('vip'), outcomes: [{ type: 'tier', tierName: 'Gold' }] }),
-          behavior({ id: 4, name: 'Silver club', groups: listen('silver'), outcomes: [{ type: 'tier', tierName: 'Silver' }, ...extraOutcomes] }),
+          behavior({ id: 3, name: 'VIP', groups: listen('vip'), outcomes: [{ kind: 'tier', args: { name: 'Gold' } }] }),
+          behavior({ id: 4, name: 'Silver club', groups: listen('silver'), outcomes: [{ kind: 'tier', args: { name: 'Silver' } }, ...extraOutcomes] }),
         ],
       }),
     ],
@@ -66,7 +66,7 @@ describe('Tiers', () => {
     ['no tier', null],
     ['Bronze', BRONZE],
   ])('reports the change from the tier the request started with (%s) when the tier moves twice', (_label, startTier) => {
-    const { send } = session(customer({ lifetimePoints: 0, tierId: startTier }), [{ type: 'points', points: 600 }]);
+    const { send } = session(customer({ lifetimePoints: 0, tierId: startTier }), [{ kind: 'points', args: 600 }]);
     const result = send('silver');
     expect(result.customer.tierId).toBe(GOLD);
     expect(result.tierChange).toEqual({ fromTierId: startTier, toTierId: GOLD, toTierName: 'Gold' });

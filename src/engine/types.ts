@@ -40,12 +40,14 @@ export interface GroupRule {
   goals: GoalRule[];
 }
 
-export type OutcomeRule =
-  | { type: 'offer'; offerId: number }
-  | { type: 'ad_unit'; creativeId: number }
-  | { type: 'points'; points: number }
-  | { type: 'event'; name: string; by: number }
-  | { type: 'tier'; tierName: string };
+/**
+ * One entry of a behavior's `outcome_config`: the reward kind that its one member names (rewards.ts) and that member's
+ * value as stored, such as `{ kind: 'points', args: 10 }` or `{ kind: 'deal', args: { id: 12 } }`.
+ */
+export interface OutcomeRule {
+  kind: string;
+  args: unknown;
+}
 
 export interface BehaviorRule {
   id: number;

@@ -83,11 +83,11 @@ describe('stored behavior → engine rule', () => {
       }),
     );
     expect(rule.outcomes).toEqual([
-      { type: 'offer', offerId: 12 },
-      { type: 'ad_unit', creativeId: 40 },
-      { type: 'points', points: 10 },
-      { type: 'event', name: 'explorer_done', by: 2 },
-      { type: 'tier', tierName: 'Gold' },
+      { kind: 'deal', args: { id: 12 } },
+      { kind: 'ad_unit', args: { id: 40 } },
+      { kind: 'points', args: 10 },
+      { kind: 'event', args: { name: 'explorer_done', by: 2 } },
+      { kind: 'tier', args: { name: 'Gold' } },
     ]);
   });
 });

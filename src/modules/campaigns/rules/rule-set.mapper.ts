@@ -64,13 +64,13 @@ function goalRule(goal: StoredGoal, behaviorData: Record<string, unknown>): Goal
   };
 }
 
+/** The members every stored outcome has beside the one that names its reward kind. */
+const OUTCOME_BOOKKEEPING = new Set(['id', 'created_at', 'updated_at']);
+
+/** A stored outcome as the engine takes it: the member naming its reward kind, with that member's value as arguments. */
 function outcomeRule(outcome: StoredOutcome): OutcomeRule | null {
-  if (outcome.deal) return { type: 'offer', offerId: outcome.deal.id };
-  if (outcome.ad_unit) return { type: 'ad_unit', creativeId: outcome.ad_unit.id };
-  if (typeof outcome.points === 'number') return { type: 'points', points: outcome.points };
-  if (outcome.event) return { type: 'event', name: outcome.event.name, by: outcome.event.by ?? 1 };
-  if (outcome.tier) return { type: 'tier', tierName: outcome.tier.name };
-  return null;
+  const kind = Object.keys(outcome).find((key) => !OUTCOME_BOOKKEEPING.has(key));
+  return kind === undefined ? null : { kind, args: outcome[kind as keyof StoredOutcome] };
 }
 
 export function behaviorRule(b: BehaviorRow): BehaviorRule {
