@@ -3,7 +3,7 @@
  * against N live behaviors of which 1 or 10 listen, next to the raw ceiling (listener index lookup + one counter).
  */
 import { performance } from 'node:perf_hooks';
-import { compileRules, evaluate, EventInstance, RuleSet, CustomerSnapshot, BehaviorRule, ProgressMap } from '../../src/engine/index.js';
+import { compileRules, CORE_EXTENSIONS, evaluate, EventInstance, RuleSet, CustomerSnapshot, BehaviorRule, ProgressMap } from '../../src/engine/index.js';
 import { table } from './load.js';
 import type { Figure } from './summary.js';
 import { checkTallies } from './verdict.js';
@@ -115,7 +115,7 @@ export const ENGINE_CASES: Array<[behaviors: number, listening: number]> = [[1, 
 /** Each case measured for at least `minMs` (engine and ceiling alike), on this process's one core. */
 export function measureEngine(minMs = 400): EngineRow[] {
   return ENGINE_CASES.map(([behaviors, listening]) => {
-    const rules = compileRules(ruleSet(behaviors, listening));
+    const rules = compileRules(ruleSet(behaviors, listening), CORE_EXTENSIONS);
     let progress: ProgressMap = {};
     const engine = perSecond(() => {
       const result = evaluate({ rules, customer, progress, events: [event], now: T0, multiOrgEnabled: false });

@@ -23,7 +23,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { UnitOfWork } from '../../src/common/database/unit-of-work.js';
 import type { Tenant } from '../../src/common/http/request-context.js';
-import { compileRules, evaluate, instancesFromV1, type CompiledRules } from '../../src/engine/index.js';
+import { compileRules, CORE_EXTENSIONS, evaluate, instancesFromV1, type CompiledRules } from '../../src/engine/index.js';
 import { toRuleSet } from '../../src/modules/campaigns/rules/rule-set.mapper.js';
 import { RulesRepository } from '../../src/modules/campaigns/rules/rules.repository.js';
 import { EvaluationRepository } from '../../src/modules/evaluation/evaluation.repository.js';
@@ -80,7 +80,7 @@ const org = tenant.organizationId;
 let cached: { version: number; rules: CompiledRules; subscribed: ReadonlySet<WebhookEventType> };
 async function loadRules(uow: UnitOfWork): Promise<typeof cached> {
   const version = await rulesRepository.version(uow, org);
-  const rules = compileRules(toRuleSet(await rulesRepository.load(uow, org)));
+  const rules = compileRules(toRuleSet(await rulesRepository.load(uow, org)), CORE_EXTENSIONS);
   // typesFor reads on the connection given; its own data source is never used.
   const subscribed = await new WebhookSubscriptions(undefined as never).typesFor(org, version, uow);
   return { version, rules, subscribed };

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import type { Queryable } from '../../src/common/database/unit-of-work.js';
-import { compileRules, type CompiledRules, type CustomerSnapshot } from '../../src/engine/index.js';
+import { compileRules, CORE_EXTENSIONS, type CompiledRules, type CustomerSnapshot } from '../../src/engine/index.js';
 import { toRuleSet } from '../../src/modules/campaigns/rules/rule-set.mapper.js';
 import { RulesRepository } from '../../src/modules/campaigns/rules/rules.repository.js';
 import { HistoryReplay, type ReplayedCustomer } from '../../src/modules/evaluation/history-replay.js';
@@ -55,7 +55,7 @@ export async function replaySetup(pool: pg.Pool, organizationId: number, campaig
   stored.campaigns = [{ ...campaign, status: 'live', startsAt: from, endsAt: to }];
   const organization = await new SimulationsRepository(pgDataSource(pool)).organization(organizationId);
   return {
-    rules: compileRules(toRuleSet(stored)),
+    rules: compileRules(toRuleSet(stored), CORE_EXTENSIONS),
     timeZone: organization.timeZone,
     multiOrgEnabled: organization.multiOrgEnabled,
     scope: { organizationId, from, to, customerIds: null, order: 'customer' },

@@ -1,6 +1,6 @@
 import { compileCriteria, Predicate } from './criteria.js';
-import { CORE_EXTENSIONS, type EngineExtensions } from './extensions.js';
-import { CORE_OPERATORS, type CriteriaOperators } from './operators.js';
+import type { EngineExtensions } from './extensions.js';
+import type { CriteriaOperators } from './operators.js';
 import type { Reward } from './rewards.js';
 import type {
   BehaviorRule,
@@ -108,7 +108,7 @@ function groupNeeds(behavior: BehaviorRule): number[] {
 }
 
 /** `extensions`: the criteria operators and reward kinds registered (the built-ins, and any an extension defines). */
-export function compileRules(rules: RuleSet, extensions: EngineExtensions = CORE_EXTENSIONS): CompiledRules {
+export function compileRules(rules: RuleSet, extensions: EngineExtensions): CompiledRules {
   const operators = extensions.operators;
   const compiled: CompiledRules = {
     campaigns: new Map(),
@@ -191,7 +191,7 @@ export function behaviorsInvolved(rules: CompiledRules, eventNames: string[]): n
 }
 
 /** Targeting criteria (campaign or creative group) as a predicate on a customer: true when every criterion holds. */
-export function compileTargeting(criteria: Criterion[], operators: CriteriaOperators = CORE_OPERATORS): (subject: TargetingSubject) => boolean {
+export function compileTargeting(criteria: Criterion[], operators: CriteriaOperators): (subject: TargetingSubject) => boolean {
   const predicate = compileCriteria(criteria, readCustomer, operators);
   return (subject) => predicate(subject) === null;
 }

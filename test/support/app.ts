@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import type { INestApplication, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { AppModule } from '../../src/app.module.js';
@@ -10,12 +10,13 @@ import { validateResponses } from './response-validation.js';
 
 /**
  * The real API application (same modules, filter, pipes, body parser and Swagger as main.ts) on this run's database
- * and Redis prefix, served in-process for supertest. `config` overrides single settings for one spec.
+ * and Redis prefix, served in-process for supertest. `config` overrides single settings for one spec; `extensions` are
+ * modules added beside AppModule, as a team adds its extensions (docs/decisions/0018-extension-surface.md).
  */
-export async function createTestApp(config: Partial<AppConfig> = {}): Promise<INestApplication> {
+export async function createTestApp(config: Partial<AppConfig> = {}, extensions: Type[] = []): Promise<INestApplication> {
   const merged = { ...loadConfig(process.env), ...config };
   useLimits(merged.limits);
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule, ...extensions] })
     .overrideProvider(APP_CONFIG)
     .useValue(merged)
     .compile();

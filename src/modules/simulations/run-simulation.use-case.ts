@@ -9,6 +9,7 @@ import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { compileRules, type BudgetLeft, type CompiledRules, type EventExplanation } from '../../engine/index.js';
 import { toRuleSet } from '../campaigns/rules/rule-set.mapper.js';
+import { ExtensionRegistry } from '../extensions/extension-registry.js';
 import { RulesRepository } from '../campaigns/rules/rules.repository.js';
 import { HistoryReplay, type ReplayedCustomer } from '../evaluation/history-replay.js';
 import { EventLogRepository } from '../events/event-log/event-log.repository.js';
@@ -60,6 +61,7 @@ export class RunSimulationUseCase {
     private readonly simulations: SimulationsRepository,
     private readonly eventLog: EventLogRepository,
     private readonly rules: RulesRepository,
+    private readonly extensions: ExtensionRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -138,7 +140,7 @@ export class RunSimulationUseCase {
     const [campaign] = stored.campaigns;
     if (!campaign) throw new SimulationImpossible('the campaign was deleted');
     stored.campaigns = [{ ...campaign, status: 'live', startsAt: simulation.range_from, endsAt: simulation.range_to }];
-    const rules = compileRules(toRuleSet(stored));
+    const rules = compileRules(toRuleSet(stored), this.extensions.engine());
     const budgeted = campaign.budgetMaxCompletions !== null || campaign.budgetMaxPoints !== null;
     const budgets = budgeted ? { [campaign.id]: { completions: campaign.budgetMaxCompletions, points: campaign.budgetMaxPoints === null ? null : Number(campaign.budgetMaxPoints) } } : {};
     return { rules, budgets };

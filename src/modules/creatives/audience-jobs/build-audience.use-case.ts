@@ -8,6 +8,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../../../config/config.module.js';
 import type { AppConfig } from '../../../config/config.js';
 import { compileTargeting, type Criterion, type FlatValue } from '../../../engine/index.js';
+import { ExtensionRegistry } from '../../extensions/extension-registry.js';
 import { ACTIVE_SCHEDULED_CREATIVES } from './active-creatives.js';
 import { csvLine } from '../../../common/csv.js';
 import { leaseHeartbeat } from '../../../common/scheduling/lease.js';
@@ -72,6 +73,7 @@ export class BuildAudienceUseCase {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly extensions: ExtensionRegistry,
   ) {}
 
   /** The division and every division below it (deleted ones hold no customers: a delete needs the division unused). */
@@ -115,8 +117,9 @@ export class BuildAudienceUseCase {
       };
       try {
         await write(csvLine(['external_id', 'user_id']));
-        const campaignTargets = compileTargeting(audience.campaignTargeting);
-        const groupTargets = compileTargeting(audience.groupTargeting);
+        const operators = this.extensions.engine().operators;
+        const campaignTargets = compileTargeting(audience.campaignTargeting, operators);
+        const groupTargets = compileTargeting(audience.groupTargeting, operators);
         // One snapshot for every page: a customer moved between divisions during the run is read in one of them,
         // once. The lease is renewed on another connection, so the snapshot's transaction only reads.
         await this.db.transaction('REPEATABLE READ', async (em) => {

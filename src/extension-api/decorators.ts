@@ -1,0 +1,28 @@
+import type { Type } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
+
+/** What every extension says of itself: its name (how rules name it) and what it does. */
+export interface ExtensionOptions {
+  /** Lower case letters, digits and `_`, starting with a letter (at most 63 characters); unique within its kind. */
+  name: string;
+  description: string;
+}
+
+export interface RewardKindOptions extends ExtensionOptions {
+  /** The class of an outcome's arguments (class-validator and @nestjs/swagger decorators). */
+  args?: Type<unknown>;
+}
+
+export interface CriteriaOperatorOptions extends ExtensionOptions {
+  /** The class of a criterion's `value` (class-validator and @nestjs/swagger decorators). */
+  value?: Type<unknown>;
+}
+
+/**
+ * A reward kind: a provider class extending RewardKindHandler, in any module of the application. Its `name` is the
+ * member of a behavior's `outcome_config` entry that awards it.
+ */
+export const RewardKind = DiscoveryService.createDecorator<RewardKindOptions>();
+
+/** A criteria operator: a provider class extending CriteriaOperatorHandler. Its `name` is a criterion's `op`. */
+export const CriteriaOperator = DiscoveryService.createDecorator<CriteriaOperatorOptions>();

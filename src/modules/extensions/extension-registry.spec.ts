@@ -1,0 +1,104 @@
+import { Injectable, Module, type Type } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { CriteriaOperator, CriteriaOperatorHandler, RewardKind, RewardKindHandler, type RewardContext } from '../../extension-api/index.js';
+import { ExtensionRegistry } from './extension-registry.js';
+import { ExtensionsModule } from './extensions.module.js';
+
+@CriteriaOperator({ name: 'starts_with', description: 'The value starts with the given text.' })
+class StartsWith extends CriteriaOperatorHandler {
+  test(actual: unknown, expected: unknown): boolean {
+    return typeof actual === 'string' && typeof expected === 'string' && actual.startsWith(expected);
+  }
+}
+
+@Injectable()
+class Bonuses {
+  readonly factor = 3;
+}
+
+/** Injects another provider, to show that handlers are ordinary providers. */
+@RewardKind({ name: 'triple_points', description: 'Credits three times the points given.' })
+class TriplePoints extends RewardKindHandler<number> {
+  constructor(private readonly bonuses: Bonuses) {
+    super();
+  }
+  apply(ctx: RewardContext, points: number): void {
+    ctx.credit(points * this.bonuses.factor);
+  }
+  override points(points: number): number {
+    return points * this.bonuses.factor;
+  }
+}
+
+@Module({ providers: [StartsWith, TriplePoints, Bonuses] })
+class StoreExtensionsModule {}
+
+async function registry(...extensions: Type[]): Promise<ExtensionRegistry> {
+  const moduleRef = await Test.createTestingModule({ imports: [ExtensionsModule, ...extensions] }).compile();
+  await moduleRef.init();
+  return moduleRef.get(ExtensionRegistry);
+}
+
+describe('ExtensionRegistry', () => {
+  it('holds the built-ins alone when no extension is loaded', async () => {
+    const engine = (await registry()).engine();
+    expect([...engine.operators.keys()]).toEqual(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'exists', 'contains']);
+    expect([...engine.rewards.keys()]).toEqual(['deal', 'ad_unit', 'points', 'event', 'tier']);
+  });
+
+  it("finds decorated providers in any module, named after their module, bound to their instance", async () => {
+    const engine = (await registry(StoreExtensionsModule)).engine();
+    const startsWith = engine.operators.get('starts_with')!;
+    expect(startsWith.source).toBe('StoreExtensionsModule');
+    expect([startsWith.test('paris-01', 'par'), startsWith.test('lyon', 'par')]).toEqual([true, false]);
+    const triple = engine.rewards.get('triple_points')!;
+    expect(triple.source).toBe('StoreExtensionsModule');
+    expect(triple.points!(5, undefined as never)).toBe(15);
+    expect(triple.raises).toBeUndefined();
+  });
+
+  it('finds a provider given as a value (useValue) too', async () => {
+    @Module({ providers: [{ provide: 'STARTS_WITH', useValue: new StartsWith() }] })
+    class ValueModule {}
+    expect((await registry(ValueModule)).engine().operators.get('starts_with')?.source).toBe('ValueModule');
+  });
+
+  it('refuses to start with two extensions of one name, naming both sources', async () => {
+    @CriteriaOperator({ name: 'starts_with', description: 'Another.' })
+    class OtherStartsWith extends StartsWith {}
+    @Module({ providers: [OtherStartsWith] })
+    class OtherModule {}
+    await expect(registry(StoreExtensionsModule, OtherModule)).rejects.toThrow(/^criteria operator "starts_with" is defined twice: by (StoreExtensionsModule and by OtherModule|OtherModule and by StoreExtensionsModule)$/);
+  });
+
+  it('refuses to start with an extension named like a built-in', async () => {
+    @RewardKind({ name: 'points', description: 'Ours.' })
+    class OurPoints extends TriplePoints {}
+    @Module({ providers: [OurPoints, Bonuses] })
+    class OursModule {}
+    await expect(registry(OursModule)).rejects.toThrow('reward kind "points" is defined twice: by core and by OursModule');
+  });
+
+  it('refuses a decorated class that does not extend its kind, naming the class and its module', async () => {
+    @RewardKind({ name: 'stamp', description: 'Not a handler.' })
+    class Stamp {
+      apply(): void {}
+    }
+    @Module({ providers: [Stamp] })
+    class StampModule {}
+    await expect(registry(StampModule)).rejects.toThrow('reward kind Stamp (StampModule): the class must extend RewardKindHandler');
+  });
+
+  it('refuses a name that rules could not use, and the members every stored outcome has', async () => {
+    @CriteriaOperator({ name: 'Starts-With', description: 'Bad name.' })
+    class BadName extends StartsWith {}
+    @Module({ providers: [BadName] })
+    class BadNameModule {}
+    await expect(registry(BadNameModule)).rejects.toThrow('criteria operator BadName (BadNameModule): its name "Starts-With" must be lower case letters, digits and _, starting with a letter');
+    @RewardKind({ name: 'created_at', description: 'Reserved.' })
+    class Reserved extends TriplePoints {}
+    @Module({ providers: [Reserved, Bonuses] })
+    class ReservedModule {}
+    await expect(registry(ReservedModule)).rejects.toThrow('reward kind "created_at" (ReservedModule): that name is a member every stored outcome has');
+  });
+});
