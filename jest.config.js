@@ -13,7 +13,7 @@ export default {
   // waiting on PostgreSQL, Redis and worker processes. Files share the run's database and Redis prefix, each with
   // organizations and queue prefixes of its own; a spec that changes the schema or reads whole tables takes a database
   // of its own (test/support/database.ts). Measured on the 2-core machine: 1,402 s in band, 484 s with two.
-  maxWorkers: 2,
+  maxWorkers: 3,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
