@@ -9,10 +9,11 @@ const common = {
 export default {
   // A global option in Jest 30 (a project's own testTimeout is not applied); e2e specs wait on real services.
   testTimeout: 30000,
-  // Two test files at a time (Jest's default on a 2-core machine is one, in band): most of an e2e file's time is spent
+  // Three test files at a time (Jest's default on a 2-core machine is one, in band): most of an e2e file's time is spent
   // waiting on PostgreSQL, Redis and worker processes. Files share the run's database and Redis prefix, each with
   // organizations and queue prefixes of its own; a spec that changes the schema or reads whole tables takes a database
-  // of its own (test/support/database.ts). Measured on the 2-core machine: 1,402 s in band, 484 s with two.
+  // of its own (test/support/database.ts). Measured on the 2-core machine: 1,402 s in band, 484 s with two files at a
+  // time; on 2026-11-27, 524 s with two and 432 s with three.
   maxWorkers: 3,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
