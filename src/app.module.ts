@@ -19,6 +19,7 @@ import { HealthModule } from './modules/health/health.module.js';
 import { MetricsModule } from './modules/metrics/metrics.module.js';
 import { SimulationsModule } from './modules/simulations/simulations.module.js';
 import { SettingsModule } from './modules/tenancy/settings/settings.module.js';
+import { ExtensionsApiModule } from './modules/extensions/extensions-api.module.js';
 import { PointsModule } from './modules/points/points.module.js';
 import { PerformModule } from './modules/perform/perform.module.js';
 import { TenancyModule } from './modules/tenancy/tenancy.module.js';
@@ -48,6 +49,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
     PerformModule,
     PointsModule,
     SettingsModule,
+    ExtensionsApiModule,
     SimulationsModule,
   ],
   providers: [

@@ -1,28 +1,43 @@
 import { Module, type INestApplication } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { ApiProperty } from '@nestjs/swagger';
+import { IsInt, IsString, Min } from 'class-validator';
+import request from 'supertest';
 import { CriteriaOperator, CriteriaOperatorHandler, RewardKind, RewardKindHandler, type RewardContext } from '../src/extension-api/index.js';
 import { createTestApp } from './support/app.js';
+import { expectErrorAmongOthers as expectError } from './support/errors.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 import { createCampaign } from './factories/campaign.factory.js';
 import { createCustomer } from './factories/customer.factory.js';
-import { createBehavior } from './factories/behavior.factory.js';
+
+class PrefixValue {
+  @ApiProperty({ example: 'PAR', description: 'The text the value starts with' })
+  @IsString()
+  value!: string;
+}
 
 /** A team's operator: the store code starts with the value. */
-@CriteriaOperator({ name: 'starts_with', description: 'The value starts with the given text.' })
+@CriteriaOperator({ name: 'starts_with', description: 'The value starts with the given text', value: PrefixValue })
 class StartsWith extends CriteriaOperatorHandler {
   test(actual: unknown, expected: unknown): boolean {
     return typeof actual === 'string' && typeof expected === 'string' && actual.startsWith(expected);
   }
 }
 
+class TriplePointsArgs {
+  @ApiProperty({ example: 5, type: 'integer', minimum: 1 })
+  @IsInt()
+  @Min(1)
+  points!: number;
+}
+
 /** A team's reward: three times the points given. */
-@RewardKind({ name: 'triple_points', description: 'Credits three times the points given.' })
-class TriplePoints extends RewardKindHandler<number> {
-  apply(ctx: RewardContext, points: number): void {
-    ctx.credit(points * 3);
+@RewardKind({ name: 'triple_points', description: 'Credits three times the points given', args: TriplePointsArgs })
+class TriplePoints extends RewardKindHandler<TriplePointsArgs> {
+  apply(ctx: RewardContext, args: TriplePointsArgs): void {
+    ctx.credit(args.points * 3);
   }
-  override points(points: number): number {
-    return points * 3;
+  override points(args: TriplePointsArgs): number {
+    return args.points * 3;
   }
 }
 
@@ -30,48 +45,79 @@ class TriplePoints extends RewardKindHandler<number> {
 @Module({ providers: [StartsWith, TriplePoints] })
 class StoreExtensionsModule {}
 
+type Json = Record<string, unknown>;
+
 describe('extensions loaded into the application (issue #29)', () => {
   let app: INestApplication;
-  let db: DataSource;
   let tenant: TestTenant;
+  let campaignId: number;
 
   beforeAll(async () => {
     app = await createTestApp({}, [StoreExtensionsModule]);
-    db = app.get(DataSource);
     tenant = await createTenant(app);
+    campaignId = (await createCampaign(app, tenant)).id;
   });
   afterAll(() => app.close());
 
-  /**
-   * A live behavior completing on each `visit`, written with built-ins (the write-time checks of extensions' arguments
-   * come next), then given the extension's operator and reward in the database, as a behavior written with them is stored.
-   */
-  async function behaviorWithExtensions(): Promise<number> {
-    const campaign = await createCampaign(app, tenant);
-    const behavior = await createBehavior(app, tenant, campaign.id, { name: `Paris visits ${Date.now()}`, event: 'visit', criteria: [{ field: 'store', op: 'eq', value: 'x' }], outcomes: [{ points: 1 }] });
-    await db.query(
-      `UPDATE behaviors
-          SET goal_groups = jsonb_set(goal_groups, '{0,goals,0,criteria}', '[{"field": "store", "op": "starts_with", "value": "PAR"}]'),
-              outcome_config = jsonb_set(outcome_config, '{0}', (outcome_config->0) - 'points' || '{"triple_points": 5}')
-        WHERE id = $1`,
-      [behavior.id],
-    );
-    await db.query(`UPDATE organizations SET rules_version = rules_version + 1 WHERE id = $1`, [tenant.organizationId]);
-    return behavior.id;
-  }
+  const behavior = (name: string, outcome: Json, criteria: Json[] = [{ field: 'store', op: 'starts_with', value: 'PAR' }]) => ({
+    name,
+    data: {},
+    goal_groups: [{ goals: [{ achievement: { name: 'visit', internal_event_name: 'visit', event_count: 1, criteria } }] }],
+    outcome_config: [outcome],
+  });
+  const batch = (behaviors: unknown[]) => api(app, tenant).post(`/management/campaigns/${campaignId}/behaviors/_batch`).send({ behaviors });
 
-  async function visit(customerId: string, store: string) {
-    const res = await api(app, tenant).post(`/users/${customerId}/events`).send({ events: { visit: { store } } }).expect(200);
-    return res.body;
-  }
+  it("writes a behavior with the extension's reward and operator, answers it as written, and evaluates live events with them", async () => {
+    const res = await batch([behavior('Paris visits', { triple_points: { points: 5 } })]).expect(201);
+    const [written] = res.body.behaviors;
+    expect(written.outcome_config).toEqual([{ id: expect.any(Number), triple_points: { points: 5 } }]);
+    expect(written.outcomes[0].model_type).toBe('Extension');
+    expect(written.goal_groups[0].goals[0].achievement.criteria).toEqual([{ field: 'store', op: 'starts_with', value: 'PAR' }]);
 
-  it("evaluates live events with the extension's operator and reward", async () => {
-    await behaviorWithExtensions();
     const customer = await createCustomer(app, tenant);
-    await visit(customer.id, 'LYON-2');
-    expect((await api(app, tenant).get(`/users/${customer.id}`).expect(200)).body.user.available_points).toBe(0);
-    await visit(customer.id, 'PAR-01');
-    const user = (await api(app, tenant).get(`/users/${customer.id}`).expect(200)).body.user;
-    expect([user.available_points, user.lifetime_points]).toEqual([15, 15]);
+    const visit = (store: string) => api(app, tenant).post(`/users/${customer.id}/events`).send({ events: { visit: { store } } }).expect(200);
+    const points = async () => (await api(app, tenant).get(`/users/${customer.id}`).expect(200)).body.user.available_points;
+    await visit('LYON-2');
+    expect(await points()).toBe(0);
+    await visit('PAR-01');
+    expect(await points()).toBe(15);
+  });
+
+  it("refuses arguments the extension's class refuses, naming the member, with 400 validation", async () => {
+    const res = await batch([behavior('Bad bonus', { triple_points: { points: 0, colour: 'red' } }, [{ field: 'store', op: 'starts_with', value: 7 }])]);
+    expectError(res, 400, 'validation');
+    expect(res.body.behaviors[0].errors).toEqual({
+      'outcome_config.0.triple_points.points': 'must not be less than 1',
+      'outcome_config.0.triple_points.colour': 'is not a known attribute',
+      'goal_groups.0.goals.0.achievement.criteria.0.value': 'must be a string',
+    });
+  });
+
+  it('serves a document that names them: the reward as a member of an outcome, the operator among the ops', async () => {
+    const document = (await request(app.getHttpServer()).get('/docs-json').expect(200)).body;
+    const schemas = document.components.schemas;
+    expect(schemas.OutcomeInput.properties.triple_points).toEqual({
+      description: 'Credits three times the points given (extension: StoreExtensionsModule)',
+      allOf: [{ $ref: '#/components/schemas/TriplePointsArgs' }],
+    });
+    expect(schemas.TriplePointsArgs.properties.points).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(schemas.Criterion.properties.op.enum).toEqual(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'exists', 'contains', 'starts_with']);
+  });
+
+  it('lists the built-ins and the extensions, each with the schema of its arguments', async () => {
+    const { extensions } = (await api(app, tenant).get('/management/extensions').expect(200)).body;
+    expect(extensions.reward_kinds.map((k: Json) => [k.name, k.source])).toEqual([
+      ['deal', 'core'],
+      ['ad_unit', 'core'],
+      ['points', 'core'],
+      ['event', 'core'],
+      ['tier', 'core'],
+      ['triple_points', 'StoreExtensionsModule'],
+    ]);
+    expect(extensions.reward_kinds[2]).toEqual({ name: 'points', source: 'core', description: 'Points credited', schema: { type: 'integer', minimum: 1, example: 10 } });
+    expect(extensions.reward_kinds[5].schema).toEqual({ $ref: '#/components/schemas/TriplePointsArgs' });
+    const startsWith = extensions.criteria_operators.find((o: Json) => o.name === 'starts_with');
+    expect(startsWith).toEqual({ name: 'starts_with', source: 'StoreExtensionsModule', description: 'The value starts with the given text', schema: { type: 'string', example: 'PAR' } });
+    expect(extensions.criteria_operators).toHaveLength(11);
   });
 });

@@ -45,6 +45,7 @@ const EXPECTED_ROUTES = [
   `GET ${PRIV}/management/divisions/{division_id}`,
   `PUT ${PRIV}/management/divisions/{division_id}`,
   `DELETE ${PRIV}/management/divisions/{division_id}`,
+  `GET ${PRIV}/management/extensions`,
   `GET ${PRIV}/management/audit_log`,
   `GET ${PRIV}/events/rejected`,
   `POST ${PRIV}/users`,

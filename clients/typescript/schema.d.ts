@@ -1334,6 +1334,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/priv/v1/apps/{api_key}/management/extensions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The reward kinds and criteria operators rules may use
+         * @description The built-ins (source core) and those extensions loaded into this application add (source: the extension's module), with the JSON schema of each one's arguments (a reward kind: the value of its member in an outcome_config entry) or value (an operator: a criterion's value). The same for every organization.
+         */
+        get: operations["Extensions_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/priv/v1/apps/{api_key}/management/campaigns/{campaign_id}/simulations": {
         parameters: {
             query?: never;
@@ -3773,10 +3793,11 @@ export interface components {
              */
             model_id: number | null;
             /**
+             * @description Extension: a reward kind an extension defines (its member in outcome_config names it)
              * @example Offer
              * @enum {string}
              */
-            model_type: "Offer" | "AdUnit" | "Points" | "EventOutcome" | "Tier";
+            model_type: "Offer" | "AdUnit" | "Points" | "EventOutcome" | "Tier" | "Extension";
             /**
              * Format: date-time
              * @example 2026-01-05T10:00:00.000Z
@@ -5235,6 +5256,45 @@ export interface components {
         };
         SettingsBody: {
             settings: components["schemas"]["SettingsInput"];
+        };
+        ExtensionView: {
+            /**
+             * @description The name rules use: the member of an outcome, or the op of a criterion
+             * @example points
+             */
+            name: string;
+            /**
+             * @description core for the built-ins; otherwise the name of the module that defines the extension
+             * @example core
+             */
+            source: string;
+            /** @example Points credited */
+            description: string;
+            /**
+             * @description The JSON schema of a reward kind's arguments, or of an operator's value, as in this document ($ref into its components)
+             * @example {
+             *       "type": "integer",
+             *       "minimum": 1,
+             *       "example": 10
+             *     }
+             */
+            schema: {
+                [key: string]: unknown;
+            };
+        };
+        ExtensionsView: {
+            /** @description What an outcome_config entry may award: the built-in kinds, then the extensions' */
+            reward_kinds: components["schemas"]["ExtensionView"][];
+            /** @description The ops a criterion may name: the built-ins, then the extensions' */
+            criteria_operators: components["schemas"]["ExtensionView"][];
+        };
+        ExtensionsResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            extensions: components["schemas"]["ExtensionsView"];
         };
         BehaviorResultsView: {
             /** @example 12 */
@@ -13286,6 +13346,82 @@ export interface operations {
                 };
             };
             /** @description missing_data, argument_error, validation, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Extensions_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExtensionsResponse"];
+                };
+            };
+            /** @description invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;

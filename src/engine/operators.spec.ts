@@ -7,6 +7,7 @@ import type { Criterion, EvaluationResult } from './index.js';
 const startsWith: CriteriaOperator = {
   name: 'starts_with',
   source: 'store-codes',
+  description: 'The value starts with the given text, in any case',
   test: (actual, expected) => typeof actual === 'string' && typeof expected === 'string' && actual.toLowerCase().startsWith(expected.toLowerCase()),
 };
 const withStartsWith = criteriaOperators([...CORE_OPERATORS.values(), startsWith]);

@@ -8,6 +8,8 @@ export interface CriteriaOperator {
   readonly name: string;
   /** Who defined it: `core`, or the extension's name (the explanation names it). */
   readonly source: string;
+  /** What it tests, in a sentence (the listing of operators answers it). */
+  readonly description: string;
   /** `actual` is undefined when the field is absent; `expected` is the criterion's `value` as stored. */
   test(actual: unknown, expected: unknown): boolean;
 }
@@ -73,26 +75,26 @@ function some(actual: unknown, test: (value: unknown) => boolean): boolean {
 
 const isIn = (actual: unknown, expected: unknown) => Array.isArray(expected) && some(actual, (v) => expected.some((e) => equals(v, e)));
 
-const core = (name: string, test: CriteriaOperator['test']): CriteriaOperator => ({ name, source: 'core', test });
+const core = (name: string, description: string, test: CriteriaOperator['test']): CriteriaOperator => ({ name, source: 'core', description, test });
 /** An ordering operator: false when the field is absent or the two values do not order (a number against a date). */
-const ordering = (name: string, holds: (order: number) => boolean) =>
-  core(name, (actual, expected) => {
+const ordering = (name: string, description: string, holds: (order: number) => boolean) =>
+  core(name, description, (actual, expected) => {
     const order = missing(actual) ? null : compare(actual, expected);
     return order !== null && holds(order);
   });
 
 /** The built-in operators, in the order the API documents them. */
 export const CORE_OPERATORS: CriteriaOperators = criteriaOperators([
-  core('eq', (actual, expected) => !missing(actual) && some(actual, (v) => equals(v, expected))),
-  core('ne', (actual, expected) => missing(actual) || !some(actual, (v) => equals(v, expected))),
-  ordering('gt', (order) => order > 0),
-  ordering('gte', (order) => order >= 0),
-  ordering('lt', (order) => order < 0),
-  ordering('lte', (order) => order <= 0),
-  core('in', (actual, expected) => !missing(actual) && isIn(actual, expected)),
-  core('nin', (actual, expected) => missing(actual) || !isIn(actual, expected)),
-  core('exists', (actual, expected) => (expected ?? true) === !missing(actual)),
-  core('contains', (actual, expected) => {
+  core('eq', 'Equals the value; numbers and datetimes given as strings compare as numbers and instants', (actual, expected) => !missing(actual) && some(actual, (v) => equals(v, expected))),
+  core('ne', 'Does not equal the value, or the field is absent', (actual, expected) => missing(actual) || !some(actual, (v) => equals(v, expected))),
+  ordering('gt', 'Greater than the value', (order) => order > 0),
+  ordering('gte', 'Greater than or equal to the value', (order) => order >= 0),
+  ordering('lt', 'Less than the value', (order) => order < 0),
+  ordering('lte', 'Less than or equal to the value', (order) => order <= 0),
+  core('in', 'Equals one of the values (an array)', (actual, expected) => !missing(actual) && isIn(actual, expected)),
+  core('nin', 'Equals none of the values (an array), or the field is absent', (actual, expected) => missing(actual) || !isIn(actual, expected)),
+  core('exists', 'The field is present (value true, the default) or absent (false)', (actual, expected) => (expected ?? true) === !missing(actual)),
+  core('contains', 'The text contains the value, or the list holds it', (actual, expected) => {
     if (typeof actual === 'string') return typeof expected === 'string' && actual.includes(expected);
     return Array.isArray(actual) && actual.some((v) => equals(v, expected));
   }),

@@ -7,6 +7,7 @@ import type { BehaviorRule, CampaignBudget, OutcomeRule } from './types.js';
 const tierBonus = defineReward<{ points: number; vip_tier: string }>({
   name: 'tier_bonus',
   source: 'vip-club',
+  description: 'A bonus, doubled for VIPs',
   apply(ctx, args) {
     const tier = ctx.rules.tiers.find((t) => t.id === ctx.customer.tierId);
     const vip = tier?.name === args.vip_tier;

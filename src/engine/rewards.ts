@@ -29,6 +29,8 @@ export interface Reward<A = unknown> {
   readonly name: string;
   /** Who defined it: `core`, or the extension's name. */
   readonly source: string;
+  /** What it awards, in a sentence (the listing of reward kinds answers it). */
+  readonly description: string;
   apply(ctx: RewardContext, args: A): void;
   /** The points one award credits, counted against a campaign budget before the award is made (default 0). */
   points?(args: A, rules: CompiledRules): number;
@@ -63,16 +65,18 @@ const core = <A>(reward: Omit<Reward<A>, 'source'>): Reward => defineReward<A>({
 export const CORE_REWARDS: Rewards = rewards([
   core<{ id: number }>({
     name: 'deal',
+    description: 'An offer of the organization, issued with its points',
     apply: (ctx, offer) => {
       if (!ctx.issueOffer(offer.id)) ctx.note(`offer ${offer.id} no longer exists; not issued`);
     },
     points: (offer, rules) => rules.offers.get(offer.id)?.points ?? 0,
   }),
-  core<{ id: number }>({ name: 'ad_unit', apply: () => undefined, creatives: (creative) => [creative.id] }),
-  core<number>({ name: 'points', apply: (ctx, points) => ctx.credit(points), points: (points) => points }),
-  core<{ name: string; by?: number }>({ name: 'event', apply: (ctx, event) => ctx.raise(event.name, event.by ?? 1), raises: (event) => [event.name] }),
+  core<{ id: number }>({ name: 'ad_unit', description: 'A creative (message) of the same campaign, delivered as a notification', apply: () => undefined, creatives: (creative) => [creative.id] }),
+  core<number>({ name: 'points', description: 'Points credited', apply: (ctx, points) => ctx.credit(points), points: (points) => points }),
+  core<{ name: string; by?: number }>({ name: 'event', description: 'An event raised for the customer', apply: (ctx, event) => ctx.raise(event.name, event.by ?? 1), raises: (event) => [event.name] }),
   core<{ name: string }>({
     name: 'tier',
+    description: 'A tier of the organization the customer is lifted to',
     apply: (ctx, tier) => {
       if (!ctx.liftTier(tier.name)) ctx.note(`tier "${tier.name}" no longer exists; not awarded`);
     },

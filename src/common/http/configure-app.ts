@@ -8,6 +8,7 @@ import { mountQueueDashboard } from './queue-dashboard.js';
 import { requestContext } from './request-id.middleware.js';
 import { LoadShedding } from '../auth/load-shedding.js';
 import { MetricsService } from '../../modules/metrics/metrics.service.js';
+import { ExtensionRegistry } from '../../modules/extensions/extension-registry.js';
 
 /** Everything main.ts and the e2e tests must set up the same way on the HTTP application. */
 export function configureApp(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
@@ -30,6 +31,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): Op
   if (config.trustProxy > 0) app.set('trust proxy', config.trustProxy);
   app.enableShutdownHooks(undefined, { useProcessExit: true });
 
+  const extensions = app.get(ExtensionRegistry);
   const document = completeDocument(SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -47,8 +49,9 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): Op
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque token', description: 'ADMIN_TOKEN' }, 'admin')
       .build(),
     // Operation ids name the generated clients' methods: CustomersController.create is Customers_create.
-    { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` },
+    { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`, extraModels: extensions.models() },
   ));
+  extensions.publish(document);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
   return document;
 }

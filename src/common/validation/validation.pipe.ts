@@ -20,7 +20,7 @@ export function withoutProperty(message: string, property: string): string {
   return (rest.startsWith(' ') ? rest.slice(1) : rest) || message;
 }
 
-function flatten(errors: ValidationError[], parent = ''): Array<ErrorDetail & { constraint: string }> {
+export function flatten(errors: ValidationError[], parent = ''): Array<ErrorDetail & { constraint: string }> {
   const out: Array<ErrorDetail & { constraint: string }> = [];
   for (const error of errors) {
     const field = parent ? `${parent}.${error.property}` : error.property;

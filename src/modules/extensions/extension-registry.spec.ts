@@ -1,6 +1,7 @@
 import { Injectable, Module, type Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { CriteriaOperator, CriteriaOperatorHandler, RewardKind, RewardKindHandler, type RewardContext } from '../../extension-api/index.js';
+import { extensionChecks, useExtensionChecks } from '../../common/validation/extension-checks.js';
 import { ExtensionRegistry } from './extension-registry.js';
 import { ExtensionsModule } from './extensions.module.js';
 
@@ -55,6 +56,15 @@ describe('ExtensionRegistry', () => {
     expect(triple.source).toBe('StoreExtensionsModule');
     expect(triple.points!(5, undefined as never)).toBe(15);
     expect(triple.raises).toBeUndefined();
+  });
+
+  it("registers its extensions' write-time checks for the process, and none without extensions", async () => {
+    await registry(StoreExtensionsModule);
+    expect([[...extensionChecks().operators.keys()], [...extensionChecks().rewards.keys()]]).toEqual([['starts_with'], ['triple_points']]);
+    expect(extensionChecks().rewards.get('triple_points')!(5)).toEqual({ '': 'must be an object' });
+    await registry();
+    expect([extensionChecks().operators.size, extensionChecks().rewards.size]).toEqual([0, 0]);
+    useExtensionChecks({ rewards: new Map(), operators: new Map() });
   });
 
   it('finds a provider given as a value (useValue) too', async () => {

@@ -1,10 +1,15 @@
 import { Injectable, type OnModuleInit, type Type } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import type { DiscoverableDecorator } from '@nestjs/core/discovery/discovery-service.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { CORE_OPERATORS, CORE_REWARDS, criteriaOperators, rewards, type CriteriaOperator as Operator, type EngineExtensions, type Reward } from '../../engine/index.js';
-import { CriteriaOperator, RewardKind, type ExtensionOptions } from '../../extension-api/decorators.js';
+import { objectCheck, useExtensionChecks, valueCheck } from '../../common/validation/extension-checks.js';
+import { CriteriaOperator, RewardKind, type CriteriaOperatorOptions, type ExtensionOptions, type RewardKindOptions } from '../../extension-api/decorators.js';
 import { CriteriaOperatorHandler, RewardKindHandler } from '../../extension-api/kinds.js';
+import type { ExtensionsView } from './dto/extensions.dto.js';
+import { extendDocument } from './extension-document.js';
+import { extensionListing } from './extension-listing.js';
 
 /** An extension the application cannot start with: the message names the class, its module and what is wrong. */
 export class ExtensionConfigError extends Error {
@@ -16,8 +21,8 @@ const NAME = /^[a-z][a-z0-9_]{0,62}$/;
 const RESERVED_REWARD_NAMES = new Set(['id', 'created_at', 'updated_at']);
 
 /** One decorated provider as found: its options, its instance, and the module that provides it (its source). */
-interface Found<T> {
-  options: ExtensionOptions;
+interface Found<T, O> {
+  options: O;
   handler: T;
   source: string;
 }
@@ -27,9 +32,25 @@ interface Found<T> {
  * @nestjs/bullmq finds its processors), next to the built-ins: what the engine compiles rules with. A provider of the
  * wrong class, a name that is not valid or taken twice stops the application at boot with one line naming it.
  */
+/** An extension as its decorator describes it. */
+export interface ExtensionDefinition {
+  name: string;
+  source: string;
+  description: string;
+  /** Its arguments' class (reward kinds) or its value's (criteria operators), when it has one. */
+  model: Type | undefined;
+}
+
+/** The extensions of the application, by kind (the built-ins are not among them). */
+export interface ExtensionDefinitions {
+  rewardKinds: ExtensionDefinition[];
+  criteriaOperators: ExtensionDefinition[];
+}
+
 @Injectable()
 export class ExtensionRegistry implements OnModuleInit {
-  private collected: EngineExtensions | undefined;
+  private collected: { engine: EngineExtensions; definitions: ExtensionDefinitions } | undefined;
+  private listed: ExtensionsView | undefined;
 
   constructor(private readonly discovery: DiscoveryService) {}
 
@@ -39,32 +60,67 @@ export class ExtensionRegistry implements OnModuleInit {
 
   /** The criteria operators and reward kinds, the built-ins and the extensions', as the engine takes them. */
   engine(): EngineExtensions {
-    return (this.collected ??= this.collect());
+    return (this.collected ??= this.collect()).engine;
   }
 
-  private collect(): EngineExtensions {
-    const operators = this.find(CriteriaOperator, CriteriaOperatorHandler, 'criteria operator').map(
-      ({ options, handler, source }): Operator => ({ name: options.name, source, test: handler.test.bind(handler) }),
-    );
-    const kinds = this.find(RewardKind, RewardKindHandler, 'reward kind').map(({ options, handler, source }): Reward => {
+  /** The extensions, as their decorators describe them: what the OpenAPI document and the listing add. */
+  definitions(): ExtensionDefinitions {
+    return (this.collected ??= this.collect()).definitions;
+  }
+
+  /** The classes of the extensions' arguments and values: models the OpenAPI document must hold. */
+  models(): Type[] {
+    const { rewardKinds, criteriaOperators } = this.definitions();
+    return [...rewardKinds, ...criteriaOperators].flatMap((d) => (d.model ? [d.model] : []));
+  }
+
+  /**
+   * Puts the extensions into the document the application serves, and keeps the listing of everything registered with
+   * their schemas as that document holds them (configureApp calls it once it has built the document).
+   */
+  publish(document: OpenAPIObject): OpenAPIObject {
+    extendDocument(document, this.definitions());
+    this.listed = extensionListing(document, this.engine(), this.definitions());
+    return document;
+  }
+
+  /** The reward kinds and criteria operators, each with the schema of its arguments (publish builds it). */
+  listing(): ExtensionsView {
+    if (!this.listed) throw new Error('the extensions are listed once the OpenAPI document is built (ExtensionRegistry.publish)');
+    return this.listed;
+  }
+
+  private collect(): { engine: EngineExtensions; definitions: ExtensionDefinitions } {
+    const operators = this.find<CriteriaOperatorHandler, CriteriaOperatorOptions>(CriteriaOperator, CriteriaOperatorHandler, 'criteria operator');
+    const kinds = this.find<RewardKindHandler, RewardKindOptions>(RewardKind, RewardKindHandler, 'reward kind');
+    for (const { options, source } of kinds) {
       if (RESERVED_REWARD_NAMES.has(options.name)) throw new ExtensionConfigError(`reward kind "${options.name}" (${source}): that name is a member every stored outcome has`);
-      return {
-        name: options.name,
-        source,
-        apply: handler.apply.bind(handler),
-        points: handler.points?.bind(handler),
-        raises: handler.raises?.bind(handler),
-        creatives: handler.creatives?.bind(handler),
-      };
-    });
+    }
+    let engine: EngineExtensions;
     try {
-      return { operators: criteriaOperators([...CORE_OPERATORS.values(), ...operators]), rewards: rewards([...CORE_REWARDS.values(), ...kinds]) };
+      engine = {
+        operators: criteriaOperators([...CORE_OPERATORS.values(), ...operators.map(({ options, handler, source }): Operator => ({ name: options.name, source, description: options.description, test: handler.test.bind(handler) }))]),
+        rewards: rewards([...CORE_REWARDS.values(), ...kinds.map(({ options, handler, source }) => reward(options, source, handler))]),
+      };
     } catch (error) {
       throw new ExtensionConfigError((error as Error).message);
     }
+    // What a behavior or a criterion naming them is checked with when it is written.
+    useExtensionChecks({
+      rewards: new Map(kinds.map(({ options }) => [options.name, objectCheck(options.args)])),
+      operators: new Map(operators.map(({ options }) => [options.name, valueCheck(options.value)])),
+    });
+    const describe = ({ options, source }: Found<unknown, ExtensionOptions>, model: Type | undefined): ExtensionDefinition => ({ name: options.name, source, description: options.description, model });
+    return {
+      engine,
+      definitions: {
+        rewardKinds: kinds.map((found) => describe(found, found.options.args)),
+        criteriaOperators: operators.map((found) => describe(found, found.options.value)),
+      },
+    };
   }
 
-  private find<T extends object>(decorator: DiscoverableDecorator<ExtensionOptions>, base: abstract new () => T, kind: string): Array<Found<T>> {
+  private find<T extends object, O extends ExtensionOptions>(decorator: DiscoverableDecorator<O>, base: abstract new () => T, kind: string): Array<Found<T, O>> {
     return this.discovery.getProviders({ metadataKey: decorator.KEY }).map((wrapper) => {
       const options = this.discovery.getMetadataByDecorator(decorator, wrapper);
       const handler: unknown = wrapper.instance;
@@ -86,4 +142,17 @@ function sourceOf(wrapper: InstanceWrapper): string {
 
 function className(wrapper: InstanceWrapper): string {
   return (wrapper.instance as object | undefined)?.constructor?.name ?? String(wrapper.name);
+}
+
+/** A reward kind's handler as the engine takes it: its methods bound to the provider. */
+function reward({ name, description }: ExtensionOptions, source: string, handler: RewardKindHandler): Reward {
+  return {
+    name,
+    source,
+    description,
+    apply: handler.apply.bind(handler),
+    points: handler.points?.bind(handler),
+    raises: handler.raises?.bind(handler),
+    creatives: handler.creatives?.bind(handler),
+  };
 }

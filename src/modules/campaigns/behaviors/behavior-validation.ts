@@ -1,4 +1,5 @@
 import { criteriaProblem } from '../../../common/validation/criteria.js';
+import { extensionChecks } from '../../../common/validation/extension-checks.js';
 import { hasPrototypeKeySegment, isPrototypeKey, PROTOTYPE_KEY_MESSAGE } from '../../../common/validation/reserved-names.js';
 import type { Criterion } from '../../../engine/index.js';
 import { completionPointsProblem, goalsPerBehaviorProblem, uniqueEventCountProblem } from './behavior-limits.js';
@@ -263,18 +264,27 @@ function checkRef(c: Checker, field: string, value: unknown, members: string[]):
 }
 
 function checkOutcome(c: Checker, field: string, value: unknown): OutcomeInput | null {
+  const extensions = extensionChecks().rewards;
+  const allowed = [...OUTCOME_KINDS, ...extensions.keys()];
   if (!isObject(value)) {
-    c.fail(field, `must be an object holding one of ${OUTCOME_KINDS.join(', ')}`);
+    c.fail(field, `must be an object holding one of ${allowed.join(', ')}`);
     return null;
   }
-  c.members(field, value, OUTCOME_KINDS);
-  const kinds = OUTCOME_KINDS.filter((kind) => kind in value);
+  c.members(field, value, allowed);
+  const kinds = allowed.filter((kind) => kind in value);
   if (kinds.length !== 1) {
-    c.fail(field, kinds.length ? `holds ${kinds.join(' and ')}: one outcome per object` : `must hold one of ${OUTCOME_KINDS.join(', ')}`);
+    c.fail(field, kinds.length ? `holds ${kinds.join(' and ')}: one outcome per object` : `must hold one of ${allowed.join(', ')}`);
     return null;
   }
   const kind = kinds[0];
   const f = at(field, kind);
+  const extension = extensions.get(kind);
+  if (extension) {
+    const problems = Object.entries(extension(value[kind]));
+    for (const [member, message] of problems) c.fail(member === '' ? f : at(f, member), message);
+    // The stored form of every outcome: its kind's member holding its arguments.
+    return problems.length ? null : ({ [kind]: value[kind] } as unknown as OutcomeInput);
+  }
   if (kind === 'points') {
     const points = c.present(f, value.points) ? c.int(f, value.points, 1) : undefined;
     return points === undefined ? null : { points };

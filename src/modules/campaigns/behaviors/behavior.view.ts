@@ -5,7 +5,7 @@ import type { AchievementView, BehaviorView, OutcomeConfigView, OutcomeView } fr
 /** Lower-cased tier name → tier id: what a tier outcome's model_id answers. */
 export type TierIds = Map<string, number>;
 
-const MODEL_TYPES = { deal: 'Offer', ad_unit: 'AdUnit', points: 'Points', event: 'EventOutcome', tier: 'Tier' } as const;
+const MODEL_TYPES = { deal: 'Offer', ad_unit: 'AdUnit', points: 'Points', event: 'EventOutcome', tier: 'Tier', extension: 'Extension' } as const;
 
 
 /** `goals_csv_data`: one line per goal after the header, each line ending with a newline; formula characters neutralised (common/csv.ts). */
@@ -19,7 +19,8 @@ function outcomeKind(o: StoredOutcome): keyof typeof MODEL_TYPES {
   if (o.ad_unit) return 'ad_unit';
   if (o.event) return 'event';
   if (o.tier) return 'tier';
-  return 'points';
+  if (typeof o.points === 'number') return 'points';
+  return 'extension';
 }
 
 function outcomeView(o: StoredOutcome, organizationId: number, tierIds: TierIds): OutcomeView {

@@ -49,7 +49,10 @@ function outcomeKey(o: OutcomeInput | StoredOutcome): string {
   if ('ad_unit' in o && o.ad_unit) return `ad_unit:${o.ad_unit.id}`;
   if ('event' in o && o.event) return `event:${o.event.by}:${o.event.name}`;
   if ('tier' in o && o.tier) return `tier:${o.tier.name.toLowerCase()}`;
-  return `points:${(o as { points: number }).points}`;
+  if ('points' in o && typeof o.points === 'number') return `points:${o.points}`;
+  // An extension's reward: its kind and its arguments as sent.
+  const [kind, args] = Object.entries(o).find(([key]) => key !== 'id' && key !== 'created_at' && key !== 'updated_at') ?? [];
+  return `${kind}:${JSON.stringify(args)}`;
 }
 
 /** A stored behavior in the request form (no ids, no timestamps): what a partial update starts from. */

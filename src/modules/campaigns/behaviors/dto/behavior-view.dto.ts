@@ -60,7 +60,7 @@ export class OutcomeView {
     description: 'The offer, creative or tier id; null for points and event outcomes, and for a tier deleted since',
   })
   model_id: number | null;
-  @ApiProperty({ example: 'Offer', enum: ['Offer', 'AdUnit', 'Points', 'EventOutcome', 'Tier'] }) model_type: string;
+  @ApiProperty({ example: 'Offer', enum: ['Offer', 'AdUnit', 'Points', 'EventOutcome', 'Tier', 'Extension'], description: "Extension: a reward kind an extension defines (its member in outcome_config names it)" }) model_type: string;
   @ApiTimestamp() created_at: string;
   @ApiTimestamp() updated_at: string;
 }

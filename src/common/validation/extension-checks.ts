@@ -1,0 +1,53 @@
+import type { Type } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { flatten } from './validation.pipe.js';
+
+/**
+ * What is wrong with an extension's arguments: a member's dotted path (relative to the arguments; '' for the arguments
+ * themselves) → what is wrong with it. Empty when they are valid.
+ */
+export type ArgsProblems = Record<string, string>;
+export type ArgsCheck = (value: unknown) => ArgsProblems;
+
+/** The write-time checks of the registered extensions, by name: reward kinds' arguments and operators' values. */
+export interface ExtensionChecks {
+  rewards: ReadonlyMap<string, ArgsCheck>;
+  operators: ReadonlyMap<string, ArgsCheck>;
+}
+
+let current: ExtensionChecks = { rewards: new Map(), operators: new Map() };
+
+/**
+ * The process's extension checks, set by the extension registry at boot (as `useLimits` sets the limits): behavior and
+ * criteria validation runs outside Nest's injection, in functions and class-validator decorators.
+ */
+export function useExtensionChecks(checks: ExtensionChecks): void {
+  current = checks;
+}
+
+export function extensionChecks(): ExtensionChecks {
+  return current;
+}
+
+/**
+ * An object checked against a class (class-validator, unknown members refused), as request bodies are; without a
+ * class, any object passes.
+ */
+export function objectCheck(dto: Type | undefined): ArgsCheck {
+  return (value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { '': 'must be an object' };
+    if (!dto) return {};
+    const problems: ArgsProblems = {};
+    for (const { field, constraint, message } of flatten(validateSync(plainToInstance(dto, value), { whitelist: true, forbidNonWhitelisted: true }))) {
+      problems[field] ??= constraint === 'whitelistValidation' ? 'is not a known attribute' : message;
+    }
+    return problems;
+  };
+}
+
+/** A criterion's `value` checked as the `value` member of `dto` (no class: any value passes the check). */
+export function valueCheck(dto: Type | undefined): ArgsCheck {
+  const check = objectCheck(dto);
+  return (value) => (dto ? check({ value }) : {});
+}

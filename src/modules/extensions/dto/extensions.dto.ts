@@ -1,0 +1,24 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class ExtensionView {
+  @ApiProperty({ example: 'points', description: 'The name rules use: the member of an outcome, or the op of a criterion' }) name: string;
+  @ApiProperty({ example: 'core', description: 'core for the built-ins; otherwise the name of the module that defines the extension' }) source: string;
+  @ApiProperty({ example: 'Points credited' }) description: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { type: 'integer', minimum: 1, example: 10 },
+    description: "The JSON schema of a reward kind's arguments, or of an operator's value, as in this document ($ref into its components)",
+  })
+  schema: Record<string, unknown>;
+}
+
+export class ExtensionsView {
+  @ApiProperty({ type: [ExtensionView], description: "What an outcome_config entry may award: the built-in kinds, then the extensions'" }) reward_kinds: ExtensionView[];
+  @ApiProperty({ type: [ExtensionView], description: "The ops a criterion may name: the built-ins, then the extensions'" }) criteria_operators: ExtensionView[];
+}
+
+export class ExtensionsResponse {
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
+  @ApiProperty({ type: ExtensionsView }) extensions: ExtensionsView;
+}

@@ -1,0 +1,33 @@
+import { getSchemaPath, type OpenAPIObject, type SchemaObject } from '@nestjs/swagger';
+import type { ExtensionDefinitions } from './extension-registry.js';
+
+/** The schemas a behavior's outcome is written and answered with: one member per reward kind. */
+const OUTCOME_SCHEMAS = ['OutcomeInput', 'OutcomeConfigView'];
+
+/**
+ * The served document with the application's extensions in it, so that Swagger UI shows them and a client generated
+ * from it types them (Talon.One's custom effects come back untyped; ours do not): each reward kind a member of an
+ * outcome, its arguments' class as its schema (the class is among the document's models: ExtensionRegistry.models);
+ * each criteria operator among a criterion's `op` values, and an operator whose value is an object among its `value`'s
+ * forms (the other forms, strings, numbers, booleans and lists, are already there). Without extensions the document is
+ * unchanged.
+ */
+export function extendDocument(document: OpenAPIObject, extensions: ExtensionDefinitions): OpenAPIObject {
+  const schemas = document.components?.schemas ?? {};
+  for (const kind of extensions.rewardKinds) {
+    const member: SchemaObject = kind.model
+      ? { description: `${kind.description} (extension: ${kind.source})`, allOf: [{ $ref: getSchemaPath(kind.model) }] }
+      : { type: 'object', description: `${kind.description} (extension: ${kind.source})` };
+    for (const name of OUTCOME_SCHEMAS) ((schemas[name] as SchemaObject).properties ??= {})[kind.name] = member;
+  }
+  const criterion = (schemas.Criterion as SchemaObject).properties ?? {};
+  const op = criterion.op as SchemaObject;
+  op.enum = [...(op.enum ?? []), ...extensions.criteriaOperators.map((o) => o.name)];
+  const value = criterion.value as SchemaObject;
+  for (const operator of extensions.criteriaOperators) {
+    const model = operator.model && (schemas[getSchemaPath(operator.model).split('/').pop()!] as SchemaObject | undefined);
+    const form = model?.properties?.value as SchemaObject | undefined;
+    if (form?.type === 'object') value.oneOf = [...(value.oneOf ?? []), form];
+  }
+  return document;
+}
