@@ -7,6 +7,7 @@ import { configureApp } from './common/http/configure-app.js';
 import { createLogger, NestPinoLogger } from './common/logging/logger.js';
 import { configFromEnv } from './config/config.js';
 import { checkPostgres, checkRedis } from './database/preflight.js';
+import { loadExtensions, withExtensions } from './modules/extensions/load-extensions.js';
 import { runProcess } from './process.js';
 
 /**
@@ -36,7 +37,8 @@ await runProcess('api', async () => {
   }
   if (cluster.isPrimary) await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config)]);
   if (!config.adminToken && cluster.isPrimary) logger.warn('ADMIN_TOKEN is not set: the admin API answers 401 until it is');
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, logger: new NestPinoLogger(logger) });
+  const root = withExtensions(AppModule, await loadExtensions(config.extensions));
+  const app = await NestFactory.create<NestExpressApplication>(root, { bodyParser: false, logger: new NestPinoLogger(logger) });
   configureApp(app, config);
   // Nest's shutdown hooks (configureApp) close the app and exit on these signals; this says so first, once.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

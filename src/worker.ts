@@ -7,6 +7,7 @@ import type { Worker } from 'bullmq';
 import { createLogger, LOGGER, NestPinoLogger, type Logger } from './common/logging/logger.js';
 import { configFromEnv } from './config/config.js';
 import { checkPostgres, checkRedis } from './database/preflight.js';
+import { loadExtensions, withExtensions } from './modules/extensions/load-extensions.js';
 import { runProcess } from './process.js';
 import { WorkerModule } from './worker.module.js';
 
@@ -25,7 +26,8 @@ function queueWorkers(app: INestApplicationContext): Worker[] {
 await runProcess('worker', async () => {
   const config = configFromEnv();
   await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config)]);
-  const app = await NestFactory.createApplicationContext(WorkerModule.forQueues(config.workerQueues), { logger: new NestPinoLogger(createLogger(config.logLevel, 'worker')) });
+  const root = withExtensions(WorkerModule.forQueues(config.workerQueues), await loadExtensions(config.extensions));
+  const app = await NestFactory.createApplicationContext(root, { logger: new NestPinoLogger(createLogger(config.logLevel, 'worker')) });
   // The service's own lines go through the logger the job lines use: one stream, so stdout keeps the order they were
   // logged in (two pino instances write asynchronously, each on its own, and may interleave out of order).
   const logger = app.get<Logger>(LOGGER);

@@ -8,6 +8,7 @@ import { expectErrorAmongOthers as expectError } from './support/errors.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 import { createCampaign } from './factories/campaign.factory.js';
 import { createCustomer } from './factories/customer.factory.js';
+import { deleteQueueKeys, killWorker, ownQueuePrefix, spawnWorker, waitFor, type WorkerProcess } from './support/worker.js';
 
 class PrefixValue {
   @ApiProperty({ example: 'PAR', description: 'The text the value starts with' })
@@ -119,5 +120,42 @@ describe('extensions loaded into the application (issue #29)', () => {
     const startsWith = extensions.criteria_operators.find((o: Json) => o.name === 'starts_with');
     expect(startsWith).toEqual({ name: 'starts_with', source: 'StoreExtensionsModule', description: 'The value starts with the given text', schema: { type: 'string', example: 'PAR' } });
     expect(extensions.criteria_operators).toHaveLength(11);
+  });
+});
+
+describe('extensions loaded by the EXTENSIONS setting into a worker process', () => {
+  const prefix = ownQueuePrefix('extensions');
+  const FIXTURE = 'test/fixtures/store-extension.mjs#StoreExtensionsModule';
+  let app: INestApplication;
+  let worker: WorkerProcess | undefined;
+
+  beforeAll(async () => {
+    app = await createTestApp({ queuePrefix: prefix }, [StoreExtensionsModule]);
+  });
+  afterAll(async () => {
+    if (worker) await killWorker(worker);
+    await app.close();
+    await deleteQueueKeys(prefix);
+  });
+
+  it("evaluates V2 events with the extension's reward (node dist/src/worker.js, EXTENSIONS naming a module file)", async () => {
+    const tenant = await createTenant(app);
+    const campaign = await createCampaign(app, tenant);
+    await api(app, tenant)
+      .post(`/management/campaigns/${campaign.id}/behaviors/_batch`)
+      .send({ behaviors: [{ name: 'Visit', data: {}, goal_groups: [{ goals: [{ achievement: { name: 'visit', event_count: 1 } }] }], outcome_config: [{ triple_points: { points: 4 } }] }] })
+      .expect(201);
+    const customer = await createCustomer(app, tenant);
+    worker = spawnWorker({ QUEUE_PREFIX: prefix, WORKER_QUEUES: 'events', EXTENSIONS: FIXTURE });
+    await request(app.getHttpServer()).post(`/priv/v2/apps/${tenant.apiKey}/events`).auth(tenant.apiKey, tenant.apiSecret).send({ events: [{ name: 'visit', user_id: customer.id }] }).expect(200);
+    const points = async () => (await api(app, tenant).get(`/users/${customer.id}`).expect(200)).body.user.available_points as number;
+    await waitFor(async () => (await points()) > 0, 30_000, 'the V2 event processed');
+    expect(await points()).toBe(12);
+  });
+
+  it('a worker whose EXTENSIONS entry exports no such module exits 1 with one line naming the entry', async () => {
+    const child = spawnWorker({ QUEUE_PREFIX: prefix, EXTENSIONS: 'test/fixtures/store-extension.mjs#NoSuchModule' });
+    expect(await child.exited).toEqual({ code: 1, signal: null });
+    expect(child.stderr.trim()).toBe('worker: cannot start: EXTENSIONS entry "test/fixtures/store-extension.mjs#NoSuchModule": test/fixtures/store-extension.mjs exports no class named NoSuchModule');
   });
 });

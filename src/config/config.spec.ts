@@ -282,6 +282,18 @@ describe('redactUrl', () => {
     });
   });
 
+  describe('EXTENSIONS', () => {
+    it('loads none by default, and lists files with an optional export name, in any spacing', () => {
+      expect(loadConfig({}).extensions).toEqual([]);
+      expect(loadConfig({ EXTENSIONS: ' ext/store.js , ext/coupons.mjs#CouponsModule ' }).extensions).toEqual(['ext/store.js', 'ext/coupons.mjs#CouponsModule']);
+    });
+
+    it('refuses an entry without a file or with an export name that is not one', () => {
+      expect(configError({ EXTENSIONS: '#StoreModule' }).message).toBe('EXTENSIONS must list files, each optionally followed by #ExportName (comma-separated); got "#StoreModule"');
+      expect(configError({ EXTENSIONS: 'ext/store.js#Store-Module' }).message).toContain('got "ext/store.js#Store-Module"');
+    });
+  });
+
   it('hides a Redis password given without a user name', () => {
     const redacted = redactUrl('redis://:topsecret@cache.example:6379');
     expect(redacted).not.toContain('topsecret');

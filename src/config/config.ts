@@ -32,6 +32,8 @@ export interface AppConfig {
   workerConcurrency: number;
   /** The work a worker process takes (WORKER_QUEUES): every kind unless a deployment splits them over processes. */
   workerQueues: WorkerQueue[];
+  /** Extension modules to load beside the application's own (EXTENSIONS): `file` or `file#Export`, docs/extending.md. */
+  extensions: string[];
   /** The worker process's OS scheduling niceness (0 to 19): a simulations-only process yields the cores to events. */
   workerNice: number;
   sweepAfterSeconds: number;
@@ -60,6 +62,14 @@ function workerQueues(env: Env): WorkerQueue[] {
   const unknown = asked.filter((name) => !(WORKER_QUEUES as readonly string[]).includes(name));
   if (unknown.length || !asked.length) throw new ConfigError(`WORKER_QUEUES must list some of ${WORKER_QUEUES.join(', ')} (comma-separated); got "${raw}"`);
   return WORKER_QUEUES.filter((name) => asked.includes(name));
+}
+
+/** EXTENSIONS: comma-separated `file` or `file#Export` entries (the default export when no name is given). */
+function extensions(env: Env): string[] {
+  const entries = (env.EXTENSIONS ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  const bad = entries.filter((entry) => !/^[^#]+(#[A-Za-z_$][\w$]*)?$/.test(entry));
+  if (bad.length) throw new ConfigError(`EXTENSIONS must list files, each optionally followed by #ExportName (comma-separated); got "${bad.join(', ')}"`);
+  return entries;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -161,6 +171,7 @@ export function loadConfig(env: Env): AppConfig {
     apiProcesses: integer(env, 'API_PROCESSES', 1, 1, 64),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 4, 1, 256),
     workerQueues: workerQueues(env),
+    extensions: extensions(env),
     workerNice: integer(env, 'WORKER_NICE', 0, 0, 19),
     sweepAfterSeconds: integer(env, 'SWEEP_AFTER_SECONDS', 30, 1, 86_400),
     pointsExpiryRate: integer(env, 'POINTS_EXPIRY_RATE', 2_000, 1, 1_000_000),

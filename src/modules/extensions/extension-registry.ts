@@ -5,14 +5,18 @@ import type { DiscoverableDecorator } from '@nestjs/core/discovery/discovery-ser
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { CORE_OPERATORS, CORE_REWARDS, criteriaOperators, rewards, type CriteriaOperator as Operator, type EngineExtensions, type Reward } from '../../engine/index.js';
 import { objectCheck, useExtensionChecks, valueCheck } from '../../common/validation/extension-checks.js';
+import { ConfigError } from '../../config/config.js';
 import { CriteriaOperator, RewardKind, type CriteriaOperatorOptions, type ExtensionOptions, type RewardKindOptions } from '../../extension-api/decorators.js';
 import { CriteriaOperatorHandler, RewardKindHandler } from '../../extension-api/kinds.js';
 import type { ExtensionsView } from './dto/extensions.dto.js';
 import { extendDocument } from './extension-document.js';
 import { extensionListing } from './extension-listing.js';
 
-/** An extension the application cannot start with: the message names the class, its module and what is wrong. */
-export class ExtensionConfigError extends Error {
+/**
+ * An extension the application cannot start with: the message names the class, its module and what is wrong. A
+ * configuration error: the process stops with that one line.
+ */
+export class ExtensionConfigError extends ConfigError {
   override readonly name = 'ExtensionConfigError';
 }
 
@@ -27,11 +31,6 @@ interface Found<T, O> {
   source: string;
 }
 
-/**
- * The extensions of this application, found at boot among the providers of every module (Nest's DiscoveryService, as
- * @nestjs/bullmq finds its processors), next to the built-ins: what the engine compiles rules with. A provider of the
- * wrong class, a name that is not valid or taken twice stops the application at boot with one line naming it.
- */
 /** An extension as its decorator describes it. */
 export interface ExtensionDefinition {
   name: string;
@@ -47,6 +46,11 @@ export interface ExtensionDefinitions {
   criteriaOperators: ExtensionDefinition[];
 }
 
+/**
+ * The extensions of this application, found at boot among the providers of every module (Nest's DiscoveryService, as
+ * @nestjs/bullmq finds its processors), next to the built-ins: what the engine compiles rules with. A provider of the
+ * wrong class, a name that is not valid or taken twice stops the application at boot with one line naming it.
+ */
 @Injectable()
 export class ExtensionRegistry implements OnModuleInit {
   private collected: { engine: EngineExtensions; definitions: ExtensionDefinitions } | undefined;
