@@ -1,4 +1,4 @@
-import { Module, type INestApplication } from '@nestjs/common';
+import { Module, type INestApplication, type INestApplicationContext } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, IsString, Min } from 'class-validator';
 import request from 'supertest';
@@ -8,7 +8,7 @@ import { expectErrorAmongOthers as expectError } from './support/errors.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 import { createCampaign } from './factories/campaign.factory.js';
 import { createCustomer } from './factories/customer.factory.js';
-import { deleteQueueKeys, killWorker, ownQueuePrefix, spawnWorker, waitFor, type WorkerProcess } from './support/worker.js';
+import { deleteQueueKeys, killWorker, ownQueuePrefix, spawnWorker, startTestWorker, waitFor, type WorkerProcess } from './support/worker.js';
 
 class PrefixValue {
   @ApiProperty({ example: 'PAR', description: 'The text the value starts with' })
@@ -49,16 +49,23 @@ class StoreExtensionsModule {}
 type Json = Record<string, unknown>;
 
 describe('extensions loaded into the application (issue #29)', () => {
+  const prefix = ownQueuePrefix('extensions-api');
   let app: INestApplication;
+  let worker: INestApplicationContext;
   let tenant: TestTenant;
   let campaignId: number;
 
   beforeAll(async () => {
-    app = await createTestApp({}, [StoreExtensionsModule]);
+    app = await createTestApp({ queuePrefix: prefix }, [StoreExtensionsModule]);
+    worker = await startTestWorker({ queuePrefix: prefix, workerQueues: ['simulations'] }, undefined, [StoreExtensionsModule]);
     tenant = await createTenant(app);
     campaignId = (await createCampaign(app, tenant)).id;
   });
-  afterAll(() => app.close());
+  afterAll(async () => {
+    await worker.close();
+    await app.close();
+    await deleteQueueKeys(prefix);
+  });
 
   const behavior = (name: string, outcome: Json, criteria: Json[] = [{ field: 'store', op: 'starts_with', value: 'PAR' }]) => ({
     name,
@@ -82,6 +89,21 @@ describe('extensions loaded into the application (issue #29)', () => {
     expect(await points()).toBe(0);
     await visit('PAR-01');
     expect(await points()).toBe(15);
+
+    // A simulation of a draft copy over that history replays it through the same extensions: the same 15 points.
+    const draft = await createCampaign(app, tenant, { status: 'draft' });
+    await api(app, tenant).post(`/management/campaigns/${draft.id}/behaviors/_batch`).send({ behaviors: [behavior('Paris visits copy', { triple_points: { points: 5 } })] }).expect(201);
+    const started = await api(app, tenant).post(`/management/campaigns/${draft.id}/simulations`).send({ simulation: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() } }).expect(202);
+    let simulation: Json = {};
+    await waitFor(
+      async () => {
+        simulation = (await api(app, tenant).get(`/management/simulations/${started.body.simulation.id}`).expect(200)).body.simulation;
+        return simulation.status !== 'queued' && simulation.status !== 'running';
+      },
+      30_000,
+      'the simulation to finish',
+    );
+    expect(simulation).toMatchObject({ status: 'completed', events_replayed: 2, results: { points: 15, achievements: 1 } });
   });
 
   it("refuses arguments the extension's class refuses, naming the member, with 400 validation", async () => {

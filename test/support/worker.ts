@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { INestApplicationContext } from '@nestjs/common';
+import type { INestApplicationContext, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
 import { CLOCK, type Clock } from '../../src/common/clock.js';
@@ -12,13 +12,13 @@ import { WorkerModule } from '../../src/worker.module.js';
 /**
  * The real worker (queue processor and sweeper, same modules as src/worker.ts) in-process, on this run's database and
  * Redis prefix. `config` overrides single settings (queuePrefix, workerConcurrency, sweepAfterSeconds, ...), `clock`
- * the time its code asks for (on a database of the spec's own: its sweepers act on that time). Close it
- * with `close()`, which waits for the jobs it is running.
+ * the time its code asks for (on a database of the spec's own: its sweepers act on that time), `extensions` modules
+ * added beside the worker's own (docs/extending.md). Close it with `close()`, which waits for the jobs it is running.
  */
-export async function startTestWorker(config: Partial<AppConfig> = {}, clock?: Clock): Promise<INestApplicationContext> {
+export async function startTestWorker(config: Partial<AppConfig> = {}, clock?: Clock, extensions: Type[] = []): Promise<INestApplicationContext> {
   const merged = { ...loadConfig(process.env), ...config };
   useLimits(merged.limits);
-  const builder = Test.createTestingModule({ imports: [WorkerModule.forQueues(merged.workerQueues)] }).overrideProvider(APP_CONFIG).useValue(merged);
+  const builder = Test.createTestingModule({ imports: [WorkerModule.forQueues(merged.workerQueues), ...extensions] }).overrideProvider(APP_CONFIG).useValue(merged);
   if (clock) builder.overrideProvider(CLOCK).useValue(clock);
   const moduleRef = await builder.compile();
   moduleRef.useLogger(false);
