@@ -2,6 +2,7 @@
  * Criteria operators as definitions: a name and a pure test, the built-ins defined the same way an extension defines
  * its own (issue #29, decision 0018). The engine knows operators only through a registry of them (CriteriaOperators).
  */
+import { byName } from './definitions.js';
 
 /** A criteria operator: a pure, deterministic test of a subject's value against the criterion's `value`. */
 export interface CriteriaOperator {
@@ -19,13 +20,7 @@ export type CriteriaOperators = ReadonlyMap<string, CriteriaOperator>;
 
 /** A registry of operators; two with one name is an error that names them. */
 export function criteriaOperators(operators: readonly CriteriaOperator[]): CriteriaOperators {
-  const byName = new Map<string, CriteriaOperator>();
-  for (const operator of operators) {
-    const taken = byName.get(operator.name);
-    if (taken) throw new Error(`criteria operator "${operator.name}" is defined twice: by ${taken.source} and by ${operator.source}`);
-    byName.set(operator.name, operator);
-  }
-  return byName;
+  return byName('criteria operator', operators);
 }
 
 const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z| ?[+-]\d{2}:?\d{2})?)?$/;

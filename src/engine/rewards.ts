@@ -4,6 +4,7 @@
  * only through a registry of them (Rewards), as it knows criteria operators (operators.ts).
  */
 import type { CompiledRules } from './compile.js';
+import { byName } from './definitions.js';
 import type { CustomerSnapshot } from './types.js';
 
 /** What a reward may do to the evaluation it runs in: the only way a reward changes a result. */
@@ -45,13 +46,7 @@ export type Rewards = ReadonlyMap<string, Reward>;
 
 /** A registry of reward kinds; two with one name is an error that names them. */
 export function rewards(kinds: readonly Reward[]): Rewards {
-  const byName = new Map<string, Reward>();
-  for (const kind of kinds) {
-    const taken = byName.get(kind.name);
-    if (taken) throw new Error(`reward kind "${kind.name}" is defined twice: by ${taken.source} and by ${kind.source}`);
-    byName.set(kind.name, kind);
-  }
-  return byName;
+  return byName('reward kind', kinds);
 }
 
 /** A reward of typed arguments, kept in a registry of any. */
