@@ -138,7 +138,12 @@ describe('extensions loaded into the application (issue #29)', () => {
       ['triple_points', 'StoreExtensionsModule'],
     ]);
     expect(extensions.reward_kinds[2]).toEqual({ name: 'points', source: 'core', description: 'Points credited', schema: { type: 'integer', minimum: 1, example: 10 } });
-    expect(extensions.reward_kinds[5].schema).toEqual({ $ref: '#/components/schemas/TriplePointsArgs' });
+    expect(extensions.reward_kinds[5]).toEqual({
+      name: 'triple_points',
+      source: 'StoreExtensionsModule',
+      description: 'Credits three times the points given',
+      schema: { allOf: [{ $ref: '#/components/schemas/TriplePointsArgs' }] },
+    });
     const startsWith = extensions.criteria_operators.find((o: Json) => o.name === 'starts_with');
     expect(startsWith).toEqual({ name: 'starts_with', source: 'StoreExtensionsModule', description: 'The value starts with the given text', schema: { type: 'string', example: 'PAR' } });
     expect(extensions.criteria_operators).toHaveLength(11);

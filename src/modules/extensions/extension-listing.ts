@@ -25,17 +25,13 @@ export function extensionListing(document: OpenAPIObject, engine: EngineExtensio
   const members = (name: string) => (document.components?.schemas?.[name] as SchemaObject | undefined)?.properties ?? {};
   const outcome = members('OutcomeInput');
   const criterionValue = bare(members('Criterion').value);
-  const model = (list: ExtensionDefinitions['rewardKinds'], name: string) => list.find((d) => d.name === name)?.model;
   const entry = (d: { name: string; source: string; description: string }, schema: Record<string, unknown>): ExtensionView => ({ name: d.name, source: d.source, description: d.description, schema });
   return {
-    reward_kinds: [...engine.rewards.values()].map((r) => {
-      if (r.source === 'core') return entry(r, bare(outcome[r.name]));
-      const args = model(extensions.rewardKinds, r.name);
-      return entry(r, args ? { $ref: getSchemaPath(args) } : { type: 'object' });
-    }),
+    // Every reward kind is a member of an outcome in the document (extendDocument adds the extensions').
+    reward_kinds: [...engine.rewards.values()].map((r) => entry(r, bare(outcome[r.name]))),
     criteria_operators: [...engine.operators.values()].map((o) => {
       if (o.source === 'core') return entry(o, criterionValue);
-      const value = model(extensions.criteriaOperators, o.name);
+      const value = extensions.criteriaOperators.find((d) => d.name === o.name)?.model;
       return entry(o, value ? bare(component(document, value)?.properties?.value) : {});
     }),
   };
