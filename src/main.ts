@@ -7,7 +7,8 @@ import { configureApp } from './common/http/configure-app.js';
 import { createLogger, NestPinoLogger } from './common/logging/logger.js';
 import { configFromEnv } from './config/config.js';
 import { checkPostgres, checkRedis } from './database/preflight.js';
-import { loadExtensions, withExtensions } from './modules/extensions/load-extensions.js';
+import { ExtensionRegistry } from './modules/extensions/extension-registry.js';
+import { checkExtensionsFound, loadExtensions, withExtensions } from './modules/extensions/load-extensions.js';
 import { runProcess } from './process.js';
 
 /**
@@ -17,6 +18,8 @@ import { runProcess } from './process.js';
 await runProcess('api', async () => {
   const config = configFromEnv();
   const logger = createLogger(config.logLevel, 'api');
+  // Loaded here, before any fork: an entry that cannot be loaded stops the process instead of each API process in turn.
+  const extensions = await loadExtensions(config.extensions);
   if (cluster.isPrimary && config.apiProcesses > 1) {
     await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config)]);
     for (let i = 0; i < config.apiProcesses; i += 1) cluster.fork();
@@ -37,9 +40,10 @@ await runProcess('api', async () => {
   }
   if (cluster.isPrimary) await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config)]);
   if (!config.adminToken && cluster.isPrimary) logger.warn('ADMIN_TOKEN is not set: the admin API answers 401 until it is');
-  const root = withExtensions(AppModule, await loadExtensions(config.extensions));
+  const root = withExtensions(AppModule, extensions);
   const app = await NestFactory.create<NestExpressApplication>(root, { bodyParser: false, logger: new NestPinoLogger(logger) });
   configureApp(app, config);
+  checkExtensionsFound(config.extensions, app.get(ExtensionRegistry));
   // Nest's shutdown hooks (configureApp) close the app and exit on these signals; this says so first, once.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => logger.info({ signal, pid: process.pid }, 'api stopping: closing the HTTP server and connections'));

@@ -7,7 +7,8 @@ import type { Worker } from 'bullmq';
 import { createLogger, LOGGER, NestPinoLogger, type Logger } from './common/logging/logger.js';
 import { configFromEnv } from './config/config.js';
 import { checkPostgres, checkRedis } from './database/preflight.js';
-import { loadExtensions, withExtensions } from './modules/extensions/load-extensions.js';
+import { ExtensionRegistry } from './modules/extensions/extension-registry.js';
+import { checkExtensionsFound, loadExtensions, withExtensions } from './modules/extensions/load-extensions.js';
 import { runProcess } from './process.js';
 import { WorkerModule } from './worker.module.js';
 
@@ -28,6 +29,7 @@ await runProcess('worker', async () => {
   await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config)]);
   const root = withExtensions(WorkerModule.forQueues(config.workerQueues), await loadExtensions(config.extensions));
   const app = await NestFactory.createApplicationContext(root, { logger: new NestPinoLogger(createLogger(config.logLevel, 'worker')) });
+  checkExtensionsFound(config.extensions, app.get(ExtensionRegistry));
   // The service's own lines go through the logger the job lines use: one stream, so stdout keeps the order they were
   // logged in (two pino instances write asynchronously, each on its own, and may interleave out of order).
   const logger = app.get<Logger>(LOGGER);

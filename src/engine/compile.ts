@@ -125,7 +125,8 @@ export function compileRules(rules: RuleSet, extensions: EngineExtensions): Comp
     const campaign: CompiledCampaign = { rule: campaignRule, targets: compileCriteria(campaignRule.targeting, readCustomer, operators), behaviors: [], listening: new Map() };
     compiled.campaigns.set(campaignRule.id, campaign);
     for (const behaviorRule of campaignRule.behaviors) {
-      const outcomes = behaviorRule.outcomes.map((o) => ({ ...o, reward: extensions.rewards.get(o.kind) }));
+      // Arguments frozen: every evaluation shares them through the compiled rules, and a reward may not change them.
+      const outcomes = behaviorRule.outcomes.map((o) => ({ kind: o.kind, args: deepFreeze(o.args), reward: extensions.rewards.get(o.kind) }));
       const raises = outcomes.flatMap((o) => o.reward?.raises?.(o.args) ?? []);
       const behavior: CompiledBehavior = { rule: behaviorRule, campaign, goals: [], groupNeeds: groupNeeds(behaviorRule), creatives: [], outcomes, raises };
       const creativeIds = new Set(rules.creatives.filter((c) => c.behaviorId === behaviorRule.id).map((c) => c.id));
@@ -157,6 +158,14 @@ export function compileRules(rules: RuleSet, extensions: EngineExtensions): Comp
 }
 
 export const MAX_EVENT_DEPTH = 5;
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) deepFreeze(member);
+  }
+  return value;
+}
 
 /** The campaigns with a goal listening to the name, in rule order; when scoped, the scoped campaign alone (listening or not). */
 export function campaignsListeningTo(rules: CompiledRules, name: string, scoped: number | null): CompiledCampaign[] {

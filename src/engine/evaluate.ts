@@ -1,6 +1,6 @@
 import { capReached, pruneCompletions, windowIndex } from './caps.js';
 import { campaignState, campaignSeesEvent, StateContext, tierName } from './campaign-state.js';
-import { campaignsListeningTo, CompiledBehavior, CompiledCampaign, CompiledGoal, CompiledRules, MAX_EVENT_DEPTH } from './compile.js';
+import { campaignsListeningTo, CompiledBehavior, CompiledCampaign, CompiledGoal, CompiledOutcome, CompiledRules, MAX_EVENT_DEPTH } from './compile.js';
 import type { BehaviorExplanation, CampaignExplanation, CampaignState, EventExplanation } from './explanation.js';
 import { budgetRefusal, completionPoints, spend, type BudgetLeft, type BudgetUse } from './budget.js';
 import { applyToGoal } from './goals.js';
@@ -379,10 +379,7 @@ export class Evaluation {
         this.result.tagsAdded.push(tag);
       }
     }
-    for (const outcome of behavior.outcomes) {
-      if (outcome.reward) outcome.reward.apply(award, outcome.args);
-      else award.note(`outcome "${outcome.kind}" not awarded: no reward kind of that name is registered`);
-    }
+    for (const outcome of behavior.outcomes) award.apply(outcome);
     this.recomputeTier();
     this.notify(behavior);
     resetCycle(p);
@@ -451,6 +448,8 @@ interface Origin {
 class Award implements RewardContext {
   /** The events the rewards raised, for the evaluation to process after the completion. */
   readonly raised: EventInstance[] = [];
+  /** The reward at work, the points it may still credit and the events it may raise: what it declared. */
+  private current: { kind: string; allowance: number; raises: readonly string[] } | null = null;
 
   constructor(
     readonly rules: CompiledRules,
@@ -462,7 +461,29 @@ class Award implements RewardContext {
     private readonly notes: string[] | null,
   ) {}
 
+  /**
+   * Applies one outcome's reward. It may credit the points it declared (what the campaign budget counted before the
+   * award) and raise the events it declared (whose behaviors were locked and loaded), no more: live evaluation and a
+   * simulation could not agree otherwise.
+   */
+  apply(outcome: CompiledOutcome): void {
+    const reward = outcome.reward;
+    if (!reward) {
+      this.note(`outcome "${outcome.kind}" not awarded: no reward kind of that name is registered`);
+      return;
+    }
+    this.current = { kind: outcome.kind, allowance: reward.points?.(outcome.args, this.rules) ?? 0, raises: reward.raises?.(outcome.args) ?? [] };
+    reward.apply(this, outcome.args);
+    this.current = null;
+  }
+
   creditFor(amount: number, reason: CreditReason, goalId?: number, offerId?: number): void {
+    if (this.current) {
+      const allowed = Math.min(amount, this.current.allowance);
+      if (allowed < amount) this.note(`reward "${this.current.kind}" credited ${Math.max(allowed, 0)} of ${amount} point(s): it declares no more`);
+      amount = allowed;
+      this.current.allowance -= Math.max(allowed, 0);
+    }
     if (!(amount > 0)) return;
     const { eventIndex, campaignId, behaviorId, at } = this.origin;
     const credit: PointsCredit = { eventIndex, amount, reason, campaignId, behaviorId, at };
@@ -493,6 +514,10 @@ class Award implements RewardContext {
   }
 
   raise(name: string, count: number): void {
+    if (this.current && !this.current.raises.includes(name)) {
+      this.note(`reward "${this.current.kind}" raised "${name}", which it does not declare: not raised`);
+      return;
+    }
     const { context, day } = this.instance;
     this.raised.push({ name, count, attributes: {}, context, occurredAt: this.origin.at, day });
   }

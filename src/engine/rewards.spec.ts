@@ -77,6 +77,26 @@ describe('reward kinds as a registry', () => {
     expect(detail(s)).toContain("this completion's 14 point(s) would take the campaign past its budget of 10 point(s)");
   });
 
+  it('a reward credits no more than the points it declares, and raises only the events it declares', () => {
+    const greedy = defineReward<{ points: number }>({
+      name: 'greedy',
+      source: 'vip-club',
+      description: 'Declares less than it credits',
+      apply(ctx, args) {
+        ctx.credit(args.points);
+        ctx.credit(args.points);
+        ctx.raise('stamp', 1);
+      },
+      points: (args) => args.points + 2,
+    });
+    const s = new Session(compiled([{ kind: 'greedy', args: { points: 5 } }], rewards([...CORE_REWARDS.values(), greedy])));
+    const result = s.send(event('visit'));
+    expect(result.credits.map((c) => c.amount)).toEqual([5, 2]);
+    expect(s.goalCount(2, 21)).toBe(0);
+    expect(detail(s)).toContain('reward "greedy" credited 2 of 5 point(s): it declares no more');
+    expect(detail(s)).toContain('reward "greedy" raised "stamp", which it does not declare: not raised');
+  });
+
   it('an outcome whose kind is not registered awards nothing, says so, and the others are still awarded', () => {
     const s = new Session(compiled([bonus, { kind: 'points', args: 5 }], CORE_REWARDS));
     const result = s.send(event('visit'));

@@ -28,6 +28,8 @@ export function criteriaProblem(value: unknown, kind: CriteriaKind): string | nu
         ? `[${i}].field must be user.tags, user.tier, user.division_id, user.lifetime_points, user.available_points or user.attributes.<key>`
         : `[${i}].field must be count, context.<key> or an attribute name`;
     }
+    // Every evaluation compares the event (or customer) with the whole list: bound what one criterion costs.
+    if (Array.isArray(expected) && expected.length > MAX_LIST_VALUES) return `[${i}].value may hold at most ${MAX_LIST_VALUES} values`;
     const extension = typeof op === 'string' ? extensionChecks().operators.get(op) : undefined;
     if (extension) {
       if (expected === undefined) return `[${i}].value is required for ${op}`;
@@ -37,8 +39,6 @@ export function criteriaProblem(value: unknown, kind: CriteriaKind): string | nu
     }
     if (typeof op !== 'string' || !(CRITERION_OPS as readonly string[]).includes(op)) return `[${i}].op must be one of ${operatorNames().join(', ')}`;
     if ((op === 'in' || op === 'nin') && !Array.isArray(expected)) return `[${i}].value must be an array for ${op}`;
-    // Every evaluation compares the event (or customer) with the whole list: bound what one criterion costs.
-    if (Array.isArray(expected) && expected.length > MAX_LIST_VALUES) return `[${i}].value may hold at most ${MAX_LIST_VALUES} values`;
     if (op === 'exists' && expected !== undefined && typeof expected !== 'boolean') return `[${i}].value must be a boolean for exists`;
     if (op !== 'exists' && expected === undefined) return `[${i}].value is required for ${op}`;
     if (typeof expected === 'object' && expected !== null && !Array.isArray(expected)) return `[${i}].value must not be an object`;

@@ -43,6 +43,7 @@ describe('extension checks', () => {
     expect(criteriaProblem([{ field: 'store', op: 'starts_with', value: 'PAR' }], 'goal')).toBeNull();
     expect(criteriaProblem([{ field: 'store', op: 'starts_with', value: 12 }], 'goal')).toBe('[0].value must be a string');
     expect(criteriaProblem([{ field: 'store', op: 'starts_with' }], 'goal')).toBe('[0].value is required for starts_with');
+    expect(criteriaProblem([{ field: 'store', op: 'starts_with', value: Array.from({ length: 1001 }, () => 'x') }], 'goal')).toBe('[0].value may hold at most 1000 values');
     expect(criteriaProblem([{ field: 'store', op: 'ends_with', value: 'x' }], 'goal')).toBe(
       '[0].op must be one of eq, ne, gt, gte, lt, lte, in, nin, exists, contains, starts_with',
     );

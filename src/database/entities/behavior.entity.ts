@@ -23,7 +23,12 @@ export interface StoredGoalGroup {
 }
 
 /** An outcome as stored: the request's form (deal, ad_unit, points, event, tier) with its id. */
+/** The members every stored outcome has besides the one naming its reward kind. */
+export const OUTCOME_BOOKKEEPING: readonly string[] = ['id', 'created_at', 'updated_at'];
+
+/** One outcome as stored: its reward kind's member (a built-in's below, or an extension's) and the bookkeeping. */
 export interface StoredOutcome {
+  [kind: string]: unknown;
   id: number;
   deal?: { id: number };
   ad_unit?: { id: number };

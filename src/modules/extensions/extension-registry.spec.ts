@@ -110,5 +110,10 @@ describe('ExtensionRegistry', () => {
     @Module({ providers: [Reserved, Bonuses] })
     class ReservedModule {}
     await expect(registry(ReservedModule)).rejects.toThrow('reward kind "created_at" (ReservedModule): that name is a member every stored outcome has');
+    @RewardKind({ name: 'constructor', description: 'A member of every object.' })
+    class Constructor extends TriplePoints {}
+    @Module({ providers: [Constructor, Bonuses] })
+    class ConstructorModule {}
+    await expect(registry(ConstructorModule)).rejects.toThrow('reward kind Constructor (ConstructorModule): its name "constructor" must be lower case letters');
   });
 });

@@ -5,7 +5,9 @@ import type { DiscoverableDecorator } from '@nestjs/core/discovery/discovery-ser
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { CORE_OPERATORS, CORE_REWARDS, criteriaOperators, rewards, type CriteriaOperator as Operator, type EngineExtensions, type Reward } from '../../engine/index.js';
 import { objectCheck, useExtensionChecks, valueCheck } from '../../common/validation/extension-checks.js';
+import { isPrototypeKey } from '../../common/validation/reserved-names.js';
 import { ConfigError } from '../../config/config.js';
+import { OUTCOME_BOOKKEEPING } from '../../database/entities/behavior.entity.js';
 import { CriteriaOperator, RewardKind, type CriteriaOperatorOptions, type ExtensionOptions, type RewardKindOptions } from '../../extension-api/decorators.js';
 import { CriteriaOperatorHandler, RewardKindHandler } from '../../extension-api/kinds.js';
 import type { ExtensionsView } from './dto/extensions.dto.js';
@@ -21,8 +23,6 @@ export class ExtensionConfigError extends ConfigError {
 }
 
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
-/** Members every stored outcome has besides the one naming its reward kind. */
-const RESERVED_REWARD_NAMES = new Set(['id', 'created_at', 'updated_at']);
 
 /** One decorated provider as found: its options, its instance, and the module that provides it (its source). */
 interface Found<T, O> {
@@ -98,7 +98,7 @@ export class ExtensionRegistry implements OnModuleInit {
     const operators = this.find<CriteriaOperatorHandler, CriteriaOperatorOptions>(CriteriaOperator, CriteriaOperatorHandler, 'criteria operator');
     const kinds = this.find<RewardKindHandler, RewardKindOptions>(RewardKind, RewardKindHandler, 'reward kind');
     for (const { options, source } of kinds) {
-      if (RESERVED_REWARD_NAMES.has(options.name)) throw new ExtensionConfigError(`reward kind "${options.name}" (${source}): that name is a member every stored outcome has`);
+      if (OUTCOME_BOOKKEEPING.includes(options.name)) throw new ExtensionConfigError(`reward kind "${options.name}" (${source}): that name is a member every stored outcome has`);
     }
     let engine: EngineExtensions;
     try {
@@ -130,8 +130,8 @@ export class ExtensionRegistry implements OnModuleInit {
       const handler: unknown = wrapper.instance;
       const source = sourceOf(wrapper);
       const what = `${kind} ${className(wrapper)} (${source})`;
-      if (!options || !NAME.test(options.name)) {
-        throw new ExtensionConfigError(`${what}: its name ${JSON.stringify(options?.name)} must be lower case letters, digits and _, starting with a letter`);
+      if (!options || !NAME.test(options.name) || isPrototypeKey(options.name)) {
+        throw new ExtensionConfigError(`${what}: its name ${JSON.stringify(options?.name)} must be lower case letters, digits and _, starting with a letter, and not a member every object has (constructor)`);
       }
       if (!(handler instanceof base)) throw new ExtensionConfigError(`${what}: the class must extend ${base.name}`);
       return { options, handler, source };

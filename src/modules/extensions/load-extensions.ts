@@ -1,7 +1,10 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
-import { ExtensionConfigError } from './extension-registry.js';
+import { ExtensionConfigError, type ExtensionRegistry } from './extension-registry.js';
+
+/** What @Module records on a class (one of them at least). */
+const NEST_MODULE_METADATA = ['imports', 'providers', 'controllers', 'exports'];
 
 /** The root of an application started with extensions: its own root module and theirs, side by side. */
 @Module({})
@@ -24,9 +27,26 @@ export async function loadExtensions(entries: readonly string[]): Promise<Type[]
       }
       const module = exported[name];
       if (typeof module !== 'function') throw new ExtensionConfigError(`EXTENSIONS entry "${entry}": ${file} exports no class named ${name}`);
+      if (!NEST_MODULE_METADATA.some((key) => Reflect.hasOwnMetadata(key, module))) {
+        throw new ExtensionConfigError(`EXTENSIONS entry "${entry}": ${name} is not a Nest module (@Module): name the module that provides the extensions`);
+      }
       return module as Type;
     }),
   );
+}
+
+/**
+ * Stops the process when EXTENSIONS named modules but the application found no extension in them: most likely they
+ * import the decorators from another copy of the extension API than the one the application runs (its decorators
+ * have keys of their own), and rules naming them would be refused.
+ */
+export function checkExtensionsFound(entries: readonly string[], registry: ExtensionRegistry): void {
+  const { rewardKinds, criteriaOperators } = registry.definitions();
+  if (entries.length > 0 && rewardKinds.length + criteriaOperators.length === 0) {
+    throw new ExtensionConfigError(
+      `EXTENSIONS names ${entries.join(', ')}, but no @RewardKind or @CriteriaOperator provider was found in them: import the decorators from the application's own dist/src/extension-api/index.js`,
+    );
+  }
 }
 
 /** `root` with the extension modules imported beside it (`root` itself when there are none). */

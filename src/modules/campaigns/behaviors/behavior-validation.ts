@@ -271,7 +271,7 @@ function checkOutcome(c: Checker, field: string, value: unknown): OutcomeInput |
     return null;
   }
   c.members(field, value, allowed);
-  const kinds = allowed.filter((kind) => kind in value);
+  const kinds = allowed.filter((kind) => Object.hasOwn(value, kind));
   if (kinds.length !== 1) {
     c.fail(field, kinds.length ? `holds ${kinds.join(' and ')}: one outcome per object` : `must hold one of ${allowed.join(', ')}`);
     return null;

@@ -39,7 +39,7 @@ function outcomeView(o: StoredOutcome, organizationId: number, tierIds: TierIds)
 
 /** The request form of an outcome with its id (timestamps are answered in `outcomes`). */
 function outcomeConfigView(o: StoredOutcome): OutcomeConfigView {
-  return Object.fromEntries(Object.entries(o).filter(([key]) => key !== 'created_at' && key !== 'updated_at')) as OutcomeConfigView;
+  return Object.fromEntries(Object.entries(o).filter(([key]) => key !== 'created_at' && key !== 'updated_at')) as unknown as OutcomeConfigView;
 }
 
 function achievementView(g: StoredGoal): AchievementView {

@@ -6,7 +6,7 @@ import { softDelete } from '../../../common/database/soft-delete.js';
 import { uniqueViolation } from '../../../common/database/unique-violation.js';
 import { AppError, ErrorDetail } from '../../../common/errors/app-error.js';
 import type { Tenant } from '../../../common/http/request-context.js';
-import { Behavior, type StoredGoalGroup, type StoredOutcome } from '../../../database/entities/behavior.entity.js';
+import { Behavior, OUTCOME_BOOKKEEPING, type StoredGoalGroup, type StoredOutcome } from '../../../database/entities/behavior.entity.js';
 import type { Campaign } from '../../../database/entities/index.js';
 import { ConfigChangesService } from '../../audit/config-changes.service.js';
 import { CampaignsService } from '../campaigns.service.js';
@@ -50,9 +50,11 @@ function outcomeKey(o: OutcomeInput | StoredOutcome): string {
   if ('event' in o && o.event) return `event:${o.event.by}:${o.event.name}`;
   if ('tier' in o && o.tier) return `tier:${o.tier.name.toLowerCase()}`;
   if ('points' in o && typeof o.points === 'number') return `points:${o.points}`;
-  // An extension's reward: its kind and its arguments as sent.
-  const [kind, args] = Object.entries(o).find(([key]) => key !== 'id' && key !== 'created_at' && key !== 'updated_at') ?? [];
-  return `${kind}:${JSON.stringify(args)}`;
+  // An extension's reward: its kind and its arguments, members in one order whatever order they were sent in.
+  const [kind, args] = Object.entries(o).find(([key]) => !OUTCOME_BOOKKEEPING.includes(key)) ?? [];
+  const sorted = (_key: string, value: unknown) =>
+    value && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1))) : value;
+  return `${kind}:${JSON.stringify(args, sorted)}`;
 }
 
 /** A stored behavior in the request form (no ids, no timestamps): what a partial update starts from. */

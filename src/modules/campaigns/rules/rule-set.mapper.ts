@@ -1,6 +1,6 @@
 import type { BehaviorRule, CampaignRule, CreativeRule, GoalRule, OutcomeRule, RuleSet, Status, TierRule, OfferRule, Criterion } from '../../../engine/index.js';
 import type { Behavior, Campaign } from '../../../database/entities/index.js';
-import type { StoredGoal, StoredOutcome } from '../../../database/entities/behavior.entity.js';
+import { OUTCOME_BOOKKEEPING, type StoredGoal, type StoredOutcome } from '../../../database/entities/behavior.entity.js';
 
 /** A creative row joined with its group and line item, as the loader reads it. */
 export interface CreativeRow {
@@ -64,13 +64,10 @@ function goalRule(goal: StoredGoal, behaviorData: Record<string, unknown>): Goal
   };
 }
 
-/** The members every stored outcome has beside the one that names its reward kind. */
-const OUTCOME_BOOKKEEPING = new Set(['id', 'created_at', 'updated_at']);
-
 /** A stored outcome as the engine takes it: the member naming its reward kind, with that member's value as arguments. */
 function outcomeRule(outcome: StoredOutcome): OutcomeRule | null {
-  const kind = Object.keys(outcome).find((key) => !OUTCOME_BOOKKEEPING.has(key));
-  return kind === undefined ? null : { kind, args: outcome[kind as keyof StoredOutcome] };
+  const kind = Object.keys(outcome).find((key) => !OUTCOME_BOOKKEEPING.includes(key));
+  return kind === undefined ? null : { kind, args: outcome[kind] };
 }
 
 export function behaviorRule(b: BehaviorRow): BehaviorRule {
