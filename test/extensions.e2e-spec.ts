@@ -2,7 +2,8 @@ import { Module, type INestApplication, type INestApplicationContext } from '@ne
 import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, IsString, Min } from 'class-validator';
 import request from 'supertest';
-import { CriteriaOperator, CriteriaOperatorHandler, RewardKind, RewardKindHandler, type RewardContext } from '../src/extension-api/index.js';
+import { DataSource } from 'typeorm';
+import { CriteriaOperator, CriteriaOperatorHandler, EventEnricher, EventEnricherHandler, RewardKind, RewardKindHandler, type EnrichableEvent, type EnrichContext, type RewardContext } from '../src/extension-api/index.js';
 import { createTestApp } from './support/app.js';
 import { expectErrorAmongOthers as expectError } from './support/errors.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
@@ -42,8 +43,28 @@ class TriplePoints extends RewardKindHandler<TriplePointsArgs> {
   }
 }
 
+/**
+ * A team's enricher: a store code's region, into V1 attributes and every event's context; the perform event gets its
+ * channel. `fail` and `slow` attributes make it throw and take a second, for the error paths.
+ */
+@EventEnricher({ name: 'store_regions', description: 'The region of the store an event names' })
+class StoreRegions extends EventEnricherHandler {
+  async enrich(events: EnrichableEvent[], context: EnrichContext): Promise<void> {
+    for (const event of events) {
+      if (event.attributes.fail) throw new Error('the store directory is down');
+      if (event.attributes.slow) await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const store = event.attributes.store ?? event.context.store;
+      if (typeof store === 'string' && store.startsWith('PAR')) {
+        if (context.source === 'v1') event.attributes.region = 'paris';
+        event.context = { ...event.context, region: 'paris' };
+      }
+      if (context.source === 'perform') event.attributes.channel = 'store-app';
+    }
+  }
+}
+
 /** The team's module, added beside the application's own: no file of src/ names it. */
-@Module({ providers: [StartsWith, TriplePoints] })
+@Module({ providers: [StartsWith, TriplePoints, StoreRegions] })
 class StoreExtensionsModule {}
 
 type Json = Record<string, unknown>;
@@ -54,10 +75,12 @@ describe('extensions loaded into the application (issue #29)', () => {
   let worker: INestApplicationContext;
   let tenant: TestTenant;
   let campaignId: number;
+  let db: DataSource;
 
   beforeAll(async () => {
-    app = await createTestApp({ queuePrefix: prefix }, [StoreExtensionsModule]);
-    worker = await startTestWorker({ queuePrefix: prefix, workerQueues: ['simulations'] }, undefined, [StoreExtensionsModule]);
+    app = await createTestApp({ queuePrefix: prefix, extensionTimeoutMs: 300 }, [StoreExtensionsModule]);
+    worker = await startTestWorker({ queuePrefix: prefix, workerQueues: ['events', 'simulations'] }, undefined, [StoreExtensionsModule]);
+    db = app.get(DataSource);
     tenant = await createTenant(app);
     campaignId = (await createCampaign(app, tenant)).id;
   });
@@ -113,6 +136,45 @@ describe('extensions loaded into the application (issue #29)', () => {
       'outcome_config.0.triple_points.points': 'must not be less than 1',
       'outcome_config.0.triple_points.colour': 'is not a known attribute',
       'goal_groups.0.goals.0.achievement.criteria.0.value': 'must be a string',
+    });
+  });
+
+  describe('event enrichers', () => {
+    const storedEvents = (customerId: string): Promise<Array<{ source: string; name: string; attributes: Json | null; context: Json }>> =>
+      db.query(`SELECT source, name, attributes, context FROM events WHERE organization_id = $1 AND customer_id = $2 ORDER BY id`, [tenant.organizationId, customerId]);
+
+    it('store what they add with V1 events, before they are evaluated', async () => {
+      const customer = await createCustomer(app, tenant);
+      await api(app, tenant).post(`/users/${customer.id}/events`).send({ events: { checkin: { store: 'PAR-7' } } }).expect(200);
+      expect(await storedEvents(customer.id)).toEqual([{ source: 'v1', name: 'checkin', attributes: { store: 'PAR-7', region: 'paris' }, context: { region: 'paris' } }]);
+    });
+
+    it('give V2 events their context before they are stored, and the worker evaluates what they added', async () => {
+      await batch([behavior('Paris check-ins', { points: 2 }, [{ field: 'context.region', op: 'eq', value: 'paris' }])].map((b) => ({ ...b, goal_groups: [{ goals: [{ achievement: { name: 'checkin', event_count: 1, criteria: b.goal_groups[0].goals[0].achievement.criteria } }] }] }))).expect(201);
+      const customer = await createCustomer(app, tenant);
+      await request(app.getHttpServer()).post(`/priv/v2/apps/${tenant.apiKey}/events`).auth(tenant.apiKey, tenant.apiSecret).send({ events: [{ name: 'checkin', user_id: customer.id, context: { store: 'PAR-9' } }] }).expect(200);
+      const points = async () => (await api(app, tenant).get(`/users/${customer.id}`).expect(200)).body.user.available_points as number;
+      await waitFor(async () => (await points()) > 0, 30_000, 'the V2 event processed');
+      expect(await points()).toBe(2);
+      expect(await storedEvents(customer.id)).toEqual([expect.objectContaining({ source: 'v2', context: { store: 'PAR-9', region: 'paris' } })]);
+    });
+
+    it("give perform's event what they add", async () => {
+      const customer = await createCustomer(app, tenant);
+      await request(app.getHttpServer()).post(`/priv/v2/apps/${tenant.apiKey}/users/${customer.id}/campaigns/${campaignId}/perform`).auth(tenant.apiKey, tenant.apiSecret).send({ domain: 'complete_campaign' }).expect(200);
+      const [performed] = await storedEvents(customer.id);
+      expect(performed).toMatchObject({ source: 'perform', attributes: { domain: 'complete_campaign', channel: 'store-app' } });
+    });
+
+    it('an enricher that fails answers 500 internal_error naming it, and one too slow 503 service_unavailable; nothing is stored', async () => {
+      const customer = await createCustomer(app, tenant);
+      const failed = await api(app, tenant).post(`/users/${customer.id}/events`).send({ events: { visit: { store: 'PAR-1', fail: true } } });
+      expectError(failed, 500, 'internal_error');
+      expect(failed.body.errors.message).toBe('event enricher "store_regions" (StoreExtensionsModule) failed: the store directory is down');
+      const slow = await api(app, tenant).post(`/users/${customer.id}/events`).send({ events: { visit: { store: 'PAR-1', slow: true } } });
+      expectError(slow, 503, 'service_unavailable');
+      expect(slow.body.errors.message).toBe('event enricher "store_regions" (StoreExtensionsModule) did not answer within 300 ms');
+      expect(await storedEvents(customer.id)).toEqual([]);
     });
   });
 

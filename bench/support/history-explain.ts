@@ -135,7 +135,8 @@ async function v2Statement(plan: HistoryPlan, c: number): Promise<Captured[]> {
     },
   };
   const stub = { add: () => undefined };
-  const useCase = new V2EventsUseCase(db as unknown as DataSource, {} as never, {} as never, stub as never, { now: () => Date.now() });
+  const noEnrichers = { active: false, enrich: () => null };
+  const useCase = new V2EventsUseCase(db as unknown as DataSource, {} as never, {} as never, stub as never, { now: () => Date.now() }, noEnrichers as never);
   const events = Array.from({ length: V2_BATCH }, (_, k) => {
     const cc = (c + k * 7919) % plan.sizes.customers;
     return { name: kindAt(cc, eventsOf(plan.sizes, cc)), external_id: externalId(cc), transaction_id: randomUUID(), context: { channel: 'app' } };

@@ -34,6 +34,8 @@ export interface AppConfig {
   workerQueues: WorkerQueue[];
   /** Extension modules to load beside the application's own (EXTENSIONS): `file` or `file#Export`, docs/extending.md. */
   extensions: string[];
+  /** How long an extension's work that may wait (an event enricher) has per request (EXTENSION_TIMEOUT_MS). */
+  extensionTimeoutMs: number;
   /** The worker process's OS scheduling niceness (0 to 19): a simulations-only process yields the cores to events. */
   workerNice: number;
   sweepAfterSeconds: number;
@@ -172,6 +174,7 @@ export function loadConfig(env: Env): AppConfig {
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 4, 1, 256),
     workerQueues: workerQueues(env),
     extensions: extensions(env),
+    extensionTimeoutMs: integer(env, 'EXTENSION_TIMEOUT_MS', 200, 1, 60_000),
     workerNice: integer(env, 'WORKER_NICE', 0, 0, 19),
     sweepAfterSeconds: integer(env, 'SWEEP_AFTER_SECONDS', 30, 1, 86_400),
     pointsExpiryRate: integer(env, 'POINTS_EXPIRY_RATE', 2_000, 1, 1_000_000),

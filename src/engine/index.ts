@@ -7,6 +7,7 @@ export type { CriteriaOperator, CriteriaOperators } from './operators.js';
 export { CORE_REWARDS, defineReward, rewards } from './rewards.js';
 export type { Reward, RewardContext, Rewards } from './rewards.js';
 export { CORE_EXTENSIONS } from './extensions.js';
+export { byName } from './definitions.js';
 export type { EngineExtensions } from './extensions.js';
 export { evaluate } from './evaluate.js';
 export type { EvaluateInput, EvaluationResult, PointsCredit, NotificationDraft, BehaviorDelta, GoalDelta } from './evaluate.js';

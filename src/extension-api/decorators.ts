@@ -26,3 +26,9 @@ export const RewardKind = DiscoveryService.createDecorator<RewardKindOptions>();
 
 /** A criteria operator: a provider class extending CriteriaOperatorHandler. Its `name` is a criterion's `op`. */
 export const CriteriaOperator = DiscoveryService.createDecorator<CriteriaOperatorOptions>();
+
+/**
+ * An event enricher: a provider class extending EventEnricherHandler, run on every event the API accepts (V1, V2,
+ * perform) before it is stored, in the order the application found them.
+ */
+export const EventEnricher = DiscoveryService.createDecorator<ExtensionOptions>();

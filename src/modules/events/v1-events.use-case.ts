@@ -8,6 +8,7 @@ import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { toDate } from '../../common/validation/validators.js';
 import { checkEligibility, evaluate, instancesFromV1, type CompiledRules, type EvaluateInput, type EventInstance } from '../../engine/index.js';
 import { EventsJob, QueueName } from '../../queues/queue-names.js';
+import { EventEnrichment } from '../extensions/event-enrichment.js';
 import { EventCounters } from '../metrics/event-counters.js';
 import { webhookOccurrences } from '../webhooks/occurrences.js';
 import { EvaluationPipeline, type Decision, type Loaded } from '../evaluation/evaluation.pipeline.js';
@@ -46,6 +47,7 @@ export class V1EventsUseCase {
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly counters: EventCounters,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly enrichment: EventEnrichment,
   ) {}
 
   async execute(req: V1Request): Promise<V1Answer> {
@@ -53,6 +55,8 @@ export class V1EventsUseCase {
     if (!events || Object.keys(events).length === 0 || (Array.isArray(events) && events.length === 0)) throw new AppError('missing_event_data', 'the request has no event data: send events');
     const occurredAt = req.body.date ? toDate(req.body.date).getTime() : this.clock.now();
     const instances = instancesFromV1(events, occurredAt);
+    const enriching = this.enrichment.enrich(instances, { organizationId: req.tenant.organizationId, source: 'v1' });
+    if (enriching) await enriching;
     if (req.checkOnly) return this.check(req, instances);
     // read_only stores nothing, whatever else the request asks: it wins over async=true.
     if (req.async && req.body.read_only !== true) return this.enqueue(req, instances);

@@ -8,6 +8,7 @@ import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { EventsJob, QueueName } from '../../queues/queue-names.js';
+import { EventEnrichment } from '../extensions/event-enrichment.js';
 import { EventCounters } from '../metrics/event-counters.js';
 import { enqueueEvents, type QueuedEvent } from './enqueue.js';
 import { parseV2Body, STORE_V2_EVENTS, V2Event } from './v2-events.js';
@@ -25,10 +26,13 @@ export class V2EventsUseCase {
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly counters: EventCounters,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly enrichment: EventEnrichment,
   ) {}
 
   async execute(tenant: Tenant, body: unknown, requestId: string): Promise<{ status: 'ok' }> {
     const events = parseV2Body(body, this.clock.now());
+    const enriching = this.enrich(tenant, events);
+    if (enriching) await enriching;
     const divisions = await this.divisions(tenant, events);
     const stored: QueuedEvent[] = await this.db.query(
       STORE_V2_EVENTS,
@@ -58,6 +62,14 @@ export class V2EventsUseCase {
       );
     }
     return { status: 'ok' };
+  }
+
+  /** The event enrichers' work on the batch (V2 events carry context alone): nothing to await without enrichers. */
+  private enrich(tenant: Tenant, events: V2Event[]): Promise<void> | null {
+    if (!this.enrichment.active) return null;
+    const seen = events.map((e) => ({ name: e.name, attributes: {}, context: e.context }));
+    const enriching = this.enrichment.enrich(seen, { organizationId: tenant.organizationId, source: 'v2' });
+    return enriching && enriching.then(() => seen.forEach((e, i) => (events[i].context = e.context)));
   }
 
   /**

@@ -3,13 +3,13 @@ import { DiscoveryService } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { DiscoverableDecorator } from '@nestjs/core/discovery/discovery-service.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { CORE_OPERATORS, CORE_REWARDS, criteriaOperators, rewards, type CriteriaOperator as Operator, type EngineExtensions, type Reward } from '../../engine/index.js';
+import { byName, CORE_OPERATORS, CORE_REWARDS, criteriaOperators, rewards, type CriteriaOperator as Operator, type EngineExtensions, type Reward } from '../../engine/index.js';
 import { objectCheck, useExtensionChecks, valueCheck } from '../../common/validation/extension-checks.js';
 import { isPrototypeKey } from '../../common/validation/reserved-names.js';
 import { ConfigError } from '../../config/config.js';
 import { OUTCOME_BOOKKEEPING } from '../../database/entities/behavior.entity.js';
-import { CriteriaOperator, RewardKind, type CriteriaOperatorOptions, type ExtensionOptions, type RewardKindOptions } from '../../extension-api/decorators.js';
-import { CriteriaOperatorHandler, RewardKindHandler } from '../../extension-api/kinds.js';
+import { CriteriaOperator, EventEnricher, RewardKind, type CriteriaOperatorOptions, type ExtensionOptions, type RewardKindOptions } from '../../extension-api/decorators.js';
+import { CriteriaOperatorHandler, EventEnricherHandler, RewardKindHandler } from '../../extension-api/kinds.js';
 import type { ExtensionsView } from './dto/extensions.dto.js';
 import { extendDocument } from './extension-document.js';
 import { extensionListing } from './extension-listing.js';
@@ -44,6 +44,14 @@ export interface ExtensionDefinition {
 export interface ExtensionDefinitions {
   rewardKinds: ExtensionDefinition[];
   criteriaOperators: ExtensionDefinition[];
+  eventEnrichers: ExtensionDefinition[];
+}
+
+/** An event enricher as found: its name, its module and its handler. */
+export interface Enricher {
+  name: string;
+  source: string;
+  handler: EventEnricherHandler;
 }
 
 /**
@@ -53,7 +61,7 @@ export interface ExtensionDefinitions {
  */
 @Injectable()
 export class ExtensionRegistry implements OnModuleInit {
-  private collected: { engine: EngineExtensions; definitions: ExtensionDefinitions } | undefined;
+  private collected: { engine: EngineExtensions; definitions: ExtensionDefinitions; enrichers: Enricher[] } | undefined;
   private listed: ExtensionsView | undefined;
 
   constructor(private readonly discovery: DiscoveryService) {}
@@ -70,6 +78,11 @@ export class ExtensionRegistry implements OnModuleInit {
   /** The extensions, as their decorators describe them: what the OpenAPI document and the listing add. */
   definitions(): ExtensionDefinitions {
     return (this.collected ??= this.collect()).definitions;
+  }
+
+  /** The event enrichers, in the order they run. */
+  enrichers(): readonly Enricher[] {
+    return (this.collected ??= this.collect()).enrichers;
   }
 
   /** The classes of the extensions' arguments and values: models the OpenAPI document must hold. */
@@ -94,14 +107,16 @@ export class ExtensionRegistry implements OnModuleInit {
     return this.listed;
   }
 
-  private collect(): { engine: EngineExtensions; definitions: ExtensionDefinitions } {
+  private collect(): { engine: EngineExtensions; definitions: ExtensionDefinitions; enrichers: Enricher[] } {
     const operators = this.find<CriteriaOperatorHandler, CriteriaOperatorOptions>(CriteriaOperator, CriteriaOperatorHandler, 'criteria operator');
     const kinds = this.find<RewardKindHandler, RewardKindOptions>(RewardKind, RewardKindHandler, 'reward kind');
+    const enrichers = this.find<EventEnricherHandler, ExtensionOptions>(EventEnricher, EventEnricherHandler, 'event enricher');
     for (const { options, source } of kinds) {
       if (OUTCOME_BOOKKEEPING.includes(options.name)) throw new ExtensionConfigError(`reward kind "${options.name}" (${source}): that name is a member every stored outcome has`);
     }
     let engine: EngineExtensions;
     try {
+      byName('event enricher', enrichers.map(({ options, source }) => ({ name: options.name, source })));
       engine = {
         operators: criteriaOperators([...CORE_OPERATORS.values(), ...operators.map(({ options, handler, source }): Operator => ({ name: options.name, source, description: options.description, test: handler.test.bind(handler) }))]),
         rewards: rewards([...CORE_REWARDS.values(), ...kinds.map(({ options, handler, source }) => reward(options, source, handler))]),
@@ -120,7 +135,9 @@ export class ExtensionRegistry implements OnModuleInit {
       definitions: {
         rewardKinds: kinds.map((found) => describe(found, found.options.args)),
         criteriaOperators: operators.map((found) => describe(found, found.options.value)),
+        eventEnrichers: enrichers.map((found) => describe(found, undefined)),
       },
+      enrichers: enrichers.map(({ options, handler, source }) => ({ name: options.name, source, handler })),
     };
   }
 

@@ -41,10 +41,10 @@ export async function loadExtensions(entries: readonly string[]): Promise<Type[]
  * have keys of their own), and rules naming them would be refused.
  */
 export function checkExtensionsFound(entries: readonly string[], registry: ExtensionRegistry): void {
-  const { rewardKinds, criteriaOperators } = registry.definitions();
-  if (entries.length > 0 && rewardKinds.length + criteriaOperators.length === 0) {
+  const { rewardKinds, criteriaOperators, eventEnrichers } = registry.definitions();
+  if (entries.length > 0 && rewardKinds.length + criteriaOperators.length + eventEnrichers.length === 0) {
     throw new ExtensionConfigError(
-      `EXTENSIONS names ${entries.join(', ')}, but no @RewardKind or @CriteriaOperator provider was found in them: import the decorators from the application's own dist/src/extension-api/index.js`,
+      `EXTENSIONS names ${entries.join(', ')}, but no @RewardKind, @CriteriaOperator or @EventEnricher provider was found in them: import the decorators from the application's own dist/src/extension-api/index.js`,
     );
   }
 }

@@ -33,6 +33,8 @@ import {
   type PerformSection,
 } from './dto/perform.dto.js';
 import { CampaignRow, PerformRepository } from './perform.repository.js';
+import type { EnrichableEvent } from '../../extension-api/kinds.js';
+import { EventEnrichment } from '../extensions/event-enrichment.js';
 
 export interface PerformRequest {
   tenant: Tenant;
@@ -87,6 +89,7 @@ export class PerformUseCase {
     private readonly pipeline: EvaluationPipeline,
     private readonly repository: PerformRepository,
     private readonly events: EvaluationRepository,
+    private readonly enrichment: EventEnrichment,
   ) {}
 
   async execute(req: PerformRequest): Promise<PerformResponse> {
@@ -102,6 +105,10 @@ export class PerformUseCase {
     if ('userId' in req.customer && !UUID.test(req.customer.userId)) throw AppError.notFound('user');
     const campaign = await this.repository.campaign(org, req.campaign);
     if (!campaign) throw AppError.notFound('campaign');
+    // The event perform stores, as the enrichers leave it (before the customer is locked: they may take their time).
+    const stored: EnrichableEvent = { name: 'complete_campaign', attributes: {}, context: {} };
+    const enriching = this.enrichment.enrich([stored], { organizationId: org, source: 'perform' });
+    if (enriching) await enriching;
     const done = await this.pipeline.forCustomer<Done>({
       organizationId: org,
       customer: req.customer,
@@ -117,7 +124,7 @@ export class PerformUseCase {
         }
         const result = perform({ rules, customer: customer.snapshot, progress, campaignId: campaign.id, now, multiOrgEnabled: req.tenant.multiOrgEnabled, budgets });
         if (result.failure) throw new AppError('failed_to_perform', `cannot complete the campaign: ${result.failure.detail}`);
-        const event = this.event(req, customer, campaign.id, now, result);
+        const event = this.event(req, customer, campaign.id, now, result, stored);
         const webhooks = webhookOccurrences(rules, customer.snapshot, result, customer.externalId, subscribed, now);
         return {
           plan: planWrite({ insert: newEventRows([event]) }, [{ organizationId: org, before: customer.snapshot, result, firstIndex: 0, webhooks }]),
@@ -129,13 +136,13 @@ export class PerformUseCase {
   }
 
   /** The one event row perform writes: processed, source 'perform'; its ledger rows, offers and notifications hang on it. */
-  private event(req: PerformRequest, customer: LoadedCustomer, campaignId: number, now: number, result: PerformResult): NewEvent {
+  private event(req: PerformRequest, customer: LoadedCustomer, campaignId: number, now: number, result: PerformResult, enriched: EnrichableEvent): NewEvent {
     const multiOrg = req.tenant.multiOrgEnabled;
     const instance: EventInstance = {
       name: 'complete_campaign',
       count: 1,
-      attributes: { domain: 'complete_campaign' },
-      context: multiOrg ? { division_id: customer.snapshot.divisionId } : {},
+      attributes: { ...enriched.attributes, domain: 'complete_campaign' },
+      context: multiOrg ? { ...enriched.context, division_id: customer.snapshot.divisionId } : enriched.context,
       occurredAt: now,
       day: null,
     };

@@ -1,0 +1,67 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppError } from '../../common/errors/app-error.js';
+import { APP_CONFIG } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/config.js';
+import type { EnrichableEvent, EnrichContext } from '../../extension-api/kinds.js';
+import { eventNameProblem, membersProblem } from '../events/event-limits.js';
+import { ExtensionRegistry, type Enricher } from './extension-registry.js';
+
+const TIMED_OUT = Symbol('timed out');
+
+/**
+ * Runs the registered event enrichers on the events of one request, before they are stored (V1, V2, perform). With no
+ * enricher it answers null at once, so that the event path awaits nothing. An enricher that throws answers 500
+ * internal_error, one slower than EXTENSION_TIMEOUT_MS 503 service_unavailable, and one that leaves an event the
+ * service would refuse (a name changed, a member over the limits, a context value that is not flat, attributes on a V2
+ * event) 500 internal_error, each naming the enricher: nothing of the request is stored.
+ */
+@Injectable()
+export class EventEnrichment {
+  constructor(
+    private readonly registry: ExtensionRegistry,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Whether any enricher is registered. */
+  get active(): boolean {
+    return this.registry.enrichers().length > 0;
+  }
+
+  enrich(events: EnrichableEvent[], context: EnrichContext): Promise<void> | null {
+    return this.active && events.length > 0 ? this.run(this.registry.enrichers(), events, context) : null;
+  }
+
+  private async run(enrichers: readonly Enricher[], events: EnrichableEvent[], context: EnrichContext): Promise<void> {
+    const names = events.map((e) => e.name);
+    for (const enricher of enrichers) {
+      const what = `event enricher "${enricher.name}" (${enricher.source})`;
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), this.config.extensionTimeoutMs)));
+      try {
+        const outcome = await Promise.race([Promise.resolve().then(() => enricher.handler.enrich(events, context)), deadline]);
+        if (outcome === TIMED_OUT) throw new AppError('service_unavailable', `${what} did not answer within ${this.config.extensionTimeoutMs} ms`);
+      } catch (error) {
+        throw error instanceof AppError ? error : new AppError('internal_error', `${what} failed: ${(error as Error).message}`);
+      } finally {
+        clearTimeout(timer);
+      }
+      events.forEach((event, i) => {
+        const problem = eventProblem(event, names[i], context.source);
+        if (problem) throw new AppError('internal_error', `${what} left event ${i} (${names[i]}) invalid: ${problem}`);
+      });
+    }
+  }
+}
+
+function eventProblem(event: EnrichableEvent, name: string, source: EnrichContext['source']): string | null {
+  if (event.name !== name) return 'its name changed';
+  if (eventNameProblem(event.name)) return 'its name is refused';
+  if (source === 'v2' && Object.keys(event.attributes).length > 0) return 'V2 events carry no attributes';
+  for (const [member, value] of Object.entries(event.context)) {
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return `context.${member} must be a string, a number or a boolean`;
+  }
+  const attributes = membersProblem(event.attributes);
+  if (attributes) return `attributes.${attributes[0]} ${attributes[1]}`;
+  const contextProblem = membersProblem(event.context);
+  return contextProblem ? `context.${contextProblem[0]} ${contextProblem[1]}` : null;
+}
