@@ -209,6 +209,7 @@ describe('extensions loaded into the application (issue #29)', () => {
     const startsWith = extensions.criteria_operators.find((o: Json) => o.name === 'starts_with');
     expect(startsWith).toEqual({ name: 'starts_with', source: 'StoreExtensionsModule', description: 'The value starts with the given text', schema: { type: 'string', example: 'PAR' } });
     expect(extensions.criteria_operators).toHaveLength(11);
+    expect(extensions.event_enrichers).toEqual([{ name: 'store_regions', source: 'StoreExtensionsModule', description: 'The region of the store an event names' }]);
   });
 });
 

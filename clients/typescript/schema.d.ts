@@ -1342,7 +1342,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The reward kinds and criteria operators rules may use
+         * The reward kinds and criteria operators rules may use, and the event enrichers
          * @description The built-ins (source core) and those extensions loaded into this application add (source: the extension's module), with the JSON schema of each one's arguments (a reward kind: the value of its member in an outcome_config entry) or value (an operator: a criterion's value). The same for every organization.
          */
         get: operations["Extensions_list"];
@@ -5282,11 +5282,24 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        EnricherView: {
+            /** @example store_regions */
+            name: string;
+            /**
+             * @description The name of the module that defines it
+             * @example StoreExtensionsModule
+             */
+            source: string;
+            /** @example The region of the store an event names */
+            description: string;
+        };
         ExtensionsView: {
             /** @description What an outcome_config entry may award: the built-in kinds, then the extensions' */
             reward_kinds: components["schemas"]["ExtensionView"][];
             /** @description The ops a criterion may name: the built-ins, then the extensions' */
             criteria_operators: components["schemas"]["ExtensionView"][];
+            /** @description The event enrichers events go through before they are stored, in the order they run (none built in) */
+            event_enrichers: components["schemas"]["EnricherView"][];
         };
         ExtensionsResponse: {
             /**

@@ -34,5 +34,6 @@ export function extensionListing(document: OpenAPIObject, engine: EngineExtensio
       const value = extensions.criteriaOperators.find((d) => d.name === o.name)?.model;
       return entry(o, value ? bare(component(document, value)?.properties?.value) : {});
     }),
+    event_enrichers: extensions.eventEnrichers.map(({ name, source, description }) => ({ name, source, description })),
   };
 }

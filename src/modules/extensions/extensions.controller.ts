@@ -12,7 +12,7 @@ export class ExtensionsController {
 
   @Get()
   @ApiOperation({
-    summary: 'The reward kinds and criteria operators rules may use',
+    summary: 'The reward kinds and criteria operators rules may use, and the event enrichers',
     description:
       "The built-ins (source core) and those extensions loaded into this application add (source: the extension's module), with " +
       "the JSON schema of each one's arguments (a reward kind: the value of its member in an outcome_config entry) or value (an " +

@@ -13,9 +13,17 @@ export class ExtensionView {
   schema: Record<string, unknown>;
 }
 
+export class EnricherView {
+  @ApiProperty({ example: 'store_regions' }) name: string;
+  @ApiProperty({ example: 'StoreExtensionsModule', description: 'The name of the module that defines it' }) source: string;
+  @ApiProperty({ example: 'The region of the store an event names' }) description: string;
+}
+
 export class ExtensionsView {
   @ApiProperty({ type: [ExtensionView], description: "What an outcome_config entry may award: the built-in kinds, then the extensions'" }) reward_kinds: ExtensionView[];
   @ApiProperty({ type: [ExtensionView], description: "The ops a criterion may name: the built-ins, then the extensions'" }) criteria_operators: ExtensionView[];
+  @ApiProperty({ type: [EnricherView], description: 'The event enrichers events go through before they are stored, in the order they run (none built in)' })
+  event_enrichers: EnricherView[];
 }
 
 export class ExtensionsResponse {
