@@ -2,6 +2,7 @@ import { Injectable, Module, type Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { CriteriaOperator, CriteriaOperatorHandler, RewardKind, RewardKindHandler, type RewardContext } from '../../extension-api/index.js';
 import { extensionChecks, useExtensionChecks } from '../../common/validation/extension-checks.js';
+import { ConfigModule } from '../../config/config.module.js';
 import { ExtensionRegistry } from './extension-registry.js';
 import { ExtensionsModule } from './extensions.module.js';
 
@@ -35,7 +36,7 @@ class TriplePoints extends RewardKindHandler<number> {
 class StoreExtensionsModule {}
 
 async function registry(...extensions: Type[]): Promise<ExtensionRegistry> {
-  const moduleRef = await Test.createTestingModule({ imports: [ExtensionsModule, ...extensions] }).compile();
+  const moduleRef = await Test.createTestingModule({ imports: [ConfigModule, ExtensionsModule, ...extensions] }).compile();
   await moduleRef.init();
   return moduleRef.get(ExtensionRegistry);
 }
