@@ -41,6 +41,7 @@ describe('EventEnrichment', () => {
 
   it.each([
     ['a name changed', (e: EnrichableEvent): void => void ((e as { name: string }).name = 'purchase'), 'v1', 'its name changed'],
+    ['its division moved', (e: EnrichableEvent): void => void (e.context.division_id = 7), 'v2', 'context.division_id changed'],
     ['attributes on a V2 event', (e: EnrichableEvent): void => void (e.attributes.region = 'paris'), 'v2', 'V2 events carry no attributes'],
     ['a context value that is not flat', (e: EnrichableEvent): void => void ((e.context as Record<string, unknown>).region = { name: 'paris' }), 'v1', 'context.region must be a string, a number or a boolean'],
     ['a member named like a prototype member', (e: EnrichableEvent): void => void Object.defineProperty(e.attributes, '__proto__', { value: 1, enumerable: true }), 'v1', 'attributes.__proto__ is refused'],

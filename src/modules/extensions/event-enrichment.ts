@@ -12,7 +12,7 @@ const TIMED_OUT = Symbol('timed out');
  * Runs the registered event enrichers on the events of one request, before they are stored (V1, V2, perform). With no
  * enricher it answers null at once, so that the event path awaits nothing. An enricher that throws answers 500
  * internal_error, one slower than EXTENSION_TIMEOUT_MS 503 service_unavailable, and one that leaves an event the
- * service would refuse (a name changed, a member over the limits, a context value that is not flat, attributes on a V2
+ * service would refuse (a name or context.division_id changed, a member over the limits, a context value that is not flat, attributes on a V2
  * event) 500 internal_error, each naming the enricher: nothing of the request is stored.
  */
 @Injectable()
@@ -32,7 +32,7 @@ export class EventEnrichment {
   }
 
   private async run(enrichers: readonly Enricher[], events: EnrichableEvent[], context: EnrichContext): Promise<void> {
-    const names = events.map((e) => e.name);
+    const before = events.map((e) => ({ name: e.name, division: e.context.division_id }));
     for (const enricher of enrichers) {
       const what = `event enricher "${enricher.name}" (${enricher.source})`;
       let timer: NodeJS.Timeout | undefined;
@@ -46,15 +46,17 @@ export class EventEnrichment {
         clearTimeout(timer);
       }
       events.forEach((event, i) => {
-        const problem = eventProblem(event, names[i], context.source);
-        if (problem) throw new AppError('internal_error', `${what} left event ${i} (${names[i]}) invalid: ${problem}`);
+        const problem = eventProblem(event, before[i], context.source);
+        if (problem) throw new AppError('internal_error', `${what} left event ${i} (${before[i].name}) invalid: ${problem}`);
       });
     }
   }
 }
 
-function eventProblem(event: EnrichableEvent, name: string, source: EnrichContext['source']): string | null {
-  if (event.name !== name) return 'its name changed';
+function eventProblem(event: EnrichableEvent, before: { name: string; division: unknown }, source: EnrichContext['source']): string | null {
+  if (event.name !== before.name) return 'its name changed';
+  // The event's division is judged from what the client sent (multi-org): an enricher may not move it.
+  if (event.context.division_id !== before.division) return 'context.division_id changed';
   if (eventNameProblem(event.name)) return 'its name is refused';
   if (source === 'v2' && Object.keys(event.attributes).length > 0) return 'V2 events carry no attributes';
   for (const [member, value] of Object.entries(event.context)) {
