@@ -15,11 +15,6 @@ export interface CriterionFailure {
 
 export const CRITERION_OPS = [...CORE_OPERATORS.keys()] as readonly CriterionOp[];
 
-/** Whether a built-in operator holds (the registry's own test). */
-export function holds(op: CriterionOp, actual: unknown, expected: unknown): boolean {
-  return CORE_OPERATORS.get(op)!.test(actual, expected);
-}
-
 /**
  * Compiles criteria once into a predicate over a subject, given how to read a dotted field from it, each criterion
  * bound to its operator in `operators`. A criterion whose operator is not registered (an extension no longer loaded)

@@ -1,3 +1,4 @@
+import type { Type } from '@nestjs/common';
 import { getSchemaPath, type OpenAPIObject, type SchemaObject } from '@nestjs/swagger';
 import type { ExtensionDefinitions } from './extension-registry.js';
 
@@ -25,9 +26,13 @@ export function extendDocument(document: OpenAPIObject, extensions: ExtensionDef
   op.enum = [...(op.enum ?? []), ...extensions.criteriaOperators.map((o) => o.name)];
   const value = criterion.value as SchemaObject;
   for (const operator of extensions.criteriaOperators) {
-    const model = operator.model && (schemas[getSchemaPath(operator.model).split('/').pop()!] as SchemaObject | undefined);
-    const form = model?.properties?.value as SchemaObject | undefined;
+    const form = operator.model && (modelSchema(document, operator.model)?.properties?.value as SchemaObject | undefined);
     if (form?.type === 'object') value.oneOf = [...(value.oneOf ?? []), form];
   }
   return document;
+}
+
+/** The component a class (an extension's arguments or value) is in the document under. */
+export function modelSchema(document: OpenAPIObject, model: Type): SchemaObject | undefined {
+  return document.components?.schemas?.[getSchemaPath(model).split('/').pop()!] as SchemaObject | undefined;
 }

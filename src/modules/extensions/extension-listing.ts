@@ -1,7 +1,7 @@
-import type { Type } from '@nestjs/common';
-import { getSchemaPath, type OpenAPIObject, type SchemaObject } from '@nestjs/swagger';
+import type { OpenAPIObject, SchemaObject } from '@nestjs/swagger';
 import type { EngineExtensions } from '../../engine/index.js';
 import type { ExtensionView, ExtensionsView } from './dto/extensions.dto.js';
+import { modelSchema } from './extension-document.js';
 import type { ExtensionDefinitions } from './extension-registry.js';
 
 /** A schema less its description (the listing answers that beside it). */
@@ -9,11 +9,6 @@ function bare(schema: unknown): Record<string, unknown> {
   const rest: Record<string, unknown> = { ...(schema as object | undefined) };
   delete rest.description;
   return rest;
-}
-
-/** The component a class is in the document under. */
-function component(document: OpenAPIObject, model: Type): SchemaObject | undefined {
-  return document.components?.schemas?.[getSchemaPath(model).split('/').pop()!] as SchemaObject | undefined;
 }
 
 /**
@@ -32,7 +27,7 @@ export function extensionListing(document: OpenAPIObject, engine: EngineExtensio
     criteria_operators: [...engine.operators.values()].map((o) => {
       if (o.source === 'core') return entry(o, criterionValue);
       const value = extensions.criteriaOperators.find((d) => d.name === o.name)?.model;
-      return entry(o, value ? bare(component(document, value)?.properties?.value) : {});
+      return entry(o, value ? bare(modelSchema(document, value)?.properties?.value) : {});
     }),
     event_enrichers: extensions.eventEnrichers.map(({ name, source, description }) => ({ name, source, description })),
   };

@@ -1,7 +1,7 @@
 import { criteriaProblem } from '../../../common/validation/criteria.js';
 import { extensionChecks } from '../../../common/validation/extension-checks.js';
 import { hasPrototypeKeySegment, isPrototypeKey, PROTOTYPE_KEY_MESSAGE } from '../../../common/validation/reserved-names.js';
-import type { Criterion } from '../../../engine/index.js';
+import { CORE_REWARDS, type Criterion } from '../../../engine/index.js';
 import { completionPointsProblem, goalsPerBehaviorProblem, uniqueEventCountProblem } from './behavior-limits.js';
 
 /**
@@ -65,7 +65,8 @@ const MAX_INT = 2_147_483_647;
 const MAX_GROUPS = 20;
 const MAX_GOALS = 50;
 const MAX_OUTCOMES = 20;
-const OUTCOME_KINDS = ['deal', 'ad_unit', 'points', 'event', 'tier'] as const;
+/** The built-in reward kinds, as the engine defines them. */
+const OUTCOME_KINDS = [...CORE_REWARDS.keys()];
 const BEHAVIOR_KEYS = ['name', 'tags', 'points', 'data', 'goal_groups', 'outcome_config'];
 const ACHIEVEMENT_KEYS = ['name', 'internal_event_name', 'event_count', 'type', 'unique_attribute', 'points', 'required', 'criteria', 'tags', 'data'];
 const RESPONSE_ONLY = ['id', 'campaign_id', 'outcomes', 'errors', 'created_at', 'updated_at', 'deleted_at'];
