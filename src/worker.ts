@@ -60,5 +60,7 @@ await runProcess('worker', async () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, stop);
   // A process of simulations alone yields the cores to the events worker beside it (WORKER_NICE).
   if (config.workerNice > 0) setPriority(Math.max(getPriority(), config.workerNice));
+  // Ready means listening: each queue worker's connections (the blocking one included) are up.
+  await Promise.all(workers.map((worker) => worker.waitUntilReady()));
   logger.info({ queue_prefix: config.queuePrefix, concurrency: config.workerConcurrency, queues: config.workerQueues, nice: getPriority() }, 'worker ready');
 });
