@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'storage/'] },
+  { ignores: ['dist/', 'dist-types/', 'node_modules/', 'coverage/', 'storage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -21,7 +21,7 @@ import { SimulationsModule } from './modules/simulations/simulations.module.js';
 import { SettingsModule } from './modules/tenancy/settings/settings.module.js';
 import { ExtensionsApiModule } from './modules/extensions/extensions-api.module.js';
 import { PointsModule } from './modules/points/points.module.js';
-import { PerformModule } from './modules/perform/perform.module.js';
+import { DomainActionsModule } from './modules/domain-actions/domain-actions.module.js';
 import { TenancyModule } from './modules/tenancy/tenancy.module.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 
@@ -46,7 +46,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
     CreativesModule,
     RulesModule,
     WebhooksModule,
-    PerformModule,
+    DomainActionsModule,
     PointsModule,
     SettingsModule,
     ExtensionsApiModule,

@@ -1,9 +1,26 @@
 import { Module, type INestApplication, type INestApplicationContext } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
-import { IsInt, IsString, Min } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsInt, IsOptional, IsString, Min } from 'class-validator';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { CriteriaOperator, CriteriaOperatorHandler, EventEnricher, EventEnricherHandler, RewardKind, RewardKindHandler, type EnrichableEvent, type EnrichContext, type RewardContext } from '../src/extension-api/index.js';
+import {
+  behaviorsInvolved,
+  CriteriaOperator,
+  CriteriaOperatorHandler,
+  DomainAction,
+  DomainActionHandler,
+  EventEnricher,
+  EventEnricherHandler,
+  performBehaviorsInvolved,
+  RewardKind,
+  RewardKindHandler,
+  type CompiledRules,
+  type DomainActionContext,
+  type DomainActionDecision,
+  type EnrichableEvent,
+  type EnrichContext,
+  type RewardContext,
+} from '../src/extension-api/index.js';
 import { createTestApp } from './support/app.js';
 import { expectErrorAmongOthers as expectError } from './support/errors.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
@@ -63,8 +80,50 @@ class StoreRegions extends EventEnricherHandler {
   }
 }
 
+class CheckinArgs {
+  @ApiProperty({ example: 'PAR-3', description: 'The store the customer checked in at' })
+  @IsString()
+  store!: string;
+}
+
+const CHECKINS = 'ext_test_store_checkins';
+
+/**
+ * A team's domain action: a check-in at a store desk, kept in the team's own table, evaluated as a `desk_visit` event;
+ * two per customer at most. Store `FAIL` makes it throw.
+ */
+@DomainAction({ name: 'store_checkin', description: 'A check-in at a store desk', args: CheckinArgs, tables: [CHECKINS] })
+class StoreCheckin extends DomainActionHandler<CheckinArgs> {
+  async decide(ctx: DomainActionContext<CheckinArgs>): Promise<DomainActionDecision> {
+    if (ctx.args.store === 'FAIL') throw new Error('the check-in desk is closed');
+    const [{ n }] = await ctx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${CHECKINS} WHERE customer_id = $1`, [ctx.customer.id]);
+    if (n >= 2) return { failure: 'two check-ins at most' };
+    const result = ctx.evaluate([{ name: 'desk_visit', attributes: { store: ctx.args.store } }]);
+    return { result, attributes: { store: ctx.args.store }, rows: [{ table: CHECKINS, rows: [{ customer_id: ctx.customer.id, store: ctx.args.store }] }] };
+  }
+  override involved(rules: CompiledRules, campaignId: number): number[] {
+    return [...performBehaviorsInvolved(rules, campaignId), ...behaviorsInvolved(rules, ['desk_visit'])];
+  }
+}
+
+/** A domain action that writes to a table it did not declare, and one that evaluates events it did not say it would. */
+class RogueArgs {
+  @ApiPropertyOptional({ description: 'Evaluate an event it did not name in involved()' })
+  @IsOptional()
+  @IsBoolean()
+  undeclared?: boolean;
+}
+
+@DomainAction({ name: 'rogue', description: 'Writes where it should not', args: RogueArgs })
+class Rogue extends DomainActionHandler<RogueArgs> {
+  decide(ctx: DomainActionContext<RogueArgs>): DomainActionDecision {
+    if (ctx.args.undeclared) return { result: ctx.evaluate([{ name: 'desk_visit' }]) };
+    return { result: ctx.evaluate([]), rows: [{ table: 'customers', rows: [{ id: ctx.customer.id }] }] };
+  }
+}
+
 /** The team's module, added beside the application's own: no file of src/ names it. */
-@Module({ providers: [StartsWith, TriplePoints, StoreRegions] })
+@Module({ providers: [StartsWith, TriplePoints, StoreRegions, StoreCheckin, Rogue] })
 class StoreExtensionsModule {}
 
 type Json = Record<string, unknown>;
@@ -178,6 +237,66 @@ describe('extensions loaded into the application (issue #29)', () => {
     });
   });
 
+  describe('domain actions', () => {
+    let desk: number;
+    const perform = (customerId: string, body: Json, campaign = desk) =>
+      request(app.getHttpServer()).post(`/priv/v2/apps/${tenant.apiKey}/users/${customerId}/campaigns/${campaign}/perform?sections[]=progress`).auth(tenant.apiKey, tenant.apiSecret).send(body);
+    const checkins = async (customerId: string) => (await db.query(`SELECT store FROM ${CHECKINS} WHERE customer_id = $1 ORDER BY id`, [customerId])).map((r: Json) => r.store);
+    const stored = (customerId: string): Promise<Json[]> => db.query(`SELECT source, name, attributes FROM events WHERE customer_id = $1 ORDER BY id`, [customerId]);
+
+    beforeAll(async () => {
+      // The team's own table, as its migration would create it.
+      await db.query(`CREATE TABLE IF NOT EXISTS ${CHECKINS} (id bigserial PRIMARY KEY, customer_id uuid NOT NULL, store text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`);
+      desk = (await createCampaign(app, tenant)).id;
+      const visits = { name: 'Desk visits', data: {}, goal_groups: [{ goals: [{ achievement: { name: 'desk', internal_event_name: 'desk_visit', event_count: 1, criteria: [{ field: 'store', op: 'starts_with', value: 'PAR' }] } }] }], outcome_config: [{ triple_points: { points: 2 } }] };
+      await api(app, tenant).post(`/management/campaigns/${desk}/behaviors/_batch`).send({ behaviors: [visits] }).expect(201);
+    });
+    afterAll(() => db.query(`DROP TABLE IF EXISTS ${CHECKINS}`));
+
+    it("run in perform's transaction: the action's rows, the event and the engine's result are written together", async () => {
+      const customer = await createCustomer(app, tenant);
+      const res = await perform(customer.id, { domain: 'store_checkin', args: { store: 'PAR-3' } }).expect(200);
+      expect(res.body.campaign).toMatchObject({ campaign_id: desk, qualified: true, progress: { points_earned: 6, available_points: 6, completed: false } });
+      expect(await checkins(customer.id)).toEqual(['PAR-3']);
+      expect(await stored(customer.id)).toEqual([{ source: 'perform', name: 'store_checkin', attributes: { domain: 'store_checkin', store: 'PAR-3', channel: 'store-app' } }]);
+      await perform(customer.id, { domain: 'store_checkin', args: { store: 'LYON-1' } }).expect(200);
+      const third = await perform(customer.id, { domain: 'store_checkin', args: { store: 'PAR-4' } });
+      expectError(third, 422, 'failed_to_perform');
+      expect(third.body.errors.message).toBe('two check-ins at most');
+      expect(await checkins(customer.id)).toEqual(['PAR-3', 'LYON-1']);
+      expect((await api(app, tenant).get(`/users/${customer.id}`).expect(200)).body.user.available_points).toBe(6);
+    });
+
+    it("check args against the action's class, and refuse a domain no one registered, listing those there are", async () => {
+      const customer = await createCustomer(app, tenant);
+      const wrong = await perform(customer.id, { domain: 'store_checkin', args: { store: 7, floor: 2 } });
+      expectError(wrong, 400, 'validation');
+      expect(wrong.body.errors.message).toBe('args of store_checkin: args.floor is not a known attribute; args.store must be a string');
+      expectError(await perform(customer.id, { domain: 'store_checkin' }), 400, 'validation');
+      expectError(await perform(customer.id, { domain: 'complete_campaign', args: { store: 'PAR-1' } }), 400, 'validation');
+      const unknown = await perform(customer.id, { domain: 'teleport' });
+      expectError(unknown, 400, 'not_available');
+      expect(unknown.body.errors.message).toBe('domain "teleport" is not available; available: complete_campaign, store_checkin, rogue');
+      expect(await stored(customer.id)).toEqual([]);
+    });
+
+    it('an action that throws, writes to a table it did not declare, or evaluates events it did not name answers 500 naming it; nothing is written', async () => {
+      const customer = await createCustomer(app, tenant);
+      const thrown = await perform(customer.id, { domain: 'store_checkin', args: { store: 'FAIL' } });
+      expectError(thrown, 500, 'internal_error');
+      expect(thrown.body.errors.message).toBe('domain action "store_checkin" (StoreExtensionsModule) failed: the check-in desk is closed');
+      const rows = await perform(customer.id, { domain: 'rogue' });
+      expectError(rows, 500, 'internal_error');
+      expect(rows.body.errors.message).toBe('domain action "rogue" (StoreExtensionsModule) wrote rows to table "customers", which it did not declare (tables: none)');
+      // The desk campaign's behaviors listen to desk_visit; on another campaign, rogue's involved() does not name them.
+      const undeclared = await perform(customer.id, { domain: 'rogue', args: { undeclared: true } }, campaignId);
+      expectError(undeclared, 500, 'internal_error');
+      expect(undeclared.body.errors.message).toMatch(/^domain action "rogue" \(StoreExtensionsModule\) failed: evaluates events that behaviors \d+ listen to, which its involved\(\) does not name$/);
+      expect(await stored(customer.id)).toEqual([]);
+      expect(await checkins(customer.id)).toEqual([]);
+    });
+  });
+
   it('serves a document that names them: the reward as a member of an outcome, the operator among the ops', async () => {
     const document = (await request(app.getHttpServer()).get('/docs-json').expect(200)).body;
     const schemas = document.components.schemas;
@@ -187,6 +306,11 @@ describe('extensions loaded into the application (issue #29)', () => {
     });
     expect(schemas.TriplePointsArgs.properties.points).toMatchObject({ type: 'integer', minimum: 1 });
     expect(schemas.Criterion.properties.op.enum).toEqual(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'exists', 'contains', 'starts_with']);
+    expect(schemas.PerformBody.properties.domain.enum).toEqual(['complete_campaign', 'store_checkin', 'rogue']);
+    expect(schemas.PerformBody.properties.args.oneOf).toEqual([
+      { description: 'args of store_checkin (extension: StoreExtensionsModule)', allOf: [{ $ref: '#/components/schemas/CheckinArgs' }] },
+      { description: 'args of rogue (extension: StoreExtensionsModule)', allOf: [{ $ref: '#/components/schemas/RogueArgs' }] },
+    ]);
   });
 
   it('lists the built-ins and the extensions, each with the schema of its arguments', async () => {
@@ -209,6 +333,11 @@ describe('extensions loaded into the application (issue #29)', () => {
     const startsWith = extensions.criteria_operators.find((o: Json) => o.name === 'starts_with');
     expect(startsWith).toEqual({ name: 'starts_with', source: 'StoreExtensionsModule', description: 'The value starts with the given text', schema: { type: 'string', example: 'PAR' } });
     expect(extensions.criteria_operators).toHaveLength(11);
+    expect(extensions.domain_actions).toEqual([
+      { name: 'complete_campaign', source: 'core', description: expect.stringMatching(/^Completes every behavior/), schema: { type: 'object', maxProperties: 0 } },
+      { name: 'store_checkin', source: 'StoreExtensionsModule', description: 'A check-in at a store desk', schema: expect.objectContaining({ properties: { store: expect.objectContaining({ type: 'string' }) } }) },
+      expect.objectContaining({ name: 'rogue' }),
+    ]);
     expect(extensions.event_enrichers).toEqual([{ name: 'store_regions', source: 'StoreExtensionsModule', description: 'The region of the store an event names' }]);
   });
 });

@@ -1097,13 +1097,13 @@ export interface paths {
         put?: never;
         /**
          * Perform a domain action for a customer on a campaign
-         * @description Performs a domain action for one customer on one campaign. The only domain, complete_campaign, completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded, as events would) in one transaction, and marks the campaign completed for the customer. Targeting, division and prerequisites do not block it: the answer's qualified says whether the customer meets them.
+         * @description Performs a domain action for one customer on one campaign, in one transaction with the customer locked. The built-in domain, complete_campaign (no args), completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded, as events would) in one transaction, and marks the campaign completed for the customer. Targeting, division and prerequisites do not block it: the answer's qualified says whether the customer meets them. Extensions may register other domains, each with its own args (GET .../management/extensions lists them with their schemas).
          *
          *     Answers the campaign (id, permalink, name, status, schedule, qualified) plus the sections the query asks for: sections[]=progress (completion, points earned, balance, tier), behaviors (each with the customer's progress, filtered by filters[]), offers (issued by this campaign to the customer) and redemptions (always empty); creatives[]=promotion|tile adds the campaign's active creatives.
          *
          *     An optional transaction_id makes it idempotent as on V1 (keys shared with V1 and V2 events of the api key): a repeat under the same api key answers 409 duplicate_transaction and stores nothing.
          *
-         *     Errors: 400 missing_data (no domain), not_available (another domain), validation (a malformed member or query value), argument_error (an unknown body member); 404 not_found (no such customer or campaign in the organization); 409 duplicate_transaction; 422 failed_to_perform when the campaign is not live, not started, over, already completed by the customer, or has nothing left to complete (every behavior at a cap). Nothing is stored on any error.
+         *     Errors: 400 missing_data (no domain), not_available (a domain not registered), validation (a malformed member, args the domain refuses, or a query value), argument_error (an unknown body member); 404 not_found (no such customer or campaign in the organization); 409 duplicate_transaction; 422 failed_to_perform when the campaign is not live, not started, over, already completed by the customer, or has nothing left to complete (every behavior at a cap), or when an extension's domain action refuses; 500 internal_error or 503 service_unavailable when an extension's action fails or times out. Nothing is stored on any error.
          */
         post: operations["Perform_byUser"];
         delete?: never;
@@ -1123,13 +1123,13 @@ export interface paths {
         put?: never;
         /**
          * Perform a domain action for a customer on a campaign named by permalink
-         * @description Performs a domain action for one customer on one campaign. The only domain, complete_campaign, completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded, as events would) in one transaction, and marks the campaign completed for the customer. Targeting, division and prerequisites do not block it: the answer's qualified says whether the customer meets them.
+         * @description Performs a domain action for one customer on one campaign, in one transaction with the customer locked. The built-in domain, complete_campaign (no args), completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded, as events would) in one transaction, and marks the campaign completed for the customer. Targeting, division and prerequisites do not block it: the answer's qualified says whether the customer meets them. Extensions may register other domains, each with its own args (GET .../management/extensions lists them with their schemas).
          *
          *     Answers the campaign (id, permalink, name, status, schedule, qualified) plus the sections the query asks for: sections[]=progress (completion, points earned, balance, tier), behaviors (each with the customer's progress, filtered by filters[]), offers (issued by this campaign to the customer) and redemptions (always empty); creatives[]=promotion|tile adds the campaign's active creatives.
          *
          *     An optional transaction_id makes it idempotent as on V1 (keys shared with V1 and V2 events of the api key): a repeat under the same api key answers 409 duplicate_transaction and stores nothing.
          *
-         *     Errors: 400 missing_data (no domain), not_available (another domain), validation (a malformed member or query value), argument_error (an unknown body member); 404 not_found (no such customer or campaign in the organization); 409 duplicate_transaction; 422 failed_to_perform when the campaign is not live, not started, over, already completed by the customer, or has nothing left to complete (every behavior at a cap). Nothing is stored on any error.
+         *     Errors: 400 missing_data (no domain), not_available (a domain not registered), validation (a malformed member, args the domain refuses, or a query value), argument_error (an unknown body member); 404 not_found (no such customer or campaign in the organization); 409 duplicate_transaction; 422 failed_to_perform when the campaign is not live, not started, over, already completed by the customer, or has nothing left to complete (every behavior at a cap), or when an extension's domain action refuses; 500 internal_error or 503 service_unavailable when an extension's action fails or times out. Nothing is stored on any error.
          */
         post: operations["Perform_byUserPermalink"];
         delete?: never;
@@ -1149,13 +1149,13 @@ export interface paths {
         put?: never;
         /**
          * Perform a domain action for a customer named by external_id on a campaign
-         * @description Performs a domain action for one customer on one campaign. The only domain, complete_campaign, completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded, as events would) in one transaction, and marks the campaign completed for the customer. Targeting, division and prerequisites do not block it: the answer's qualified says whether the customer meets them.
+         * @description Performs a domain action for one customer on one campaign, in one transaction with the customer locked. The built-in domain, complete_campaign (no args), completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded, as events would) in one transaction, and marks the campaign completed for the customer. Targeting, division and prerequisites do not block it: the answer's qualified says whether the customer meets them. Extensions may register other domains, each with its own args (GET .../management/extensions lists them with their schemas).
          *
          *     Answers the campaign (id, permalink, name, status, schedule, qualified) plus the sections the query asks for: sections[]=progress (completion, points earned, balance, tier), behaviors (each with the customer's progress, filtered by filters[]), offers (issued by this campaign to the customer) and redemptions (always empty); creatives[]=promotion|tile adds the campaign's active creatives.
          *
          *     An optional transaction_id makes it idempotent as on V1 (keys shared with V1 and V2 events of the api key): a repeat under the same api key answers 409 duplicate_transaction and stores nothing.
          *
-         *     Errors: 400 missing_data (no domain), not_available (another domain), validation (a malformed member or query value), argument_error (an unknown body member); 404 not_found (no such customer or campaign in the organization); 409 duplicate_transaction; 422 failed_to_perform when the campaign is not live, not started, over, already completed by the customer, or has nothing left to complete (every behavior at a cap). Nothing is stored on any error.
+         *     Errors: 400 missing_data (no domain), not_available (a domain not registered), validation (a malformed member, args the domain refuses, or a query value), argument_error (an unknown body member); 404 not_found (no such customer or campaign in the organization); 409 duplicate_transaction; 422 failed_to_perform when the campaign is not live, not started, over, already completed by the customer, or has nothing left to complete (every behavior at a cap), or when an extension's domain action refuses; 500 internal_error or 503 service_unavailable when an extension's action fails or times out. Nothing is stored on any error.
          */
         post: operations["Perform_byExternal"];
         delete?: never;
@@ -1175,13 +1175,13 @@ export interface paths {
         put?: never;
         /**
          * Perform a domain action for a customer named by external_id on a campaign named by permalink
-         * @description Performs a domain action for one customer on one campaign. The only domain, complete_campaign, completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded, as events would) in one transaction, and marks the campaign completed for the customer. Targeting, division and prerequisites do not block it: the answer's qualified says whether the customer meets them.
+         * @description Performs a domain action for one customer on one campaign, in one transaction with the customer locked. The built-in domain, complete_campaign (no args), completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded, as events would) in one transaction, and marks the campaign completed for the customer. Targeting, division and prerequisites do not block it: the answer's qualified says whether the customer meets them. Extensions may register other domains, each with its own args (GET .../management/extensions lists them with their schemas).
          *
          *     Answers the campaign (id, permalink, name, status, schedule, qualified) plus the sections the query asks for: sections[]=progress (completion, points earned, balance, tier), behaviors (each with the customer's progress, filtered by filters[]), offers (issued by this campaign to the customer) and redemptions (always empty); creatives[]=promotion|tile adds the campaign's active creatives.
          *
          *     An optional transaction_id makes it idempotent as on V1 (keys shared with V1 and V2 events of the api key): a repeat under the same api key answers 409 duplicate_transaction and stores nothing.
          *
-         *     Errors: 400 missing_data (no domain), not_available (another domain), validation (a malformed member or query value), argument_error (an unknown body member); 404 not_found (no such customer or campaign in the organization); 409 duplicate_transaction; 422 failed_to_perform when the campaign is not live, not started, over, already completed by the customer, or has nothing left to complete (every behavior at a cap). Nothing is stored on any error.
+         *     Errors: 400 missing_data (no domain), not_available (a domain not registered), validation (a malformed member, args the domain refuses, or a query value), argument_error (an unknown body member); 404 not_found (no such customer or campaign in the organization); 409 duplicate_transaction; 422 failed_to_perform when the campaign is not live, not started, over, already completed by the customer, or has nothing left to complete (every behavior at a cap), or when an extension's domain action refuses; 500 internal_error or 503 service_unavailable when an extension's action fails or times out. Nothing is stored on any error.
          */
         post: operations["Perform_byExternalPermalink"];
         delete?: never;
@@ -4776,10 +4776,18 @@ export interface components {
         };
         PerformBody: {
             /**
-             * @description The domain action; only complete_campaign exists (any other: 400 not_available)
+             * @description The domain action: the built-in complete_campaign, or one an extension registers (GET .../management/extensions lists them; any other: 400 not_available)
              * @example complete_campaign
+             * @enum {string}
              */
-            domain: string;
+            domain: "complete_campaign";
+            /**
+             * @description The domain action's arguments, checked against its schema (a wrong member: 400 validation under args.<member>); complete_campaign takes none
+             * @example {}
+             */
+            args?: {
+                [key: string]: unknown;
+            };
             /**
              * @description Idempotency key, unique per api key and shared with V1 events: a repeat under the same api key answers 409 duplicate_transaction ("transaction_id <id> has already been processed") and stores nothing. A perform that failed stored nothing, so its transaction_id can be used again.
              * @example 0b6d1f3c-8e55-4a57-a2a5-5d1f0a9c1e77
@@ -5259,7 +5267,7 @@ export interface components {
         };
         ExtensionView: {
             /**
-             * @description The name rules use: the member of an outcome, or the op of a criterion
+             * @description The name rules use: perform's domain, the member of an outcome, or the op of a criterion
              * @example points
              */
             name: string;
@@ -5271,7 +5279,7 @@ export interface components {
             /** @example Points credited */
             description: string;
             /**
-             * @description The JSON schema of a reward kind's arguments, or of an operator's value, as in this document ($ref into its components)
+             * @description The JSON schema of a domain action's or a reward kind's arguments, or of an operator's value, as in this document ($ref into its components)
              * @example {
              *       "type": "integer",
              *       "minimum": 1,
@@ -5294,6 +5302,8 @@ export interface components {
             description: string;
         };
         ExtensionsView: {
+            /** @description What perform's domain may name, with the schema of its args: the built-in complete_campaign, then the extensions' */
+            domain_actions: components["schemas"]["ExtensionView"][];
             /** @description What an outcome_config entry may award: the built-in kinds, then the extensions' */
             reward_kinds: components["schemas"]["ExtensionView"][];
             /** @description The ops a criterion may name: the built-ins, then the extensions' */

@@ -24,5 +24,5 @@ export type { ReversedCompletion } from './reversal.js';
 export { localDay, isDay } from './time.js';
 export { checkEligibility } from './eligibility.js';
 export type { EligibilityResult, CampaignCheck } from './eligibility.js';
-export { perform, performBehaviorsInvolved, behaviorEligibility, PERFORM_DOMAINS } from './perform.js';
-export type { PerformInput, PerformResult, PerformFailureReason, PerformDomain } from './perform.js';
+export { perform, performBehaviorsInvolved, performInstance, performQualified, behaviorEligibility } from './perform.js';
+export type { PerformInput, PerformResult, PerformFailureReason } from './perform.js';

@@ -1,15 +1,11 @@
 import { capReached } from './caps.js';
-import { campaignState } from './campaign-state.js';
-import { behaviorsInvolved, type CompiledBehavior, type CompiledRules } from './compile.js';
+import { campaignState, type StateCheck, type StateContext } from './campaign-state.js';
+import { behaviorsInvolved, type CompiledBehavior, type CompiledCampaign, type CompiledRules } from './compile.js';
 import { Evaluation, type EvaluateInput, type EvaluationResult } from './evaluate.js';
 import type { BehaviorExplanation, CampaignExplanation, EventExplanation } from './explanation.js';
 import { cloneProgress, completedGoalCount, emptyBehaviorProgress, goalProgress } from './progress.js';
 import { iso } from './time.js';
 import type { CustomerSnapshot, EventInstance, ProgressMap } from './types.js';
-
-/** The only perform domain (contract §12). */
-export const PERFORM_DOMAINS = ['complete_campaign'] as const;
-export type PerformDomain = (typeof PERFORM_DOMAINS)[number];
 
 export interface PerformInput {
   rules: CompiledRules;
@@ -21,6 +17,11 @@ export interface PerformInput {
   multiOrgEnabled: boolean;
   /** What is left of the budgeted campaigns' budgets (EvaluateInput.budgets). */
   budgets?: EvaluateInput['budgets'];
+  /**
+   * The event the perform stores (name, attributes and context as the caller stores them), so that the event evaluated
+   * is the one stored; default `complete_campaign` in the customer's own division.
+   */
+  instance?: EventInstance;
 }
 
 /** Why a perform could not complete the campaign (the service answers 422 failed_to_perform). */
@@ -70,14 +71,37 @@ export function perform(input: PerformInput): PerformResult {
   return new Performance(input).perform();
 }
 
+/** The event a perform stores and evaluates by default: complete_campaign, in the customer's own division (perform acts in its place). */
+export function performInstance(customer: CustomerSnapshot, now: number, multiOrgEnabled: boolean): EventInstance {
+  return { name: 'complete_campaign', count: 1, attributes: {}, context: multiOrgEnabled ? { division_id: customer.divisionId } : {}, occurredAt: now, day: null };
+}
+
+/** The performed campaign opts the customer in: its conditions are judged as with `qualify: true`. */
+function performState(ctx: StateContext, campaign: CompiledCampaign, instance: EventInstance): StateCheck {
+  return campaignState({ ...ctx, qualify: true }, campaign, instance);
+}
+
+/**
+ * Whether the customer meets the campaign's conditions (targeting, division, prerequisites; opt-in counts as met) for a
+ * perform's event: what perform answers as `qualified`, whatever the domain action did.
+ */
+export function performQualified(input: Omit<PerformInput, 'progress' | 'budgets'> & { instance: EventInstance }): boolean {
+  const campaign = input.rules.campaigns.get(input.campaignId);
+  if (!campaign) return false;
+  const ctx: StateContext = { rules: input.rules, customer: input.customer, progress: {}, now: input.now, multiOrgEnabled: input.multiOrgEnabled, qualify: true };
+  return performState(ctx, campaign, input.instance).state === 'qualified';
+}
+
 class Performance extends Evaluation {
   private readonly campaignId: number;
+  private readonly instance: EventInstance | undefined;
 
   constructor(input: PerformInput) {
     // qualify false: events raised by outcomes must not opt the customer into other opt-in campaigns (contract §7);
     // the performed campaign itself is qualified explicitly below.
     super({ rules: input.rules, customer: input.customer, progress: input.progress, events: [], now: input.now, multiOrgEnabled: input.multiOrgEnabled, qualify: false, budgets: input.budgets });
     this.campaignId = input.campaignId;
+    this.instance = input.instance;
   }
 
   perform(): PerformResult {
@@ -92,17 +116,8 @@ class Performance extends Evaluation {
     if (campaign.behaviors.length === 0) return fail('nothing_to_complete', 'the campaign has no behaviors');
 
     this.recomputeTier();
-    const instance: EventInstance = {
-      name: 'complete_campaign',
-      count: 1,
-      attributes: {},
-      // The customer's own division: perform acts in the customer's place.
-      context: this.input.multiOrgEnabled ? { division_id: this.customer.divisionId } : {},
-      occurredAt: now,
-      day: null,
-    };
-    // The performed campaign opts the customer in (below): its conditions are judged as with `qualify: true`.
-    const state = campaignState({ ...this.ctx, qualify: true }, campaign, instance);
+    const instance = this.instance ?? performInstance(this.customer, now, this.input.multiOrgEnabled);
+    const state = performState(this.ctx, campaign, instance);
     const entry: EventExplanation = { event_index: 0, event: instance.name, occurred_at: iso(now), depth: 0, detail: 'perform complete_campaign', campaigns: [] };
     const explanation: CampaignExplanation = { campaign_id: c.id, campaign_name: c.name, state: 'qualified', detail: `forced through by perform; conditions: ${state.detail}`, behaviors: [] };
     entry.campaigns.push(explanation);

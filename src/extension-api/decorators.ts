@@ -18,6 +18,19 @@ export interface CriteriaOperatorOptions extends ExtensionOptions {
   value?: Type<unknown>;
 }
 
+export interface DomainActionOptions extends ExtensionOptions {
+  /** The class of perform's `args` for this domain (class-validator and @nestjs/swagger decorators). */
+  args?: Type<unknown>;
+  /** The tables of its own the action writes rows to (DomainActionDecision.rows); no other table is written. */
+  tables?: string[];
+}
+
+/**
+ * A domain action: a provider class extending DomainActionHandler. Its `name` is perform's `domain`; the built-in one is
+ * complete_campaign.
+ */
+export const DomainAction = DiscoveryService.createDecorator<DomainActionOptions>();
+
 /**
  * A reward kind: a provider class extending RewardKindHandler, in any module of the application. Its `name` is the
  * member of a behavior's `outcome_config` entry that awards it.

@@ -1,4 +1,4 @@
-import type { CompiledRules, FlatValue, RewardContext } from '../engine/index.js';
+import type { CompiledRules, CustomerSnapshot, EvaluationResult, FlatValue, PerformResult, RewardContext } from '../engine/index.js';
 
 /**
  * A reward kind's work (decorate the class with @RewardKind). `apply` must be pure and deterministic: it runs inside
@@ -44,4 +44,63 @@ export interface EnrichContext {
  */
 export abstract class EventEnricherHandler {
   abstract enrich(events: EnrichableEvent[], context: EnrichContext): void | Promise<void>;
+}
+
+/** An event a domain action has the engine evaluate for the customer, at the perform's time. */
+export interface DomainEvent {
+  name: string;
+  attributes?: Record<string, FlatValue>;
+  context?: Record<string, FlatValue>;
+}
+
+/**
+ * What a domain action decides with: perform's arguments, the customer as locked (in the perform's transaction), the
+ * campaign, the engine, and reads on the transaction's connection.
+ */
+export interface DomainActionContext<A = unknown> {
+  readonly args: A;
+  readonly organizationId: number;
+  readonly campaignId: number;
+  readonly customer: CustomerSnapshot;
+  /** The customer's external id, when it has one. */
+  readonly externalId: string | null;
+  /** The perform's time (epoch ms), from the service's clock. */
+  readonly now: number;
+  /** complete_campaign's work: every behavior of the campaign completed once for the customer. */
+  completeCampaign(): PerformResult;
+  /** The engine's evaluation of events for the customer at `now` (outcomes, raised events, budgets), as V1 would. */
+  evaluate(events: DomainEvent[]): EvaluationResult;
+  /** A read on the perform's transaction (the customer is locked): the action's own tables, say. */
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
+}
+
+/** Rows a domain action adds to one of its own tables (declared in @DomainAction's `tables`), column → value. */
+export interface DomainRows {
+  table: string;
+  rows: Array<Record<string, unknown>>;
+}
+
+/** What a domain action decided: the engine's result to write, or why it cannot be done. */
+export type DomainActionDecision =
+  | {
+      result: EvaluationResult;
+      /** Added to the stored event's attributes (the perform's `domain` is there already). */
+      attributes?: Record<string, FlatValue>;
+      /** Written in the perform's transaction, with the event and the result. */
+      rows?: DomainRows[];
+    }
+  | {
+      /** Why not: answered 422 failed_to_perform with this detail, and nothing is written. */
+      failure: string;
+    };
+
+/**
+ * A domain action's work (decorate the class with @DomainAction): perform calls `decide` inside its transaction with
+ * the customer locked, and writes what it decides in that transaction (the event, the result, the rows); a throw rolls
+ * all of it back. `involved` names the behaviors whose progress `decide` reads or changes (default: those of the
+ * campaign and those their outcomes' events reach): they are locked and loaded before it runs.
+ */
+export abstract class DomainActionHandler<A = unknown> {
+  abstract decide(ctx: DomainActionContext<A>): DomainActionDecision | Promise<DomainActionDecision>;
+  involved?(rules: CompiledRules, campaignId: number, args: A): number[];
 }

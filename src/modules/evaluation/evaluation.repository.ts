@@ -5,7 +5,7 @@ import { UUID } from '../../common/validation/uuid.js';
 import type { BudgetLeft, CustomerSnapshot, EventInstance, ProgressMap } from '../../engine/index.js';
 import type { NewEventRow, WritePlan } from './write-plan.js';
 import { EVENTS_BY_KEY, eventsByKeyParams, occurredKey, type EventKey } from './event-keys.js';
-import { storePendingStatement, writeStatement, type WrittenRow } from './write-statement.js';
+import { domainRowsStatement, storePendingStatement, writeStatement, type WrittenRow } from './write-statement.js';
 
 /** How a request names a customer. */
 export type CustomerKey = { userId: string } | { externalId: string };
@@ -208,6 +208,7 @@ export class EvaluationRepository {
 
   /** Writes the plan in one statement (see write-statement.ts); a repeated transaction id raises DuplicateTransaction. */
   async write(uow: UnitOfWork, plan: WritePlan): Promise<Written> {
+    for (const { table, rows } of plan.rows ?? []) if (rows.length) await uow.run(domainRowsStatement(table, rows));
     const [row] = await uow.run<WrittenRow>(writeStatement(plan)).catch(writeFailure(plan));
     return { eventIds: row.event_ids.map(String), notificationIds: (row.notification_ids ?? []).map(Number), deliveryIds: (row.delivery_ids ?? []).map(String) };
   }

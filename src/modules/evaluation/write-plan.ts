@@ -62,6 +62,8 @@ export interface WritePlan {
   deliveries: Array<{ idx: number; organization_id: number; id: string; type: string; created_at: string; notification_n: number | null; data: unknown }>;
   /** Campaign budgets (contract §14): what completions use (the campaigns' rows are locked by then), and the campaigns that refused one. */
   budgets: { use: Array<{ campaign_id: number; completions: number; points: number }>; refused: number[] };
+  /** A domain action's rows for tables of its own (perform), written in the same transaction before the rest. */
+  rows?: Array<{ table: string; rows: Array<Record<string, unknown>> }>;
 }
 
 export interface NewEventRow {

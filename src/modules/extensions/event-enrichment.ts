@@ -4,9 +4,8 @@ import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import type { EnrichableEvent, EnrichContext } from '../../extension-api/kinds.js';
 import { eventNameProblem, membersProblem } from '../events/event-limits.js';
+import { callExtension } from './extension-call.js';
 import { ExtensionRegistry, type Enricher } from './extension-registry.js';
-
-const TIMED_OUT = Symbol('timed out');
 
 /**
  * Runs the registered event enrichers on the events of one request, before they are stored (V1, V2, perform). With no
@@ -35,16 +34,7 @@ export class EventEnrichment {
     const before = events.map((e) => ({ name: e.name, division: e.context.division_id }));
     for (const enricher of enrichers) {
       const what = `event enricher "${enricher.name}" (${enricher.source})`;
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), this.config.extensionTimeoutMs)));
-      try {
-        const outcome = await Promise.race([Promise.resolve().then(() => enricher.handler.enrich(events, context)), deadline]);
-        if (outcome === TIMED_OUT) throw new AppError('service_unavailable', `${what} did not answer within ${this.config.extensionTimeoutMs} ms`);
-      } catch (error) {
-        throw error instanceof AppError ? error : new AppError('internal_error', `${what} failed: ${(error as Error).message}`);
-      } finally {
-        clearTimeout(timer);
-      }
+      await callExtension(what, this.config.extensionTimeoutMs, () => enricher.handler.enrich(events, context));
       events.forEach((event, i) => {
         const problem = eventProblem(event, before[i], context.source);
         if (problem) throw new AppError('internal_error', `${what} left event ${i} (${before[i].name}) invalid: ${problem}`);

@@ -7,14 +7,21 @@ const OUTCOME_SCHEMAS = ['OutcomeInput', 'OutcomeConfigView'];
 
 /**
  * The served document with the application's extensions in it, so that Swagger UI shows them and a client generated
- * from it types them (Talon.One's custom effects come back untyped; ours do not): each reward kind a member of an
+ * from it types them (Talon.One's custom effects come back untyped; ours do not): the domain actions as perform's
+ * `domain` values, the args classes of those that take any as the forms of its `args`; each reward kind a member of an
  * outcome, its arguments' class as its schema (the class is among the document's models: ExtensionRegistry.models);
  * each criteria operator among a criterion's `op` values, and an operator whose value is an object among its `value`'s
  * forms (the other forms, strings, numbers, booleans and lists, are already there). Without extensions the document is
  * unchanged.
  */
-export function extendDocument(document: OpenAPIObject, extensions: ExtensionDefinitions): OpenAPIObject {
+export function extendDocument(document: OpenAPIObject, extensions: ExtensionDefinitions, domains: readonly string[]): OpenAPIObject {
   const schemas = document.components?.schemas ?? {};
+  const body = (schemas.PerformBody as SchemaObject).properties ?? {};
+  (body.domain as SchemaObject).enum = [...domains];
+  const args = extensions.domainActions.filter((d) => d.model);
+  if (args.length) {
+    body.args = { ...(body.args as SchemaObject), oneOf: args.map((d) => ({ description: `args of ${d.name} (extension: ${d.source})`, allOf: [{ $ref: getSchemaPath(d.model!) }] })) };
+  }
   for (const kind of extensions.rewardKinds) {
     const member: SchemaObject = kind.model
       ? { description: `${kind.description} (extension: ${kind.source})`, allOf: [{ $ref: getSchemaPath(kind.model) }] }

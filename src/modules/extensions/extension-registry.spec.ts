@@ -1,6 +1,6 @@
 import { Injectable, Module, type Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { CriteriaOperator, CriteriaOperatorHandler, RewardKind, RewardKindHandler, type RewardContext } from '../../extension-api/index.js';
+import { CriteriaOperator, CriteriaOperatorHandler, DomainAction, DomainActionHandler, RewardKind, RewardKindHandler, type DomainActionContext, type DomainActionDecision, type RewardContext } from '../../extension-api/index.js';
 import { extensionChecks, useExtensionChecks } from '../../common/validation/extension-checks.js';
 import { ConfigModule } from '../../config/config.module.js';
 import { ExtensionRegistry } from './extension-registry.js';
@@ -116,5 +116,45 @@ describe('ExtensionRegistry', () => {
     @Module({ providers: [Constructor, Bonuses] })
     class ConstructorModule {}
     await expect(registry(ConstructorModule)).rejects.toThrow('reward kind Constructor (ConstructorModule): its name "constructor" must be lower case letters');
+  });
+
+  describe('domain actions', () => {
+    class Checkin extends DomainActionHandler {
+      decide(ctx: DomainActionContext): DomainActionDecision {
+        return { result: ctx.evaluate([{ name: 'checkin' }]) };
+      }
+    }
+
+    it('holds complete_campaign as a built-in, then the extensions', async () => {
+      @DomainAction({ name: 'store_checkin', description: 'A check-in.', tables: ['store_checkins', 'loyalty.checkins'] })
+      class StoreCheckin extends Checkin {}
+      @Module({ providers: [StoreCheckin] })
+      class CheckinModule {}
+      const domains = (await registry(CheckinModule)).domains();
+      expect([...domains.values()].map((d) => [d.name, d.source, d.tables])).toEqual([
+        ['complete_campaign', 'core', []],
+        ['store_checkin', 'CheckinModule', ['store_checkins', 'loyalty.checkins']],
+      ]);
+      expect(domains.get('complete_campaign')!.check({ store: 'PAR' })).toEqual({ store: 'is not a known attribute (this domain takes no args)' });
+      expect(domains.get('complete_campaign')!.check({})).toEqual({});
+    });
+
+    it('refuses one named like the built-in, one of the wrong class, and a table name that is not plain', async () => {
+      @DomainAction({ name: 'complete_campaign', description: 'Ours.' })
+      class OurComplete extends Checkin {}
+      @Module({ providers: [OurComplete] })
+      class OursModule {}
+      await expect(registry(OursModule)).rejects.toThrow('domain action "complete_campaign" is defined twice: by core and by OursModule');
+      @DomainAction({ name: 'stamp', description: 'Not a handler.' })
+      class Stamp {}
+      @Module({ providers: [Stamp] })
+      class StampModule {}
+      await expect(registry(StampModule)).rejects.toThrow('domain action Stamp (StampModule): the class must extend DomainActionHandler');
+      @DomainAction({ name: 'drop', description: 'A table name to inject through.', tables: ['checkins; DROP TABLE customers'] })
+      class Drop extends Checkin {}
+      @Module({ providers: [Drop] })
+      class DropModule {}
+      await expect(registry(DropModule)).rejects.toThrow('domain action "drop" (DropModule): table "checkins; DROP TABLE customers" must be a plain lower case name (schema.table or table)');
+    });
   });
 });

@@ -4,12 +4,13 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import type { DiscoverableDecorator } from '@nestjs/core/discovery/discovery-service.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { byName, CORE_OPERATORS, CORE_REWARDS, criteriaOperators, rewards, type CriteriaOperator as Operator, type EngineExtensions, type Reward } from '../../engine/index.js';
-import { objectCheck, useExtensionChecks, valueCheck } from '../../common/validation/extension-checks.js';
+import { objectCheck, useExtensionChecks, valueCheck, type ArgsCheck } from '../../common/validation/extension-checks.js';
 import { isPrototypeKey } from '../../common/validation/reserved-names.js';
 import { ConfigError } from '../../config/config.js';
 import { OUTCOME_BOOKKEEPING } from '../../database/entities/behavior.entity.js';
-import { CriteriaOperator, EventEnricher, RewardKind, type CriteriaOperatorOptions, type ExtensionOptions, type RewardKindOptions } from '../../extension-api/decorators.js';
-import { CriteriaOperatorHandler, EventEnricherHandler, RewardKindHandler } from '../../extension-api/kinds.js';
+import { CriteriaOperator, DomainAction, EventEnricher, RewardKind, type CriteriaOperatorOptions, type DomainActionOptions, type ExtensionOptions, type RewardKindOptions } from '../../extension-api/decorators.js';
+import { CriteriaOperatorHandler, DomainActionHandler, EventEnricherHandler, RewardKindHandler } from '../../extension-api/kinds.js';
+import { CompleteCampaignAction } from '../domain-actions/complete-campaign.action.js';
 import type { ExtensionsView } from './dto/extensions.dto.js';
 import { extendDocument } from './extension-document.js';
 import { extensionListing } from './extension-listing.js';
@@ -23,6 +24,8 @@ export class ExtensionConfigError extends ConfigError {
 }
 
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
+/** A table a domain action writes: a plain, unquoted PostgreSQL name (schema-qualified or not). */
+const TABLE = /^([a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,62}$/;
 
 /** One decorated provider as found: its options, its instance, and the module that provides it (its source). */
 interface Found<T, O> {
@@ -42,6 +45,7 @@ export interface ExtensionDefinition {
 
 /** The extensions of the application, by kind (the built-ins are not among them). */
 export interface ExtensionDefinitions {
+  domainActions: ExtensionDefinition[];
   rewardKinds: ExtensionDefinition[];
   criteriaOperators: ExtensionDefinition[];
   eventEnrichers: ExtensionDefinition[];
@@ -54,6 +58,27 @@ export interface Enricher {
   handler: EventEnricherHandler;
 }
 
+/** A domain action, built in or an extension's: perform's `domain`. */
+export interface Domain {
+  name: string;
+  source: string;
+  description: string;
+  handler: DomainActionHandler;
+  /** What is wrong with perform's `args` for it (empty when they are valid). */
+  check: ArgsCheck;
+  /** The tables its rows may go to. */
+  tables: readonly string[];
+  /** The class of its args, when it has one. */
+  model: Type | undefined;
+}
+
+interface Collected {
+  engine: EngineExtensions;
+  definitions: ExtensionDefinitions;
+  enrichers: Enricher[];
+  domains: ReadonlyMap<string, Domain>;
+}
+
 /**
  * The extensions of this application, found at boot among the providers of every module (Nest's DiscoveryService, as
  * @nestjs/bullmq finds its processors), next to the built-ins: what the engine compiles rules with. A provider of the
@@ -61,7 +86,7 @@ export interface Enricher {
  */
 @Injectable()
 export class ExtensionRegistry implements OnModuleInit {
-  private collected: { engine: EngineExtensions; definitions: ExtensionDefinitions; enrichers: Enricher[] } | undefined;
+  private collected: Collected | undefined;
   private listed: ExtensionsView | undefined;
 
   constructor(private readonly discovery: DiscoveryService) {}
@@ -85,10 +110,15 @@ export class ExtensionRegistry implements OnModuleInit {
     return (this.collected ??= this.collect()).enrichers;
   }
 
+  /** The domain actions perform knows, the built-in first, by name. */
+  domains(): ReadonlyMap<string, Domain> {
+    return (this.collected ??= this.collect()).domains;
+  }
+
   /** The classes of the extensions' arguments and values: models the OpenAPI document must hold. */
   models(): Type[] {
-    const { rewardKinds, criteriaOperators } = this.definitions();
-    return [...rewardKinds, ...criteriaOperators].flatMap((d) => (d.model ? [d.model] : []));
+    const { domainActions, rewardKinds, criteriaOperators } = this.definitions();
+    return [...domainActions, ...rewardKinds, ...criteriaOperators].flatMap((d) => (d.model ? [d.model] : []));
   }
 
   /**
@@ -96,8 +126,8 @@ export class ExtensionRegistry implements OnModuleInit {
    * their schemas as that document holds them (configureApp calls it once it has built the document).
    */
   publish(document: OpenAPIObject): OpenAPIObject {
-    extendDocument(document, this.definitions());
-    this.listed = extensionListing(document, this.engine(), this.definitions());
+    extendDocument(document, this.definitions(), [...this.domains().keys()]);
+    this.listed = extensionListing(document, this.engine(), this.definitions(), this.domains());
     return document;
   }
 
@@ -107,16 +137,23 @@ export class ExtensionRegistry implements OnModuleInit {
     return this.listed;
   }
 
-  private collect(): { engine: EngineExtensions; definitions: ExtensionDefinitions; enrichers: Enricher[] } {
+  private collect(): Collected {
+    const actions = this.find<DomainActionHandler, DomainActionOptions>(DomainAction, DomainActionHandler, 'domain action');
     const operators = this.find<CriteriaOperatorHandler, CriteriaOperatorOptions>(CriteriaOperator, CriteriaOperatorHandler, 'criteria operator');
     const kinds = this.find<RewardKindHandler, RewardKindOptions>(RewardKind, RewardKindHandler, 'reward kind');
     const enrichers = this.find<EventEnricherHandler, ExtensionOptions>(EventEnricher, EventEnricherHandler, 'event enricher');
     for (const { options, source } of kinds) {
       if (OUTCOME_BOOKKEEPING.includes(options.name)) throw new ExtensionConfigError(`reward kind "${options.name}" (${source}): that name is a member every stored outcome has`);
     }
+    for (const { options, source } of actions) {
+      const table = (options.tables ?? []).find((t) => !TABLE.test(t));
+      if (table !== undefined) throw new ExtensionConfigError(`domain action "${options.name}" (${source}): table ${JSON.stringify(table)} must be a plain lower case name (schema.table or table)`);
+    }
     let engine: EngineExtensions;
+    let domains: ReadonlyMap<string, Domain>;
     try {
       byName('event enricher', enrichers.map(({ options, source }) => ({ name: options.name, source })));
+      domains = byName('domain action', [domain(CompleteCampaignAction.options, 'core', new CompleteCampaignAction()), ...actions.map(({ options, source, handler }) => domain(options, source, handler))]);
       engine = {
         operators: criteriaOperators([...CORE_OPERATORS.values(), ...operators.map(({ options, handler, source }): Operator => ({ name: options.name, source, description: options.description, test: handler.test.bind(handler) }))]),
         rewards: rewards([...CORE_REWARDS.values(), ...kinds.map(({ options, handler, source }) => reward(options, source, handler))]),
@@ -132,7 +169,9 @@ export class ExtensionRegistry implements OnModuleInit {
     const describe = ({ options, source }: Found<unknown, ExtensionOptions>, model: Type | undefined): ExtensionDefinition => ({ name: options.name, source, description: options.description, model });
     return {
       engine,
+      domains,
       definitions: {
+        domainActions: actions.map((found) => describe(found, found.options.args)),
         rewardKinds: kinds.map((found) => describe(found, found.options.args)),
         criteriaOperators: operators.map((found) => describe(found, found.options.value)),
         eventEnrichers: enrichers.map((found) => describe(found, undefined)),
@@ -177,3 +216,15 @@ function reward({ name, description }: ExtensionOptions, source: string, handler
     creatives: handler.creatives?.bind(handler),
   };
 }
+
+function domain(options: DomainActionOptions, source: string, handler: DomainActionHandler): Domain {
+  const check = options.args ? objectCheck(options.args) : noArgs;
+  return { name: options.name, source, description: options.description, handler, check, tables: options.tables ?? [], model: options.args };
+}
+
+/** A domain action without an args class takes none: an empty object at most. */
+const noArgs: ArgsCheck = (value) => {
+  const problems = objectCheck(undefined)(value);
+  for (const member of Object.keys(problems[''] ? {} : (value as object))) problems[member] = 'is not a known attribute (this domain takes no args)';
+  return problems;
+};

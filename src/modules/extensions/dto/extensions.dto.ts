@@ -1,14 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 export class ExtensionView {
-  @ApiProperty({ example: 'points', description: 'The name rules use: the member of an outcome, or the op of a criterion' }) name: string;
+  @ApiProperty({ example: 'points', description: "The name rules use: perform's domain, the member of an outcome, or the op of a criterion" }) name: string;
   @ApiProperty({ example: 'core', description: 'core for the built-ins; otherwise the name of the module that defines the extension' }) source: string;
   @ApiProperty({ example: 'Points credited' }) description: string;
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
     example: { type: 'integer', minimum: 1, example: 10 },
-    description: "The JSON schema of a reward kind's arguments, or of an operator's value, as in this document ($ref into its components)",
+    description: "The JSON schema of a domain action's or a reward kind's arguments, or of an operator's value, as in this document ($ref into its components)",
   })
   schema: Record<string, unknown>;
 }
@@ -20,6 +20,8 @@ export class EnricherView {
 }
 
 export class ExtensionsView {
+  @ApiProperty({ type: [ExtensionView], description: "What perform's domain may name, with the schema of its args: the built-in complete_campaign, then the extensions'" })
+  domain_actions: ExtensionView[];
   @ApiProperty({ type: [ExtensionView], description: "What an outcome_config entry may award: the built-in kinds, then the extensions'" }) reward_kinds: ExtensionView[];
   @ApiProperty({ type: [ExtensionView], description: "The ops a criterion may name: the built-ins, then the extensions'" }) criteria_operators: ExtensionView[];
   @ApiProperty({ type: [EnricherView], description: 'The event enrichers events go through before they are stored, in the order they run (none built in)' })

@@ -10,4 +10,4 @@ import { PerformUseCase } from './perform.use-case.js';
   controllers: [PerformController],
   providers: [PerformRepository, PerformUseCase],
 })
-export class PerformModule {}
+export class DomainActionsModule {}

@@ -16,19 +16,22 @@ import { PerformUseCase } from './perform.use-case.js';
 const CAMPAIGN_ID = new IdPipe('campaign');
 const ERRORS = ['missing_data', 'argument_error', 'validation', 'not_available', 'not_found', 'failed_to_perform', 'duplicate_transaction'] as const;
 const DESCRIPTION =
-  'Performs a domain action for one customer on one campaign. The only domain, complete_campaign, completes every behavior of the ' +
-  'campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded, as events would) in one ' +
+  'Performs a domain action for one customer on one campaign, in one transaction with the customer locked. The built-in domain, ' +
+  'complete_campaign (no args), completes every behavior of the campaign once for the customer (all goals earned; points, offers, tags, tier and notifications awarded, as events would) in one ' +
   'transaction, and marks the campaign completed for the customer. Targeting, division and prerequisites do not block it: the ' +
-  "answer's qualified says whether the customer meets them.\n\n" +
+  "answer's qualified says whether the customer meets them. Extensions may register other domains, each with its own args " +
+  '(GET .../management/extensions lists them with their schemas).\n\n' +
   'Answers the campaign (id, permalink, name, status, schedule, qualified) plus the sections the query asks for: sections[]=progress ' +
   '(completion, points earned, balance, tier), behaviors (each with the customer\'s progress, filtered by filters[]), offers (issued ' +
   'by this campaign to the customer) and redemptions (always empty); creatives[]=promotion|tile adds the campaign\'s active creatives.\n\n' +
   'An optional transaction_id makes it idempotent as on V1 (keys shared with V1 and V2 events of the api key): a repeat under the ' +
   'same api key answers 409 duplicate_transaction and stores nothing.\n\n' +
-  'Errors: 400 missing_data (no domain), not_available (another domain), validation (a malformed member or query value), ' +
+  'Errors: 400 missing_data (no domain), not_available (a domain not registered), validation (a malformed member, args the domain ' +
+  'refuses, or a query value), ' +
   'argument_error (an unknown body member); 404 not_found (no such customer or campaign in the organization); 409 ' +
   'duplicate_transaction; 422 failed_to_perform when the campaign is not live, not started, over, already completed by the ' +
-  'customer, or has nothing left to complete (every behavior at a cap). Nothing is stored on any error.';
+  'customer, or has nothing left to complete (every behavior at a cap), or when an extension\'s domain action refuses; 500 ' +
+  'internal_error or 503 service_unavailable when an extension\'s action fails or times out. Nothing is stored on any error.';
 const NO_CAMPAIGN = 'missing, deleted or of another organization → 404 not_found';
 
 @ApiTags('perform')

@@ -1,17 +1,20 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { UUID } from '../../common/validation/uuid.js';
 import {
   behaviorEligibility,
+  behaviorsInvolved,
   behaviorView,
+  evaluate,
   perform,
   performBehaviorsInvolved,
-  PERFORM_DOMAINS,
+  performInstance,
+  performQualified,
   tierName,
   type CompiledRules,
+  type EvaluationResult,
   type EventInstance,
-  type PerformResult,
   type ProgressMap,
 } from '../../engine/index.js';
 import { webhookOccurrences } from '../webhooks/occurrences.js';
@@ -33,8 +36,12 @@ import {
   type PerformSection,
 } from './dto/perform.dto.js';
 import { CampaignRow, PerformRepository } from './perform.repository.js';
-import type { EnrichableEvent } from '../../extension-api/kinds.js';
+import type { DomainActionContext, DomainActionDecision, EnrichableEvent } from '../../extension-api/kinds.js';
+import { APP_CONFIG } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/config.js';
 import { EventEnrichment } from '../extensions/event-enrichment.js';
+import { callExtension } from '../extensions/extension-call.js';
+import { ExtensionRegistry, type Domain } from '../extensions/extension-registry.js';
 
 export interface PerformRequest {
   tenant: Tenant;
@@ -48,7 +55,8 @@ export interface PerformRequest {
 /** What a completed perform answers from. */
 interface Done {
   rules: CompiledRules;
-  result: PerformResult;
+  result: EvaluationResult;
+  qualified: boolean;
   progress: ProgressMap;
   now: number;
 }
@@ -82,7 +90,16 @@ function options(query: PerformQuery): Options {
   };
 }
 
-/** Perform (contract §12): a domain action on one customer and one campaign, in one transaction. */
+/** The behaviors a domain action reads or changes: as it says, or those of the campaign and what their outcomes raise. */
+function involved(action: Domain, rules: CompiledRules, campaignId: number, args: unknown): number[] {
+  return action.handler.involved ? action.handler.involved(rules, campaignId, args) : performBehaviorsInvolved(rules, campaignId);
+}
+
+/**
+ * Perform (contract §12): a domain action on one customer and one campaign, in one transaction. The action (the
+ * built-in complete_campaign or an extension's) decides inside the transaction with the customer locked; the event,
+ * the engine's result and the action's rows are written together, or nothing is.
+ */
 @Injectable()
 export class PerformUseCase {
   constructor(
@@ -90,31 +107,29 @@ export class PerformUseCase {
     private readonly repository: PerformRepository,
     private readonly events: EvaluationRepository,
     private readonly enrichment: EventEnrichment,
+    private readonly registry: ExtensionRegistry,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async execute(req: PerformRequest): Promise<PerformResponse> {
-    const domain = req.body.domain;
-    if (domain === undefined || domain === null || domain === '') throw new AppError('missing_data', 'missing domain', [{ field: 'domain', message: 'is required' }]);
-    if (!(PERFORM_DOMAINS as readonly string[]).includes(domain)) {
-      throw new AppError('not_available', `domain "${domain}" is not available; available: ${PERFORM_DOMAINS.join(', ')}`, [
-        { field: 'domain', message: `must be one of ${PERFORM_DOMAINS.join(', ')}` },
-      ]);
-    }
+    const action = this.action(req.body);
+    const args = req.body.args ?? {};
     const opts = options(req.query);
     const org = req.tenant.organizationId;
     if ('userId' in req.customer && !UUID.test(req.customer.userId)) throw AppError.notFound('user');
     const campaign = await this.repository.campaign(org, req.campaign);
     if (!campaign) throw AppError.notFound('campaign');
     // The event perform stores, as the enrichers leave it (before the customer is locked: they may take their time).
-    const stored: EnrichableEvent = { name: 'complete_campaign', attributes: {}, context: {} };
+    const stored: EnrichableEvent = { name: action.name, attributes: {}, context: {} };
     const enriching = this.enrichment.enrich([stored], { organizationId: org, source: 'perform' });
     if (enriching) await enriching;
+    const what = `domain action "${action.name}" (${action.source})`;
     const done = await this.pipeline.forCustomer<Done>({
       organizationId: org,
       customer: req.customer,
       write: true,
       requestId: req.requestId,
-      involved: (rules) => performBehaviorsInvolved(rules, campaign.id),
+      involved: (rules) => involved(action, rules, campaign.id, args),
       decide: async ({ rules, customer, progress, subscribed, now, uow, budgets }) => {
         // A repeat answers 409 even when the first perform completed the campaign (which would otherwise be a 422);
         // a repeat racing the first one for another customer is stopped by the unique index when it writes.
@@ -122,30 +137,77 @@ export class PerformUseCase {
         if (transactionId !== undefined && (await this.events.transactionUsed(uow, req.tenant.apiKeyId, transactionId))) {
           throw new DuplicateTransaction(transactionId);
         }
-        const result = perform({ rules, customer: customer.snapshot, progress, campaignId: campaign.id, now, multiOrgEnabled: req.tenant.multiOrgEnabled, budgets });
-        if (result.failure) throw new AppError('failed_to_perform', `cannot complete the campaign: ${result.failure.detail}`);
-        const event = this.event(req, customer, campaign.id, now, result, stored);
+        const multiOrgEnabled = req.tenant.multiOrgEnabled;
+        const instance = this.instance(action.name, customer, now, multiOrgEnabled, stored);
+        const input = { rules, customer: customer.snapshot, progress, campaignId: campaign.id, now, multiOrgEnabled, budgets, instance };
+        const ctx: DomainActionContext = {
+          args,
+          organizationId: org,
+          campaignId: campaign.id,
+          customer: customer.snapshot,
+          externalId: customer.externalId,
+          now,
+          completeCampaign: () => perform(input),
+          evaluate: (events) => {
+            // Behaviors whose progress was not loaded would be evaluated from nothing, and their progress overwritten.
+            const loaded = new Set(involved(action, rules, campaign.id, args));
+            const missing = behaviorsInvolved(rules, events.map((e) => e.name)).filter((id) => !loaded.has(id));
+            if (missing.length) throw new Error(`evaluates events that behaviors ${missing.join(', ')} listen to, which its involved() does not name`);
+            const instances = events.map((e) => ({ name: e.name, count: 1, attributes: { ...e.attributes }, context: { ...instance.context, ...e.context }, occurredAt: now, day: null }));
+            return evaluate({ ...input, events: instances, qualify: false });
+          },
+          query: (sql, params) => uow.query(sql, params),
+        };
+        const decision = await callExtension(what, this.config.extensionTimeoutMs, () => action.handler.decide(ctx));
+        const { result, attributes, rows } = this.accepted(what, action, decision);
+        const event = this.event(req, customer, campaign.id, result, { ...instance, attributes: { ...instance.attributes, ...attributes } });
         const webhooks = webhookOccurrences(rules, customer.snapshot, result, customer.externalId, subscribed, now);
+        const qualified = 'qualified' in result && typeof result.qualified === 'boolean' ? result.qualified : performQualified(input);
+        const plan = planWrite({ insert: newEventRows([event]) }, [{ organizationId: org, before: customer.snapshot, result, firstIndex: 0, webhooks }]);
         return {
-          plan: planWrite({ insert: newEventRows([event]) }, [{ organizationId: org, before: customer.snapshot, result, firstIndex: 0, webhooks }]),
-          answer: () => ({ rules, result, progress: { ...progress, ...result.progress }, now }),
+          plan: rows?.length ? { ...plan, rows } : plan,
+          answer: () => ({ rules, result, qualified, progress: { ...progress, ...result.progress }, now }),
         };
       },
     });
     return { status: 'ok', campaign: await this.answer(req, campaign, opts, done) };
   }
 
+  /** The domain action the body names, with its args checked: 400 missing_data, not_available or validation. */
+  private action(body: PerformBody): Domain {
+    const domain = body.domain;
+    if (domain === undefined || domain === null || domain === '') throw new AppError('missing_data', 'missing domain', [{ field: 'domain', message: 'is required' }]);
+    const domains = this.registry.domains();
+    const action = domains.get(domain);
+    if (!action) {
+      const names = [...domains.keys()].join(', ');
+      throw new AppError('not_available', `domain "${domain}" is not available; available: ${names}`, [{ field: 'domain', message: `must be one of ${names}` }]);
+    }
+    const problems = Object.entries(action.check(body.args ?? {}));
+    if (problems.length) {
+      const details = problems.map(([member, message]) => ({ field: member ? `args.${member}` : 'args', message }));
+      throw new AppError('validation', `args of ${domain}: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`, details);
+    }
+    return action;
+  }
+
+  /** The decision, or 422 failed_to_perform; rows only for the tables the action declared (else 500 naming it). */
+  private accepted(what: string, action: Domain, decision: DomainActionDecision): Exclude<DomainActionDecision, { failure: string }> {
+    if ('failure' in decision) throw new AppError('failed_to_perform', decision.failure);
+    const table = decision.rows?.find((r) => !action.tables.includes(r.table))?.table;
+    if (table !== undefined) throw new AppError('internal_error', `${what} wrote rows to table "${table}", which it did not declare (tables: ${action.tables.join(', ') || 'none'})`);
+    return decision;
+  }
+
+  /** The event perform stores and evaluates: named by the domain, as the enrichers left it, with the domain among its attributes. */
+  private instance(domain: string, customer: LoadedCustomer, now: number, multiOrgEnabled: boolean, enriched: EnrichableEvent): EventInstance {
+    const base = performInstance(customer.snapshot, now, multiOrgEnabled);
+    return { ...base, name: domain, attributes: { ...enriched.attributes, domain }, context: { ...enriched.context, ...base.context } };
+  }
+
   /** The one event row perform writes: processed, source 'perform'; its ledger rows, offers and notifications hang on it. */
-  private event(req: PerformRequest, customer: LoadedCustomer, campaignId: number, now: number, result: PerformResult, enriched: EnrichableEvent): NewEvent {
+  private event(req: PerformRequest, customer: LoadedCustomer, campaignId: number, result: EvaluationResult, instance: EventInstance): NewEvent {
     const multiOrg = req.tenant.multiOrgEnabled;
-    const instance: EventInstance = {
-      name: 'complete_campaign',
-      count: 1,
-      attributes: { ...enriched.attributes, domain: 'complete_campaign' },
-      context: multiOrg ? { ...enriched.context, division_id: customer.snapshot.divisionId } : enriched.context,
-      occurredAt: now,
-      day: null,
-    };
     const { points, result: summary } = eventResult(result, 0, false);
     return {
       organizationId: req.tenant.organizationId,
@@ -172,7 +234,7 @@ export class PerformUseCase {
     opts: Options,
     done: Done,
   ): Promise<PerformCampaign> {
-    const { rules, result, progress, now } = done;
+    const { rules, result, qualified, progress, now } = done;
     const customer = result.customer;
     const compiled = rules.campaigns.get(campaign.id)!;
     const out: PerformCampaign = {
@@ -182,7 +244,7 @@ export class PerformUseCase {
       status: campaign.status,
       starts_at: campaign.starts_at.toISOString(),
       ends_at: campaign.ends_at.toISOString(),
-      qualified: result.qualified,
+      qualified,
     };
     if (opts.sections.has('progress')) {
       out.progress = {

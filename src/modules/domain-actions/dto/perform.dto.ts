@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Length } from 'class-validator';
+import { IsObject, IsOptional, IsString, Length } from 'class-validator';
 import { ApiEndsAt, ApiStartsAt, ApiStatus } from '../../../common/validation/schedule.dto.js';
 import { Optional, Required } from '../../../common/validation/validators.js';
 import { AD_TYPES, CREATIVE_TYPES, DELIVERY_METHODS } from '../../creatives/creative-types.js';
@@ -13,10 +13,23 @@ export type PerformFilter = (typeof PERFORM_FILTERS)[number];
 export type PerformPlacement = (typeof PERFORM_PLACEMENTS)[number];
 
 export class PerformBody {
-  @ApiProperty({ example: 'complete_campaign', description: 'The domain action; only complete_campaign exists (any other: 400 not_available)' })
+  @ApiProperty({
+    example: 'complete_campaign',
+    description: 'The domain action: the built-in complete_campaign, or one an extension registers (GET .../management/extensions lists them; any other: 400 not_available)',
+  })
   @Required()
   @IsString()
   domain: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: {},
+    description: "The domain action's arguments, checked against its schema (a wrong member: 400 validation under args.<member>); complete_campaign takes none",
+  })
+  @Optional()
+  @IsObject()
+  args?: Record<string, unknown>;
 
   @ApiPropertyOptional({
     example: '0b6d1f3c-8e55-4a57-a2a5-5d1f0a9c1e77',
