@@ -14,6 +14,7 @@ import { PointsLedger1765000000000 } from './1765000000000-points-ledger.js';
 import { EventsWithoutCustomerKey1765100000000 } from './1765100000000-events-without-customer-key.js';
 import { CampaignBudgetCheck1765200000000 } from './1765200000000-campaign-budget-check.js';
 import { Simulations1765300000000 } from './1765300000000-simulations.js';
+import { RewardEffects1765400000000 } from './1765400000000-reward-effects.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -33,4 +34,5 @@ export const migrations = [
   EventsWithoutCustomerKey1765100000000,
   CampaignBudgetCheck1765200000000,
   Simulations1765300000000,
+  RewardEffects1765400000000,
 ];

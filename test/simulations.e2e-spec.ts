@@ -206,7 +206,7 @@ describe('simulations (contract §15)', () => {
       const from = new Date(Date.parse(live.starts_at) - 10 * DAY).toISOString();
       const simulation = await simulated(tenant, draft.id, { from, to: live.starts_at });
       expect(simulation).toEqual(expect.objectContaining({ status: 'completed', customers: 0, events_replayed: 0 }));
-      expect(simulation.results).toEqual({ points: 0, achievements: 0, customers_achieved: 0, behaviors: {}, by_day: [], states: {} });
+      expect(simulation.results).toEqual({ points: 0, achievements: 0, customers_achieved: 0, behaviors: {}, by_day: [], states: {}, effects: {} });
     });
 
     it('lists the campaign’s simulations newest first, without results', async () => {

@@ -110,6 +110,7 @@ async function v1Statements(plan: HistoryPlan, c: number): Promise<Captured[]> {
     notifications: [],
     deliveries: [],
     budgets: { use: [], refused: [] },
+    effects: [],
   };
   const write = writeStatement(writePlan);
   out.push({ label: `V1: the write (${write.name})`, text: write.text, values: write.values ?? [], write: true });

@@ -5479,6 +5479,15 @@ export interface components {
                 states: {
                     [key: string]: number;
                 };
+                /**
+                 * @description After-commit effects the rewards would have asked for, by reward kind (an extension's; a simulation runs none)
+                 * @example {
+                 *       "coupon": 4
+                 *     }
+                 */
+                effects?: {
+                    [key: string]: number;
+                };
             } | null;
             /**
              * @description With explain, once completed: by user id, the engine's explanation of each replayed event in order (as read_only answers it)

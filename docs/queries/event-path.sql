@@ -473,6 +473,149 @@ WITH claimed_transactions AS (
          (SELECT array_agg(id ORDER BY id) FROM (SELECT id FROM budget_deliveries) d) AS delivery_ids,
          (SELECT CASE WHEN count(*) < $1 THEN campaign_budget_exceeded() END FROM budget_used) AS budgets_exceeded;
 
+-- EvaluationRepository.write: stored events marked, with rewards' after-commit effects into their outbox; sent with COMMIT
+-- prepared as "write-stored-events-effects"
+WITH event_ids AS (
+    UPDATE events e SET status = t.status, reason = t.reason, result = t.result, points_earned = t.points, processed_at = now(),
+           attempts = e.attempts + 1
+      FROM ROWS FROM (json_to_recordset($1::json)
+             AS (id bigint, occurred_at timestamptz, status text, reason text, result jsonb, points int))
+           WITH ORDINALITY AS t
+     WHERE e.id = t.id AND e.occurred_at = t.occurred_at AND e.occurred_at BETWEEN $2::timestamptz AND $3::timestamptz
+    RETURNING e.id, (t.ordinality - 1)::int AS idx
+  ),
+  progress AS (
+    INSERT INTO customer_progress (customer_id, behavior_id, state, achieved, updated_at)
+    SELECT t.customer_id, t.behavior_id, t.state, t.achieved, now()
+      FROM json_to_recordset($4::json) AS t(customer_id uuid, behavior_id int, state jsonb, achieved int)
+    ON CONFLICT (customer_id, behavior_id) DO UPDATE SET state = EXCLUDED.state, achieved = EXCLUDED.achieved, updated_at = now()
+    RETURNING 1
+  ),
+  customers_changed AS (
+    UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tags = t.tags,
+           qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
+      FROM json_to_recordset($5::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
+           qualified_campaign_ids int[], completed_campaign_ids int[])
+     WHERE c.id = ANY($6::uuid[]) AND c.id = t.id
+    RETURNING 1
+  ),
+  credits AS (
+    INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining)
+    SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END
+      FROM json_to_recordset($7::json)
+           AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb, earned_at timestamptz)
+      JOIN event_ids e ON e.idx = t.idx
+      JOIN organizations o ON o.id = t.organization_id
+     CROSS JOIN LATERAL (SELECT t.earned_at + make_interval(days => o.points_expire_after_days) AS expires_at) x
+    RETURNING 1
+  ),
+  offers_issued AS (
+    INSERT INTO customer_offers (organization_id, customer_id, offer_id, campaign_id, behavior_id, event_id, issued_at)
+    SELECT t.organization_id, t.customer_id, t.offer_id, t.campaign_id, t.behavior_id, e.id, t.issued_at
+      FROM json_to_recordset($8::json)
+           AS t(idx int, organization_id int, customer_id uuid, offer_id int, campaign_id int, behavior_id int, issued_at timestamptz)
+      JOIN event_ids e ON e.idx = t.idx
+    RETURNING 1
+  ),
+  notifications AS (
+    INSERT INTO notifications (organization_id, customer_id, event_id, creative_id, campaign_id, behavior_id, type, data)
+    SELECT t.organization_id, t.customer_id, e.id, t.creative_id, t.campaign_id, t.behavior_id, t.type, t.data
+      FROM ROWS FROM (json_to_recordset($9::json)
+           AS (idx int, organization_id int, customer_id uuid, creative_id int, campaign_id int, behavior_id int, type text, data jsonb))
+           WITH ORDINALITY AS t
+      JOIN event_ids e ON e.idx = t.idx
+     ORDER BY t.ordinality
+    RETURNING id
+  ),
+  effects AS (
+    INSERT INTO reward_effects (organization_id, customer_id, event_id, kind, campaign_id, behavior_id, payload)
+    SELECT t.organization_id, t.customer_id, e.id, t.kind, t.campaign_id, t.behavior_id, t.payload
+      FROM ROWS FROM (json_to_recordset($10::json)
+           AS (idx int, organization_id int, customer_id uuid, kind text, campaign_id int, behavior_id int, payload jsonb))
+           WITH ORDINALITY AS t
+      JOIN event_ids e ON e.idx = t.idx
+     ORDER BY t.ordinality
+    RETURNING id
+  )
+  SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
+         (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
+         NULL::bigint[] AS delivery_ids,
+         (SELECT array_agg(id ORDER BY id) FROM effects) AS effect_ids;
+
+-- EvaluationRepository.write: a domain action's rows for a table of its own (perform), before the write above
+INSERT INTO "referral_links" ("referee_id", "referrer_id") SELECT "referee_id", "referrer_id" FROM json_populate_recordset(NULL::"referral_links", $1::json);
+
+-- EvaluationRepository.write: a domain action's rows for a table of its own (perform), before the write above
+-- prepared as "write-new-events"
+WITH claimed_transactions AS (
+    INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at)
+    SELECT t.api_key_id, t.transaction_id, t.occurred_at
+      FROM json_to_recordset($1::json) AS t(api_key_id int, transaction_id text, occurred_at timestamptz)
+    RETURNING 1
+  ),
+  inserted_events AS (
+    INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, attributes, context,
+                        division_id, campaign_id, occurred_at, status, reason, result, points_earned, processed_at, request_id, qualify)
+    SELECT t.organization_id, t.api_key_id, t.customer_id, t.user_ref, t.source, t.transaction_id, t.name, t.count, t.attributes, t.context,
+           t.division_id, t.campaign_id, t.occurred_at, t.status, t.reason, t.result, t.points,
+           CASE WHEN t.status <> 'pending' THEN now() END, t.request_id, t.qualify
+      FROM ROWS FROM (json_to_recordset($2::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
+             source text, transaction_id text, name text, count numeric, attributes jsonb, context jsonb, division_id int, campaign_id int,
+             occurred_at timestamptz, status text, reason text, result jsonb, points int, request_id text, qualify boolean))
+           WITH ORDINALITY AS t
+     ORDER BY t.ordinality
+    RETURNING id, occurred_at
+  ),
+  event_ids AS (
+    SELECT id, (row_number() OVER (ORDER BY id) - 1)::int AS idx FROM inserted_events
+  ),
+  progress AS (
+    INSERT INTO customer_progress (customer_id, behavior_id, state, achieved, updated_at)
+    SELECT t.customer_id, t.behavior_id, t.state, t.achieved, now()
+      FROM json_to_recordset($3::json) AS t(customer_id uuid, behavior_id int, state jsonb, achieved int)
+    ON CONFLICT (customer_id, behavior_id) DO UPDATE SET state = EXCLUDED.state, achieved = EXCLUDED.achieved, updated_at = now()
+    RETURNING 1
+  ),
+  customers_changed AS (
+    UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tags = t.tags,
+           qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
+      FROM json_to_recordset($4::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
+           qualified_campaign_ids int[], completed_campaign_ids int[])
+     WHERE c.id = ANY($5::uuid[]) AND c.id = t.id
+    RETURNING 1
+  ),
+  credits AS (
+    INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining)
+    SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END
+      FROM json_to_recordset($6::json)
+           AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb, earned_at timestamptz)
+      JOIN event_ids e ON e.idx = t.idx
+      JOIN organizations o ON o.id = t.organization_id
+     CROSS JOIN LATERAL (SELECT t.earned_at + make_interval(days => o.points_expire_after_days) AS expires_at) x
+    RETURNING 1
+  ),
+  offers_issued AS (
+    INSERT INTO customer_offers (organization_id, customer_id, offer_id, campaign_id, behavior_id, event_id, issued_at)
+    SELECT t.organization_id, t.customer_id, t.offer_id, t.campaign_id, t.behavior_id, e.id, t.issued_at
+      FROM json_to_recordset($7::json)
+           AS t(idx int, organization_id int, customer_id uuid, offer_id int, campaign_id int, behavior_id int, issued_at timestamptz)
+      JOIN event_ids e ON e.idx = t.idx
+    RETURNING 1
+  ),
+  notifications AS (
+    INSERT INTO notifications (organization_id, customer_id, event_id, creative_id, campaign_id, behavior_id, type, data)
+    SELECT t.organization_id, t.customer_id, e.id, t.creative_id, t.campaign_id, t.behavior_id, t.type, t.data
+      FROM ROWS FROM (json_to_recordset($8::json)
+           AS (idx int, organization_id int, customer_id uuid, creative_id int, campaign_id int, behavior_id int, type text, data jsonb))
+           WITH ORDINALITY AS t
+      JOIN event_ids e ON e.idx = t.idx
+     ORDER BY t.ordinality
+    RETURNING id
+  )
+  SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
+         (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
+         NULL::bigint[] AS delivery_ids;
+
 -- EvaluationRepository.storePending (V1 async=true)
 -- prepared as "store-pending-events"
 WITH claimed_transactions AS (

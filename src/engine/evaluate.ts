@@ -94,6 +94,17 @@ export interface EvaluationResult {
   /** Budgeted campaigns: what this evaluation's completions used (to reserve), and those that refused one. */
   budgetUse: Record<number, BudgetUse>;
   budgetRefused: number[];
+  /** After-commit effects the rewards asked for, in order (RewardContext.effect). */
+  effects: RewardEffect[];
+}
+
+/** A reward's after-commit effect, as the evaluation asked for it. */
+export interface RewardEffect {
+  eventIndex: number;
+  kind: string;
+  campaignId: number;
+  behaviorId: number;
+  payload: Record<string, unknown>;
 }
 
 const NO_BEHAVIORS: ReadonlyMap<CompiledBehavior, CompiledGoal[]> = new Map();
@@ -158,6 +169,7 @@ export class Evaluation {
       explanation: [],
       budgetUse: {},
       budgetRefused: [],
+      effects: [],
     };
     this.budgetLeft = {};
     for (const [id, left] of Object.entries(input.budgets ?? {})) this.budgetLeft[Number(id)] = { ...left };
@@ -449,7 +461,7 @@ class Award implements RewardContext {
   /** The events the rewards raised, for the evaluation to process after the completion. */
   readonly raised: EventInstance[] = [];
   /** The reward at work, the points it may still credit and the events it may raise: what it declared. */
-  private current: { kind: string; allowance: number; raises: readonly string[] } | null = null;
+  private current: { kind: string; allowance: number; raises: readonly string[]; effects: boolean } | null = null;
 
   constructor(
     readonly rules: CompiledRules,
@@ -472,7 +484,7 @@ class Award implements RewardContext {
       this.note(`outcome "${outcome.kind}" not awarded: no reward kind of that name is registered`);
       return;
     }
-    this.current = { kind: outcome.kind, allowance: reward.points?.(outcome.args, this.rules) ?? 0, raises: reward.raises?.(outcome.args) ?? [] };
+    this.current = { kind: outcome.kind, allowance: reward.points?.(outcome.args, this.rules) ?? 0, raises: reward.raises?.(outcome.args) ?? [], effects: reward.effects === true };
     reward.apply(this, outcome.args);
     this.current = null;
   }
@@ -520,6 +532,16 @@ class Award implements RewardContext {
     }
     const { context, day } = this.instance;
     this.raised.push({ name, count, attributes: {}, context, occurredAt: this.origin.at, day });
+  }
+
+  effect(payload: Record<string, unknown>): void {
+    if (!this.current?.effects) {
+      this.note(`reward "${this.current?.kind ?? 'unknown'}" asked for an after-commit effect, which it does not declare: none`);
+      return;
+    }
+    const { eventIndex, campaignId, behaviorId } = this.origin;
+    this.result.effects.push({ eventIndex, kind: this.current.kind, campaignId, behaviorId, payload: structuredClone(payload) });
+    this.note(`reward "${this.current.kind}": after-commit effect asked for`);
   }
 
   note(text: string): void {

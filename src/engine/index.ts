@@ -10,7 +10,7 @@ export { CORE_EXTENSIONS } from './extensions.js';
 export { byName } from './definitions.js';
 export type { EngineExtensions } from './extensions.js';
 export { evaluate } from './evaluate.js';
-export type { EvaluateInput, EvaluationResult, PointsCredit, NotificationDraft, BehaviorDelta, GoalDelta } from './evaluate.js';
+export type { EvaluateInput, EvaluationResult, PointsCredit, NotificationDraft, BehaviorDelta, GoalDelta, RewardEffect } from './evaluate.js';
 export { campaignState, tierName } from './campaign-state.js';
 export type { CampaignState, EventExplanation } from './explanation.js';
 export { instancesFromV1, instanceFromV2 } from './instances.js';

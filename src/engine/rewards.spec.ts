@@ -97,6 +97,19 @@ describe('reward kinds as a registry', () => {
     expect(detail(s)).toContain('reward "greedy" raised "stamp", which it does not declare: not raised');
   });
 
+  it('asks for an after-commit effect with its payload, for the behavior and event that awarded it, only when it declares effects', () => {
+    const coupon = (effects: boolean) =>
+      defineReward<{ pool: string }>({ name: 'coupon', source: 'coupons', description: 'A coupon code from a pool', effects, apply: (ctx, args) => ctx.effect({ pool: args.pool }) });
+    const s = new Session(compiled([{ kind: 'coupon', args: { pool: 'SUMMER' } }], rewards([...CORE_REWARDS.values(), coupon(true)])));
+    s.send(event('visit'));
+    const result = s.send(event('visit'));
+    expect(result.effects).toEqual([{ eventIndex: 0, kind: 'coupon', campaignId: 10, behaviorId: 1, payload: { pool: 'SUMMER' } }]);
+    expect(detail(s)).toContain('reward "coupon": after-commit effect asked for');
+    const undeclared = new Session(compiled([{ kind: 'coupon', args: { pool: 'SUMMER' } }], rewards([...CORE_REWARDS.values(), coupon(false)])));
+    expect(undeclared.send(event('visit')).effects).toEqual([]);
+    expect(detail(undeclared)).toContain('reward "coupon" asked for an after-commit effect, which it does not declare: none');
+  });
+
   it('an outcome whose kind is not registered awards nothing, says so, and the others are still awarded', () => {
     const s = new Session(compiled([bonus, { kind: 'points', args: 5 }], CORE_REWARDS));
     const result = s.send(event('visit'));

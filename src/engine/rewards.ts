@@ -20,6 +20,12 @@ export interface RewardContext {
   liftTier(tierName: string): boolean;
   /** Raises an event for the customer, evaluated after this completion (at most MAX_EVENT_DEPTH deep). */
   raise(name: string, count: number): void;
+  /**
+   * Asks for the reward's after-commit effect (a reward that declares `effects`): the payload (JSON) is stored with the
+   * evaluation's writes, and the effect runs once they are committed, retried until it succeeds or is dead. A simulation
+   * counts it and runs nothing.
+   */
+  effect(payload: Record<string, unknown>): void;
   /** A line of the behavior's explanation. */
   note(text: string): void;
 }
@@ -39,6 +45,8 @@ export interface Reward<A = unknown> {
   raises?(args: A): string[];
   /** Creatives an award delivers as notifications, when live and targeted (default none). */
   creatives?(args: A): number[];
+  /** Whether it has an after-commit effect: ctx.effect() is refused otherwise (default false). */
+  readonly effects?: boolean;
 }
 
 /** The reward kinds a compilation may use, by name. */

@@ -12,6 +12,40 @@ export abstract class RewardKindHandler<A = unknown> {
   raises?(args: A): string[];
   /** The creatives an award delivers as notifications when they are live and target the customer (default none). */
   creatives?(args: A): number[];
+  /**
+   * The after-commit effect (optional): for each `ctx.effect(payload)` of `apply`, once the evaluation is committed, a
+   * worker calls it with that payload, at least once: retried with backoff (10 attempts over about 8.5 minutes) until
+   * it returns, then `dead`. Its statements through `ctx.query` commit with the effect marked done, or not at all; for
+   * anything outside the database, `ctx.effectId` is the idempotency key.
+   */
+  afterCommit?(ctx: RewardEffectContext): Promise<void>;
+}
+
+/** What a reward's after-commit effect runs with. */
+export interface RewardEffectContext {
+  /** The effect's id: the same on every attempt (an idempotency key for the team's own systems). */
+  readonly effectId: string;
+  /** The attempt, from 1. */
+  readonly attempt: number;
+  /** What `apply` passed to ctx.effect(). */
+  readonly payload: Readonly<Record<string, unknown>>;
+  readonly organizationId: number;
+  /** The customer whose completion awarded it. */
+  readonly customerId: string;
+  readonly campaignId: number;
+  readonly behaviorId: number;
+  /** The event whose evaluation awarded it. */
+  readonly eventId: string;
+  /** A statement in the effect's transaction, which commits with the effect marked done (rolled back if it throws). */
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
+  /** Stores a notification of a creative of the organization for the customer, in the effect's transaction, its payload merged into the creative's. */
+  notify(creativeId: number, payload?: Record<string, unknown>): Promise<void>;
+  /**
+   * Submits an event for a customer of the organization (the one that completed, or another), stored with the effect's
+   * transaction and evaluated by the events worker like any event: outcomes, caps, budgets, tiers and webhooks apply.
+   * Once per effect and event name: a retried effect does not submit it twice.
+   */
+  submitEvent(customerId: string, event: { name: string; attributes?: Record<string, FlatValue> }): Promise<void>;
 }
 
 /**

@@ -12,6 +12,8 @@ export enum EventsJob {
 
 export enum WebhooksJob {
   Deliver = 'deliver',
+  /** A reward's after-commit effect (an extension's), delivered like a webhook: retried, then dead. */
+  RewardEffect = 'reward-effect',
 }
 
 export enum AudienceJobsJob {

@@ -4,12 +4,18 @@ import type { Queue } from 'bullmq';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { QueueName } from '../../queues/queue-names.js';
 import { EventCounters, type EventCounter } from '../metrics/event-counters.js';
-import { enqueueDeliveries } from '../webhooks/enqueue-deliveries.js';
+import { enqueueDeliveries, enqueueEffects } from '../webhooks/enqueue-deliveries.js';
+
+/** What a committed write left to send: webhook deliveries and rewards' after-commit effects (outbox ids). */
+export interface Outbox {
+  deliveryIds: string[];
+  effectIds?: string[];
+}
 
 /**
- * What happens once an evaluation has committed, in one place: its webhook deliveries go to their queue and its
- * counts to the event metrics. Queueing never fails the evaluation: deliveries left unqueued (Redis down) stay open
- * in the outbox, and the webhooks sweeper queues them.
+ * What happens once an evaluation has committed, in one place: its webhook deliveries and rewards' effects go to the
+ * webhooks queue and its counts to the event metrics. Queueing never fails the evaluation: what is left unqueued
+ * (Redis down) stays open in its outbox, and the webhooks sweeper queues it.
  */
 @Injectable()
 export class AfterCommit {
@@ -20,11 +26,19 @@ export class AfterCommit {
   ) {}
 
   /** Resolves once the deliveries are queued or the failure logged; never rejects. */
-  async run(deliveryIds: string[], counts: Partial<Record<EventCounter, number>>, log: Record<string, unknown> = {}): Promise<void> {
+  async run({ deliveryIds, effectIds = [] }: Outbox, counts: Partial<Record<EventCounter, number>>, log: Record<string, unknown> = {}): Promise<void> {
     this.counters.add(counts);
-    if (deliveryIds.length === 0) return;
-    await enqueueDeliveries(this.webhooksQueue, deliveryIds).catch((error: Error) =>
-      this.logger.warn({ ...log, err: error.message, delivery_ids: deliveryIds }, 'webhook deliveries stored but not queued; the sweeper will queue them'),
-    );
+    await Promise.all([
+      deliveryIds.length === 0
+        ? undefined
+        : enqueueDeliveries(this.webhooksQueue, deliveryIds).catch((error: Error) =>
+            this.logger.warn({ ...log, err: error.message, delivery_ids: deliveryIds }, 'webhook deliveries stored but not queued; the sweeper will queue them'),
+          ),
+      effectIds.length === 0
+        ? undefined
+        : enqueueEffects(this.webhooksQueue, effectIds).catch((error: Error) =>
+            this.logger.warn({ ...log, err: error.message, effect_ids: effectIds }, 'reward effects stored but not queued; the sweeper will queue them'),
+          ),
+    ]);
   }
 }

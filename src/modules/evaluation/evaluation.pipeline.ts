@@ -98,7 +98,7 @@ export class EvaluationPipeline {
     const { decision, written } = write
       ? await retryOnBudget((locked) => this.transactions.run(lane, (tx) => work(tx, locked)))
       : await this.transactions.read((tx) => work(tx, []));
-    void this.afterCommit.run(written?.deliveryIds ?? [], decision.counts ?? {}, { req_id: evaluation.requestId });
+    void this.afterCommit.run(written ?? { deliveryIds: [] }, decision.counts ?? {}, { req_id: evaluation.requestId });
     return decision.answer(written);
   }
 
@@ -117,7 +117,7 @@ export class EvaluationPipeline {
       if (!customer) throw AppError.notFound('user');
       return work(customer, tx);
     });
-    void this.afterCommit.run(deliveryIds, {}, { req_id: requestId });
+    void this.afterCommit.run({ deliveryIds }, {}, { req_id: requestId });
     return answer;
   }
 

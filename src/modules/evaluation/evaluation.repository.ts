@@ -36,6 +36,8 @@ export interface Written {
   notificationIds: number[];
   /** Webhook deliveries written to the outbox, to queue once committed. */
   deliveryIds: string[];
+  /** Rewards' after-commit effects written to their outbox, to queue once committed. */
+  effectIds: string[];
 }
 
 /** A V1 `transaction_id` already used under the api key (contract §2, 409). */
@@ -210,7 +212,12 @@ export class EvaluationRepository {
   async write(uow: UnitOfWork, plan: WritePlan): Promise<Written> {
     for (const { table, rows } of plan.rows ?? []) if (rows.length) await uow.run(domainRowsStatement(table, rows));
     const [row] = await uow.run<WrittenRow>(writeStatement(plan)).catch(writeFailure(plan));
-    return { eventIds: row.event_ids.map(String), notificationIds: (row.notification_ids ?? []).map(Number), deliveryIds: (row.delivery_ids ?? []).map(String) };
+    return {
+      eventIds: row.event_ids.map(String),
+      notificationIds: (row.notification_ids ?? []).map(Number),
+      deliveryIds: (row.delivery_ids ?? []).map(String),
+      effectIds: (row.effect_ids ?? []).map(String),
+    };
   }
 
   /** Stores events pending (V1 async=true); answers their keys in order. */

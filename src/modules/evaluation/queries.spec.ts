@@ -40,6 +40,7 @@ const plan = (events: WritePlan['events'], withDeliveries: boolean): WritePlan =
   notifications: [],
   deliveries: withDeliveries ? [{ idx: 0, organization_id: 1, id: 'x', type: 'points.credited', created_at: '', notification_n: null, data: {} }] : [],
   budgets: { use: [], refused: [] },
+  effects: [],
 });
 
 async function printed(): Promise<string> {
@@ -80,6 +81,10 @@ async function printed(): Promise<string> {
   await repo.budgets(uow, [1], true);
   as('EvaluationRepository.write: new events with campaign budgets spent where they fit (else it fails: BE001) and a budget exhausted; sent with COMMIT');
   await repo.write(uow, { ...plan({ insert: [] }, false), budgets: { use: [{ campaign_id: 1, completions: 1, points: 10 }], refused: [2] } });
+  as("EvaluationRepository.write: stored events marked, with rewards' after-commit effects into their outbox; sent with COMMIT");
+  await repo.write(uow, { ...plan({ mark: [] }, false), effects: [{ idx: 0, ...sample, kind: 'coupon', campaign_id: 1, behavior_id: 1, payload: {} }] });
+  as("EvaluationRepository.write: a domain action's rows for a table of its own (perform), before the write above");
+  await repo.write(uow, { ...plan({ insert: [] }, false), rows: [{ table: 'referral_links', rows: [{ referee_id: sample.customer_id, referrer_id: sample.customer_id }] }] });
   as('EvaluationRepository.storePending (V1 async=true)');
   await repo.storePending(uow, []);
   as('RulesRepository.load: on the transaction connection, only when the rules version is new to the process');

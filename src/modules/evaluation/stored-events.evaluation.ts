@@ -31,6 +31,7 @@ interface Pass {
   storedAt: Date[];
   rejected: number;
   deliveryIds: string[];
+  effectIds: string[];
   left: EventKey[];
 }
 
@@ -66,11 +67,12 @@ export class StoredEventsEvaluation {
   async execute(keys: EventKey[], log: Record<string, unknown> = {}): Promise<ProcessedSummary> {
     // First the customers no other transaction holds; then, once those are committed, the others, waiting for them.
     const first = await this.evaluatePass(keys, true);
-    const second = first.left.length ? await this.evaluatePass(first.left, false) : { storedAt: [], rejected: 0, deliveryIds: [], left: [] };
+    const second = first.left.length ? await this.evaluatePass(first.left, false) : { storedAt: [], rejected: 0, deliveryIds: [], effectIds: [], left: [] };
     const storedAt = [...first.storedAt, ...second.storedAt];
     const deliveryIds = [...first.deliveryIds, ...second.deliveryIds];
+    const effectIds = [...first.effectIds, ...second.effectIds];
     const rejected = first.rejected + second.rejected;
-    await this.afterCommit.run(deliveryIds, { processed: storedAt.length, rejected }, log);
+    await this.afterCommit.run({ deliveryIds, effectIds }, { processed: storedAt.length, rejected }, log);
     const now = this.clock.now();
     return {
       processed: storedAt.length,
@@ -94,7 +96,7 @@ export class StoredEventsEvaluation {
         .filter((e) => e.customerId === null)
         .map((e) => ({ id: e.key.id, occurred_at: e.key.occurredAt, status: 'rejected', reason: 'customer_not_found', result: null, points: 0 }));
       const { groups, left } = byCustomer(customers, pending);
-      if (groups.length === 0 && withoutCustomer.length === 0) return { storedAt: [], rejected: 0, deliveryIds: [], left };
+      if (groups.length === 0 && withoutCustomer.length === 0) return { storedAt: [], rejected: 0, deliveryIds: [], effectIds: [], left };
       const rules = new Map<number, { rules: CompiledRules; subscribed: ReadonlySet<WebhookEventType> }>();
       for (const { organizationId: org, customer } of groups) {
         if (rules.has(org)) continue;
@@ -117,7 +119,7 @@ export class StoredEventsEvaluation {
         group.events.forEach((e, i) => marked.push({ id: e.key.id, occurred_at: e.key.occurredAt, ...rowOutcome(evaluated.outcomes[i]) }));
       }
       const written = await tx.commitWith(this.repository.write(tx.uow, planWrite({ mark: marked }, results)));
-      return { storedAt: groups.flatMap((g) => g.events.map((e) => e.storedAt)), rejected: withoutCustomer.length, deliveryIds: written.deliveryIds, left };
+      return { storedAt: groups.flatMap((g) => g.events.map((e) => e.storedAt)), rejected: withoutCustomer.length, deliveryIds: written.deliveryIds, effectIds: written.effectIds, left };
     }));
   }
 
@@ -178,13 +180,14 @@ function evaluateEvents(
   const customer: ReplayedCustomer = { snapshot: group.customer.snapshot, progress: { ...progress } };
   const outcomes: EventOutcome[] = [];
   const webhooks: WebhookOccurrence[] = [];
-  const combined: Pick<EvaluationResult, 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused'> = {
+  const combined: Pick<EvaluationResult, 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused' | 'effects'> = {
     progress: {},
     credits: [],
     offersIssued: [],
     notifications: [],
     budgetUse: {},
     budgetRefused: [],
+    effects: [],
   };
   group.events.forEach((event, i) => {
     // A V1 async event scoped to a campaign that is no longer live evaluates nothing (as V1 sync answers 404).
@@ -210,6 +213,7 @@ function evaluateEvents(
     combined.credits.push(...result.credits.map((c) => ({ ...c, eventIndex: i })));
     combined.offersIssued.push(...result.offersIssued.map((o) => ({ ...o, eventIndex: i })));
     combined.notifications.push(...result.notifications.map((n) => ({ ...n, eventIndex: i })));
+    combined.effects.push(...result.effects.map((e) => ({ ...e, eventIndex: i })));
     Object.assign(combined.progress, result.progress);
   });
   return { outcomes, result: { ...combined, customer: customer.snapshot }, webhooks };

@@ -27,7 +27,7 @@ export interface NewEvent extends EventOutcome {
 }
 
 /** The part of an engine result that is written: perform's result and evaluate's both have it. */
-export type Outcomes = Pick<EvaluationResult, 'customer' | 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused'>;
+export type Outcomes = Pick<EvaluationResult, 'customer' | 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused' | 'effects'>;
 
 /** One customer's evaluation: its state before, what the engine decided, and its webhook events. */
 export interface CustomerResult {
@@ -62,6 +62,8 @@ export interface WritePlan {
   deliveries: Array<{ idx: number; organization_id: number; id: string; type: string; created_at: string; notification_n: number | null; data: unknown }>;
   /** Campaign budgets (contract §14): what completions use (the campaigns' rows are locked by then), and the campaigns that refused one. */
   budgets: { use: Array<{ campaign_id: number; completions: number; points: number }>; refused: number[] };
+  /** Rewards' after-commit effects (the outbox reward_effects), run by the workers once committed. */
+  effects: Array<{ idx: number; organization_id: number; customer_id: string; kind: string; campaign_id: number; behavior_id: number; payload: unknown }>;
   /** A domain action's rows for tables of its own (perform), written in the same transaction before the rest. */
   rows?: Array<{ table: string; rows: Array<Record<string, unknown>> }>;
 }
@@ -125,10 +127,10 @@ export function newEventRows(events: NewEvent[]): NewEventRow[] {
 /**
  * The write plan of evaluated customers: their events (new rows, or stored ids marked with `outcomes`), progress rows
  * that changed, customer rows whose balances, tier, tags or campaign lists changed, points credits, offers issued,
- * notifications and webhook deliveries.
+ * notifications, webhook deliveries and rewards' after-commit effects.
  */
 export function planWrite(events: WritePlan['events'], customers: CustomerResult[]): WritePlan {
-  const plan: WritePlan = { events, progress: [], customers: [], credits: [], offers: [], notifications: [], deliveries: [], budgets: { use: [], refused: [] } };
+  const plan: WritePlan = { events, progress: [], customers: [], credits: [], offers: [], notifications: [], deliveries: [], budgets: { use: [], refused: [] }, effects: [] };
   const budgetUse: Record<number, BudgetUse> = {};
   for (const c of customers) {
     const who = { organization_id: c.organizationId, customer_id: c.result.customer.id };
@@ -154,6 +156,9 @@ export function planWrite(events: WritePlan['events'], customers: CustomerResult
     }
     for (const n of c.result.notifications) {
       plan.notifications.push({ idx: idx(n.eventIndex), ...who, creative_id: n.creativeId, campaign_id: n.campaignId, behavior_id: n.behaviorId, type: n.type, data: n.data });
+    }
+    for (const e of c.result.effects) {
+      plan.effects.push({ idx: idx(e.eventIndex), ...who, kind: e.kind, campaign_id: e.campaignId, behavior_id: e.behaviorId, payload: e.payload });
     }
     addBudgetUse(budgetUse, c.result.budgetUse);
     for (const id of c.result.budgetRefused) if (!plan.budgets.refused.includes(id)) plan.budgets.refused.push(id);

@@ -131,6 +131,18 @@ const steps = {
           ORDER BY t.idx, w.id
          RETURNING id`,
   }),
+  /** Rewards' after-commit effects into their outbox (one row each, pending until a worker runs it). */
+  insertEffects: (rows: unknown[]): Step => ({
+    name: 'effects',
+    sql: (p) => `INSERT INTO reward_effects (organization_id, customer_id, event_id, kind, campaign_id, behavior_id, payload)
+         SELECT t.organization_id, t.customer_id, e.id, t.kind, t.campaign_id, t.behavior_id, t.payload
+           FROM ROWS FROM (json_to_recordset(${p(json(rows))}::json)
+                AS (idx int, organization_id int, customer_id uuid, kind text, campaign_id int, behavior_id int, payload jsonb))
+                WITH ORDINALITY AS t
+           JOIN event_ids e ON e.idx = t.idx
+          ORDER BY t.ordinality
+         RETURNING id`,
+  }),
   /**
    * Campaign budgets (contract §14): what the completions used, added only where it fits (the row is locked by this
    * UPDATE until the COMMIT behind the statement; under concurrency the condition is checked again on the row's latest
@@ -177,11 +189,12 @@ function named(list: Step[], param: (value: unknown) => string): string {
   return list.map((step) => `${step.name} AS (\n         ${step.sql(param)}\n       )`).join(',\n       ');
 }
 
-/** The answer of the write: ids of the events, notifications and webhook deliveries written, each in order. */
+/** The answer of the write: ids of the events, notifications, webhook deliveries and effects written, each in order. */
 export interface WrittenRow {
   event_ids: string[];
   notification_ids: string[] | null;
   delivery_ids: string[] | null;
+  effect_ids?: string[] | null;
 }
 
 /** The ids of the deliveries the statement wrote: the evaluation's, and a budget's exhaustion. */
@@ -191,15 +204,19 @@ function deliveryIds(withDeliveries: boolean, withBudgets: boolean): string {
   return `(SELECT array_agg(id ORDER BY id) FROM (${sources.map((t) => `SELECT id FROM ${t}`).join(' UNION ALL ')}) d)`;
 }
 
+const EFFECT_IDS = `,
+              (SELECT array_agg(id ORDER BY id) FROM effects) AS effect_ids`;
+
 /**
  * The statement of a write plan. Its text depends only on whether events are inserted or marked, whether there are
- * deliveries and whether campaign budgets are spent, so each of the eight variants is one prepared statement per
- * connection.
+ * deliveries, whether campaign budgets are spent and whether rewards asked for effects, so each of the sixteen variants
+ * is one prepared statement per connection.
  */
 export function writeStatement(plan: WritePlan): Statement {
   const inserting = 'insert' in plan.events;
   const withDeliveries = plan.deliveries.length > 0;
   const withBudgets = plan.budgets.use.length > 0 || plan.budgets.refused.length > 0;
+  const withEffects = plan.effects.length > 0;
   const list: Step[] = [
     ...('insert' in plan.events
       ? [steps.claimTransactions(plan.events.insert), steps.insertEvents(plan.events.insert), steps.numberInserted()]
@@ -211,6 +228,7 @@ export function writeStatement(plan: WritePlan): Statement {
     steps.insertNotifications(plan.notifications),
     ...(withDeliveries ? [steps.numberNotifications(), steps.queueDeliveries(plan.deliveries)] : []),
     ...(withBudgets ? [steps.spendBudgets(plan.budgets)] : []),
+    ...(withEffects ? [steps.insertEffects(plan.effects)] : []),
   ];
   const values: unknown[] = [];
   const param = (value: unknown) => `$${values.push(value)}`;
@@ -219,8 +237,9 @@ export function writeStatement(plan: WritePlan): Statement {
   const text = `WITH ${named(list, param)}
        SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
               (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
-              ${deliveryIds(withDeliveries, withBudgets)} AS delivery_ids${budgetCheck}`;
-  return { name: `write-${inserting ? 'new' : 'stored'}-events${withDeliveries ? '-webhooks' : ''}${withBudgets ? '-budgets' : ''}`, text, values };
+              ${deliveryIds(withDeliveries, withBudgets)} AS delivery_ids${withEffects ? EFFECT_IDS : ''}${budgetCheck}`;
+  const variant = `${withDeliveries ? '-webhooks' : ''}${withBudgets ? '-budgets' : ''}${withEffects ? '-effects' : ''}`;
+  return { name: `write-${inserting ? 'new' : 'stored'}-events${variant}`, text, values };
 }
 
 /** V1 async=true: events stored pending, to be evaluated by a worker; answers their ids and occurred_at keys in order. */

@@ -77,6 +77,7 @@ interface Collected {
   definitions: ExtensionDefinitions;
   enrichers: Enricher[];
   domains: ReadonlyMap<string, Domain>;
+  effects: ReadonlyMap<string, { source: string; handler: RewardKindHandler }>;
 }
 
 /**
@@ -108,6 +109,11 @@ export class ExtensionRegistry implements OnModuleInit {
   /** The event enrichers, in the order they run. */
   enrichers(): readonly Enricher[] {
     return (this.collected ??= this.collect()).enrichers;
+  }
+
+  /** The reward kinds with an after-commit effect, by name: what the workers run an effect with. */
+  effects(): ReadonlyMap<string, { source: string; handler: RewardKindHandler }> {
+    return (this.collected ??= this.collect()).effects;
   }
 
   /** The domain actions perform knows, the built-in first, by name. */
@@ -170,6 +176,7 @@ export class ExtensionRegistry implements OnModuleInit {
     return {
       engine,
       domains,
+      effects: new Map(kinds.filter(({ handler }) => typeof handler.afterCommit === 'function').map(({ options, source, handler }) => [options.name, { source, handler }])),
       definitions: {
         domainActions: actions.map((found) => describe(found, found.options.args)),
         rewardKinds: kinds.map((found) => describe(found, found.options.args)),
@@ -214,6 +221,7 @@ function reward({ name, description }: ExtensionOptions, source: string, handler
     points: handler.points?.bind(handler),
     raises: handler.raises?.bind(handler),
     creatives: handler.creatives?.bind(handler),
+    effects: typeof handler.afterCommit === 'function',
   };
 }
 

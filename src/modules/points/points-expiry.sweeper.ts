@@ -50,7 +50,7 @@ export class PointsExpirySweeper extends PeriodicSweep {
     for (;;) {
       const now = new Date(this.clock.now()).toISOString();
       const batch = await this.transactions.run(null, (tx) => tx.commitWith(this.points.expireDue(tx.uow, now, EXPIRY_BATCH)));
-      void this.afterCommit.run(batch.deliveryIds, {});
+      void this.afterCommit.run(batch, {});
       expired += batch.credits;
       if (batch.credits === 0 || performance.now() - started > SWEEP_BUDGET_MS) break;
       const ahead = (expired / this.config.pointsExpiryRate) * 1000 - (performance.now() - started);

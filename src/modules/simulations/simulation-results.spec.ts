@@ -51,6 +51,7 @@ describe('a replay tallied (contract §15 results)', () => {
       behaviors: { Buyer: { achievements: 1, customers_achieved: 1, points: 10 }, Visitor: { achievements: 1, customers_achieved: 1, points: 3 } },
       by_day: [{ day: '2026-01-05', achievements: 2, points: 13 }],
       states: { qualified: 4 },
+      effects: {},
     });
   });
 

@@ -14,6 +14,7 @@ export interface SimulationResults {
   behaviors: Record<string, BehaviorResults>;
   by_day: Array<{ day: string; achievements: number; points: number }>;
   states: Record<string, number>;
+  effects: Record<string, number>;
 }
 
 /**
@@ -29,6 +30,7 @@ export class SimulationTally {
   private readonly behaviors = new Map<number, { achievements: number; customers: number; points: number }>();
   private readonly days = new Map<string, { achievements: number; points: number }>();
   private readonly states = new Map<string, number>();
+  private readonly effects = new Map<string, number>();
 
   constructor(
     private readonly rules: CompiledRules,
@@ -38,6 +40,7 @@ export class SimulationTally {
   /** One event's evaluation; `achieved` holds the behaviors its customer completed before it, and gains this event's. */
   add(result: EvaluationResult, achieved: Set<number>): void {
     this.states.set(result.state, (this.states.get(result.state) ?? 0) + 1);
+    for (const effect of result.effects) this.effects.set(effect.kind, (this.effects.get(effect.kind) ?? 0) + 1);
     for (const credit of result.credits) {
       this.points += credit.amount;
       this.behavior(credit.behaviorId).points += credit.amount;
@@ -73,6 +76,7 @@ export class SimulationTally {
         .sort(([a], [b]) => (a < b ? -1 : 1))
         .map(([day, d]) => ({ day, achievements: d.achievements, points: d.points })),
       states: Object.fromEntries([...this.states].sort(([a], [b]) => (a < b ? -1 : 1))),
+      effects: Object.fromEntries([...this.effects].sort(([a], [b]) => (a < b ? -1 : 1))),
     };
   }
 

@@ -9,10 +9,11 @@ import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { QueueName } from '../../queues/queue-names.js';
 import { removeFailedJobs } from '../../queues/failed-jobs.js';
-import { enqueueDeliveries } from './enqueue-deliveries.js';
+import { enqueueDeliveries, enqueueEffects } from './enqueue-deliveries.js';
+import { RewardEffectsRepository } from '../extensions/effects/reward-effects.repository.js';
 
 /**
- * Queues outbox deliveries still open (pending, or retrying) SWEEP_AFTER_SECONDS after their last change: their job
+ * Queues outbox deliveries and rewards' after-commit effects still open (pending, or retrying) SWEEP_AFTER_SECONDS after their last change: their job
  * was lost, or failed every attempt without recording it (the database down at the time). A delivery whose job still
  * waits is not queued twice (job ids are the delivery's); a failed one is cleared first; a delivery already sent is
  * skipped by the processor.
@@ -24,6 +25,7 @@ export class WebhooksSweeper extends PeriodicSweep {
     @InjectQueue(QueueName.Webhooks) private readonly queue: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) logger: Logger,
+    private readonly effects: RewardEffectsRepository,
   ) {
     super(db, logger, 7_700_002, 'webhook');
   }
@@ -34,16 +36,15 @@ export class WebhooksSweeper extends PeriodicSweep {
         ORDER BY updated_at LIMIT 1000`,
       [this.config.sweepAfterSeconds],
     );
-    if (rows.length === 0) return 0;
-    await removeFailedJobs(
-      this.queue,
-      rows.map((r) => `delivery-${r.id}`),
-    );
+    const effects = await this.effects.open(em, this.config.sweepAfterSeconds);
+    if (rows.length === 0 && effects.length === 0) return 0;
+    await removeFailedJobs(this.queue, [...rows.map((r) => `delivery-${r.id}`), ...effects.map((id) => `effect-${id}`)]);
     await enqueueDeliveries(
       this.queue,
       rows.map((r) => String(r.id)),
     );
-    this.logger.info({ deliveries: rows.length }, 'sweeper queued open webhook deliveries');
-    return rows.length;
+    await enqueueEffects(this.queue, effects);
+    this.logger.info({ deliveries: rows.length, effects: effects.length }, 'sweeper queued open webhook deliveries and reward effects');
+    return rows.length + effects.length;
   }
 }

@@ -41,5 +41,6 @@ export function creditPlan(tenant: Tenant, customerId: string, behaviorId: numbe
     notifications: [],
     deliveries: [],
     budgets: { use: [], refused: [] },
+    effects: [],
   };
 }

@@ -32,7 +32,8 @@ export interface StoredRules {
   divisions: Array<{ id: number; ancestor_ids: number[] }>;
 }
 
-const MESSAGE_TYPES = new Set(['email_message', 'push_message', 'messaging_platform']);
+/** Ad types delivered as a message; the others open an ad. */
+export const MESSAGE_TYPES = new Set(['email_message', 'push_message', 'messaging_platform']);
 
 function int(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;

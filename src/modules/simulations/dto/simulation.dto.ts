@@ -93,6 +93,12 @@ const RESULTS: ApiPropertyOptions = {
       example: { qualified: 40, events_not_qualified: 3, reached_frequency_cap: 2 },
       description: "Replayed events by the campaign's state after each (the states of an event answer)",
     },
+    effects: {
+      type: 'object',
+      additionalProperties: { type: 'integer' },
+      example: { coupon: 4 },
+      description: "After-commit effects the rewards would have asked for, by reward kind (an extension's; a simulation runs none)",
+    },
   },
   description: 'Once completed (null before, and in lists)',
 };

@@ -1,0 +1,127 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Queue } from 'bullmq';
+import { DataSource } from 'typeorm';
+import { CLOCK, type Clock } from '../../../common/clock.js';
+import { LOGGER, type Logger } from '../../../common/logging/logger.js';
+import type { FlatValue } from '../../../engine/index.js';
+import type { RewardEffectContext } from '../../../extension-api/kinds.js';
+import { EventsJob, QueueName } from '../../../queues/queue-names.js';
+import { MESSAGE_TYPES } from '../../campaigns/rules/rule-set.mapper.js';
+import { CustomerTransactions } from '../../evaluation/customer-transactions.js';
+import { EvaluationRepository } from '../../evaluation/evaluation.repository.js';
+import type { EventKey } from '../../evaluation/event-keys.js';
+import { newEventRows } from '../../evaluation/write-plan.js';
+import { enqueueEvents } from '../../events/enqueue.js';
+import { callExtension } from '../extension-call.js';
+import { ExtensionRegistry } from '../extension-registry.js';
+import { RewardEffectsRepository, type EffectRow } from './reward-effects.repository.js';
+
+/** How long one attempt of an effect may take before it counts as failed. */
+export const EFFECT_TIMEOUT_MS = 30_000;
+
+/** What one attempt did. */
+export interface EffectAttempt {
+  effectId: string;
+  kind: string;
+  outcome: 'done' | 'failed' | 'dead' | 'skipped';
+  error?: string;
+}
+
+/**
+ * Runs one reward's after-commit effect (a job of the webhooks queue): the effect's row is claimed in a transaction
+ * (locked; skipped when done, dead, or held by another worker), the reward kind's afterCommit runs in it under
+ * EFFECT_TIMEOUT_MS, and the row is marked done with what the effect wrote, in one commit. A failure rolls that back and
+ * records the attempt: retrying, or dead after the last one. Events the effect submitted are queued once committed.
+ */
+@Injectable()
+export class RunRewardEffect {
+  constructor(
+    private readonly transactions: CustomerTransactions,
+    private readonly effects: RewardEffectsRepository,
+    private readonly events: EvaluationRepository,
+    private readonly registry: ExtensionRegistry,
+    @InjectDataSource() private readonly db: DataSource,
+    @InjectQueue(QueueName.Events) private readonly eventsQueue: Queue,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async execute(effectId: string, attempt: number, last: boolean): Promise<EffectAttempt> {
+    const submitted: Array<EventKey & { customerId: string; organizationId: number }> = [];
+    let kind = 'unknown';
+    try {
+      const ran = await this.transactions.run(null, async (tx) => {
+        const effect = await this.effects.claim(tx.uow, effectId);
+        if (!effect) return false;
+        kind = effect.kind;
+        const found = this.registry.effects().get(effect.kind);
+        if (!found) throw new Error(`no reward kind "${effect.kind}" with an after-commit effect is loaded`);
+        const ctx = this.context(tx.uow, effect, attempt, submitted);
+        await callExtension(`reward kind "${effect.kind}" (${found.source})`, EFFECT_TIMEOUT_MS, () => found.handler.afterCommit!(ctx));
+        await tx.commitWith(this.effects.done(tx.uow, effect.id));
+        return true;
+      });
+      if (!ran) return { effectId, kind, outcome: 'skipped' };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await this.effects.failed(this.db, effectId, message, last);
+      return { effectId, kind, outcome: last ? 'dead' : 'failed', error: message };
+    }
+    if (submitted.length) {
+      await enqueueEvents(this.eventsQueue, submitted, EventsJob.Evaluate, 'effect').catch((error: Error) =>
+        this.logger.warn({ effect_id: effectId, err: error.message }, 'events an effect submitted are stored but not queued; the sweeper will queue them'),
+      );
+    }
+    return { effectId, kind, outcome: 'done' };
+  }
+
+  private context(uow: Parameters<RewardEffectsRepository['claim']>[0], effect: EffectRow, attempt: number, submitted: Array<EventKey & { customerId: string; organizationId: number }>): RewardEffectContext {
+    return {
+      effectId: effect.id,
+      attempt,
+      payload: effect.payload,
+      organizationId: effect.organization_id,
+      customerId: effect.customer_id,
+      campaignId: effect.campaign_id,
+      behaviorId: effect.behavior_id,
+      eventId: effect.event_id,
+      query: (sql, params) => uow.query(sql, params),
+      notify: async (creativeId, payload = {}) => {
+        const creative = await this.effects.creative(uow, effect.organization_id, creativeId);
+        if (!creative) throw new Error(`creative ${creativeId} is not a creative of the organization`);
+        const action = MESSAGE_TYPES.has(creative.ad_type) ? 'message' : 'open_ad';
+        const data = { action_type: action, url: creative.url, message: creative.message, payload: { ...creative.payload, ...payload } };
+        await this.effects.notify(uow, effect, creativeId, creative.ad_type, data);
+      },
+      submitEvent: async (customerId, event) => {
+        if (!(await this.effects.customerOf(uow, effect.organization_id, customerId))) throw new Error(`customer ${customerId} is not a customer of the organization`);
+        const apiKeyId = await this.effects.apiKeyOf(uow, effect.event_id);
+        if (apiKeyId === null) throw new Error(`the event ${effect.event_id} that awarded the effect is no longer stored`);
+        const row = {
+          organizationId: effect.organization_id,
+          apiKeyId,
+          customerId,
+          userRef: customerId,
+          source: 'v1_async' as const,
+          // Once per effect and event name: a retried effect finds its transaction id used.
+          transactionId: `effect-${effect.id}-${event.name}`,
+          instance: { name: event.name, count: 1, attributes: { ...event.attributes } as Record<string, FlatValue>, context: {}, occurredAt: this.clock.now(), day: null },
+          divisionId: null,
+          campaignId: null,
+          status: 'pending' as const,
+          reason: null,
+          result: null,
+          pointsEarned: 0,
+          requestId: null,
+          qualify: false,
+        };
+        // The effect's row is locked: no other attempt stores it between this check and the insert.
+        if (await this.events.transactionUsed(uow, apiKeyId, row.transactionId)) return;
+        const [key] = await this.events.storePending(uow, newEventRows([row]));
+        submitted.push({ ...key, customerId, organizationId: effect.organization_id });
+      },
+    };
+  }
+}
