@@ -17,11 +17,11 @@ export default {
   maxWorkers: 3,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/examples/**/*.spec.ts'] },
     {
       ...common,
       displayName: 'e2e',
-      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/examples/**/*.e2e-spec.ts'],
       // Every response a test receives is validated against the served OpenAPI document (test/support/response-validation.ts),
       // and the ledger of every customer of the test's organizations sums to its balance (test/support/ledger.ts).
       setupFilesAfterEnv: ['<rootDir>/test/support/openapi-setup.ts', '<rootDir>/test/support/ledger-setup.ts'],

@@ -19,6 +19,7 @@ import { occurredKey } from './modules/evaluation/event-keys.js';
 import { listRejectedEvents } from './modules/events/rejected-events.js';
 import { EventLogMaintenance, MAINTENANCE_LOCK } from './modules/events/event-log/event-log-maintenance.js';
 import { createLogger } from './common/logging/logger.js';
+import { extensionMigrations } from './modules/extensions/load-extensions.js';
 import { systemClock } from './common/clock.js';
 
 const USAGE = `usage:
@@ -38,7 +39,7 @@ function print(value: unknown): void {
 async function migrate(): Promise<void> {
   const config = configFromEnv();
   await ensureDatabase(config.databaseUrl);
-  print({ status: 'ok', applied: await runMigrations(config.databaseUrl) });
+  print({ status: 'ok', applied: await runMigrations(config.databaseUrl, await extensionMigrations(config.extensions)) });
 }
 
 /** The same organization bootstrap as POST /admin/v1/organizations, printing the same JSON. */

@@ -307,7 +307,8 @@ describe('extensions loaded into the application (issue #29)', () => {
     expect(schemas.TriplePointsArgs.properties.points).toMatchObject({ type: 'integer', minimum: 1 });
     expect(schemas.Criterion.properties.op.enum).toEqual(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'exists', 'contains', 'starts_with']);
     expect(schemas.PerformBody.properties.domain.enum).toEqual(['complete_campaign', 'store_checkin', 'rogue']);
-    expect(schemas.PerformBody.properties.args.oneOf).toEqual([
+    expect(schemas.PerformBody.properties.args.anyOf).toEqual([
+      { type: 'object', maxProperties: 0, description: 'none (complete_campaign, and domain actions without args)' },
       { description: 'args of store_checkin (extension: StoreExtensionsModule)', allOf: [{ $ref: '#/components/schemas/CheckinArgs' }] },
       { description: 'args of rogue (extension: StoreExtensionsModule)', allOf: [{ $ref: '#/components/schemas/RogueArgs' }] },
     ]);

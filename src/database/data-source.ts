@@ -1,15 +1,16 @@
 import type { ClientBase } from 'pg';
-import { DataSource, DataSourceOptions } from 'typeorm';
+import { DataSource, DataSourceOptions, type MigrationInterface } from 'typeorm';
 import { migrations } from '../../migrations/index.js';
 import { entities } from './entities/index.js';
 
 /** The one description of the database connection, used by the app, the CLI and the test setup. */
-export function dataSourceOptions(databaseUrl: string, poolSize = 20): DataSourceOptions {
+export function dataSourceOptions(databaseUrl: string, poolSize = 20, extraMigrations: MigrationClass[] = []): DataSourceOptions {
   return {
     type: 'postgres',
     url: databaseUrl,
     entities,
-    migrations,
+    // The extensions' own (EXTENSIONS), beside the service's: TypeORM runs them in the order of their timestamps.
+    migrations: [...migrations, ...extraMigrations],
     migrationsTableName: 'migrations',
     synchronize: false,
     // Pipeline mode lets the hot path send several statements in one write (common/database/unit-of-work.ts).
@@ -28,6 +29,8 @@ function listenForErrors(client: ClientBase): void {
   client.on('error', () => undefined);
 }
 
-export function createDataSource(databaseUrl: string): DataSource {
-  return new DataSource(dataSourceOptions(databaseUrl));
+export type MigrationClass = new () => MigrationInterface;
+
+export function createDataSource(databaseUrl: string, extraMigrations: MigrationClass[] = []): DataSource {
+  return new DataSource(dataSourceOptions(databaseUrl, undefined, extraMigrations));
 }

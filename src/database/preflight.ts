@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { redactUrl } from '../config/config.js';
-import { createDataSource } from './data-source.js';
+import { createDataSource, type MigrationClass } from './data-source.js';
 import { createRedisClient, RedisTarget } from '../redis/connection.js';
 
 /** A dependency that is missing or unreachable; its message is the one line the process prints before exiting. */
@@ -34,8 +34,8 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   }
 }
 
-export async function runMigrations(databaseUrl: string): Promise<string[]> {
-  const dataSource = createDataSource(databaseUrl);
+export async function runMigrations(databaseUrl: string, extraMigrations: MigrationClass[] = []): Promise<string[]> {
+  const dataSource = createDataSource(databaseUrl, extraMigrations);
   try {
     await dataSource.initialize();
   } catch (error) {

@@ -2,6 +2,9 @@ import type { Type } from '@nestjs/common';
 import { getSchemaPath, type OpenAPIObject, type SchemaObject } from '@nestjs/swagger';
 import type { ExtensionDefinitions } from './extension-registry.js';
 
+/** The args of complete_campaign and of a domain action without an args class. */
+const NO_ARGS: SchemaObject = { type: 'object', maxProperties: 0, description: 'none (complete_campaign, and domain actions without args)' };
+
 /** The schemas a behavior's outcome is written and answered with: one member per reward kind. */
 const OUTCOME_SCHEMAS = ['OutcomeInput', 'OutcomeConfigView'];
 
@@ -20,7 +23,10 @@ export function extendDocument(document: OpenAPIObject, extensions: ExtensionDef
   (body.domain as SchemaObject).enum = [...domains];
   const args = extensions.domainActions.filter((d) => d.model);
   if (args.length) {
-    body.args = { ...(body.args as SchemaObject), oneOf: args.map((d) => ({ description: `args of ${d.name} (extension: ${d.source})`, allOf: [{ $ref: getSchemaPath(d.model!) }] })) };
+    // anyOf, not oneOf: the forms are told apart by the body's domain, not by the args, and `{}` may fit several.
+    const forms: SchemaObject[] = [NO_ARGS, ...args.map((d) => ({ description: `args of ${d.name} (extension: ${d.source})`, allOf: [{ $ref: getSchemaPath(d.model!) }] }))];
+    body.args = { ...(body.args as SchemaObject), anyOf: forms };
+    delete (body.args as SchemaObject).example;
   }
   for (const kind of extensions.rewardKinds) {
     const member: SchemaObject = kind.model

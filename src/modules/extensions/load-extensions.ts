@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
+import type { MigrationInterface } from 'typeorm';
 import { ExtensionConfigError, type ExtensionRegistry } from './extension-registry.js';
 
 /** What @Module records on a class (one of them at least). */
@@ -18,13 +19,7 @@ class ExtendedApplication {}
 export async function loadExtensions(entries: readonly string[]): Promise<Type[]> {
   return Promise.all(
     entries.map(async (entry) => {
-      const [file, name = 'default'] = entry.split('#');
-      let exported: Record<string, unknown>;
-      try {
-        exported = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>;
-      } catch (error) {
-        throw new ExtensionConfigError(`EXTENSIONS entry "${entry}": ${(error as Error).message}`);
-      }
+      const { file, name, exported } = await importEntry(entry);
       const module = exported[name];
       if (typeof module !== 'function') throw new ExtensionConfigError(`EXTENSIONS entry "${entry}": ${file} exports no class named ${name}`);
       if (!NEST_MODULE_METADATA.some((key) => Reflect.hasOwnMetadata(key, module))) {
@@ -35,16 +30,35 @@ export async function loadExtensions(entries: readonly string[]): Promise<Type[]
   );
 }
 
+/** An EXTENSIONS entry's file, imported: what it exports, and the name of its module. */
+async function importEntry(entry: string): Promise<{ file: string; name: string; exported: Record<string, unknown> }> {
+  const [file, name = 'default'] = entry.split('#');
+  try {
+    return { file, name, exported: (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown> };
+  } catch (error) {
+    throw new ExtensionConfigError(`EXTENSIONS entry "${entry}": ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The migrations of the extensions' own tables: what each EXTENSIONS entry's file exports as `migrations` (TypeORM
+ * migration classes), run by `npm run cli -- migrate` with the service's own, in the order of their timestamps.
+ */
+export async function extensionMigrations(entries: readonly string[]): Promise<Array<new () => MigrationInterface>> {
+  const found = await Promise.all(entries.map(async (entry) => (await importEntry(entry)).exported.migrations ?? []));
+  return found.flat() as Array<new () => MigrationInterface>;
+}
+
 /**
  * Stops the process when EXTENSIONS named modules but the application found no extension in them: most likely they
  * import the decorators from another copy of the extension API than the one the application runs (its decorators
  * have keys of their own), and rules naming them would be refused.
  */
 export function checkExtensionsFound(entries: readonly string[], registry: ExtensionRegistry): void {
-  const { rewardKinds, criteriaOperators, eventEnrichers } = registry.definitions();
-  if (entries.length > 0 && rewardKinds.length + criteriaOperators.length + eventEnrichers.length === 0) {
+  const { domainActions, rewardKinds, criteriaOperators, eventEnrichers } = registry.definitions();
+  if (entries.length > 0 && domainActions.length + rewardKinds.length + criteriaOperators.length + eventEnrichers.length === 0) {
     throw new ExtensionConfigError(
-      `EXTENSIONS names ${entries.join(', ')}, but no @RewardKind, @CriteriaOperator or @EventEnricher provider was found in them: import the decorators from the application's own dist/src/extension-api/index.js`,
+      `EXTENSIONS names ${entries.join(', ')}, but no @DomainAction, @RewardKind, @CriteriaOperator or @EventEnricher provider was found in them: import the decorators from the application's own dist/src/extension-api/index.js`,
     );
   }
 }
