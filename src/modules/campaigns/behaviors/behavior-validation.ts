@@ -1,5 +1,5 @@
 import { criteriaProblem } from '../../../common/validation/criteria.js';
-import { extensionChecks } from '../../../common/validation/extension-checks.js';
+import { extensionChecks, type ArgsCheck } from '../../../common/validation/extension-checks.js';
 import { hasPrototypeKeySegment, isPrototypeKey, PROTOTYPE_KEY_MESSAGE } from '../../../common/validation/reserved-names.js';
 import { CORE_REWARDS, type Criterion } from '../../../engine/index.js';
 import { completionPointsProblem, goalsPerBehaviorProblem, uniqueEventCountProblem } from './behavior-limits.js';
@@ -66,7 +66,6 @@ const MAX_GROUPS = 20;
 const MAX_GOALS = 50;
 const MAX_OUTCOMES = 20;
 /** The built-in reward kinds, as the engine defines them. */
-const OUTCOME_KINDS = [...CORE_REWARDS.keys()];
 const BEHAVIOR_KEYS = ['name', 'tags', 'points', 'data', 'goal_groups', 'outcome_config'];
 const ACHIEVEMENT_KEYS = ['name', 'internal_event_name', 'event_count', 'type', 'unique_attribute', 'points', 'required', 'criteria', 'tags', 'data'];
 const RESPONSE_ONLY = ['id', 'campaign_id', 'outcomes', 'errors', 'created_at', 'updated_at', 'deleted_at'];
@@ -264,9 +263,68 @@ function checkRef(c: Checker, field: string, value: unknown, members: string[]):
   return c.present(at(field, members[0]), value[members[0]]) ? value : null;
 }
 
-function checkOutcome(c: Checker, field: string, value: unknown): OutcomeInput | null {
-  const extensions = extensionChecks().rewards;
-  const allowed = [...OUTCOME_KINDS, ...extensions.keys()];
+/**
+ * How one reward kind's arguments are checked when a behavior is written: problems recorded on `c` under `field`, and
+ * the arguments as stored answered (null or undefined when they are wrong).
+ */
+type OutcomeCheck = (c: Checker, field: string, args: unknown) => unknown;
+
+const refId: OutcomeCheck = (c, f, value) => {
+  const ref = checkRef(c, f, value, ['id']);
+  const id = ref ? c.int(at(f, 'id'), ref.id, 1) : undefined;
+  return id === undefined ? null : { id };
+};
+
+/** The built-in reward kinds' checks (their messages are part of the API), by kind. */
+const CORE_CHECKS = new Map<string, OutcomeCheck>([
+  ['deal', refId],
+  ['ad_unit', refId],
+  ['points', (c, f, value) => (c.present(f, value) ? c.int(f, value, 1) : undefined)],
+  [
+    'event',
+    (c, f, value) => {
+      const ref = checkRef(c, f, value, ['name', 'by']);
+      const name = ref ? c.name(at(f, 'name'), ref.name) : undefined;
+      const by = ref?.by ?? 1;
+      if (typeof by !== 'number' || !Number.isFinite(by) || by <= 0) c.fail(at(f, 'by'), 'must be a number greater than 0');
+      return name === undefined || typeof by !== 'number' ? null : { name, by };
+    },
+  ],
+  [
+    'tier',
+    (c, f, value) => {
+      const ref = checkRef(c, f, value, ['name']);
+      const name = ref ? c.text(at(f, 'name'), ref.name) : undefined;
+      return name === undefined ? null : { name };
+    },
+  ],
+]);
+
+/** The built-in kinds' checks in the engine's order of its built-in rewards, looked up as the extensions' are. */
+const CORE_OUTCOME_CHECKS = new Map(
+  [...CORE_REWARDS.keys()].map((kind): [string, OutcomeCheck] => {
+    const check = CORE_CHECKS.get(kind);
+    if (!check) throw new Error(`the built-in reward kind "${kind}" has no write-time check`);
+    return [kind, check];
+  }),
+);
+
+/** An extension's check (its args class) as an outcome check: each problem under its member. */
+function extensionCheck(check: ArgsCheck): OutcomeCheck {
+  return (c, f, value) => {
+    const problems = Object.entries(check(value));
+    for (const [member, message] of problems) c.fail(member === '' ? f : at(f, member), message);
+    return problems.length ? null : value;
+  };
+}
+
+/** Every reward kind's check, the built-ins' first, then the registered extensions'. */
+function outcomeChecks(): Map<string, OutcomeCheck> {
+  return new Map([...CORE_OUTCOME_CHECKS, ...[...extensionChecks().rewards].map(([kind, check]): [string, OutcomeCheck] => [kind, extensionCheck(check)])]);
+}
+
+function checkOutcome(c: Checker, field: string, value: unknown, checks: Map<string, OutcomeCheck>): OutcomeInput | null {
+  const allowed = [...checks.keys()];
   if (!isObject(value)) {
     c.fail(field, `must be an object holding one of ${allowed.join(', ')}`);
     return null;
@@ -278,34 +336,9 @@ function checkOutcome(c: Checker, field: string, value: unknown): OutcomeInput |
     return null;
   }
   const kind = kinds[0];
-  const f = at(field, kind);
-  const extension = extensions.get(kind);
-  if (extension) {
-    const problems = Object.entries(extension(value[kind]));
-    for (const [member, message] of problems) c.fail(member === '' ? f : at(f, member), message);
-    // The stored form of every outcome: its kind's member holding its arguments.
-    return problems.length ? null : ({ [kind]: value[kind] } as unknown as OutcomeInput);
-  }
-  if (kind === 'points') {
-    const points = c.present(f, value.points) ? c.int(f, value.points, 1) : undefined;
-    return points === undefined ? null : { points };
-  }
-  if (kind === 'deal' || kind === 'ad_unit') {
-    const ref = checkRef(c, f, value[kind], ['id']);
-    const id = ref ? c.int(at(f, 'id'), ref.id, 1) : undefined;
-    if (id === undefined) return null;
-    return kind === 'deal' ? { deal: { id } } : { ad_unit: { id } };
-  }
-  if (kind === 'tier') {
-    const ref = checkRef(c, f, value.tier, ['name']);
-    const name = ref ? c.text(at(f, 'name'), ref.name) : undefined;
-    return name === undefined ? null : { tier: { name } };
-  }
-  const ref = checkRef(c, f, value.event, ['name', 'by']);
-  const name = ref ? c.name(at(f, 'name'), ref.name) : undefined;
-  const by = ref?.by ?? 1;
-  if (typeof by !== 'number' || !Number.isFinite(by) || by <= 0) c.fail(at(f, 'by'), 'must be a number greater than 0');
-  return name === undefined || typeof by !== 'number' ? null : { event: { name, by } };
+  const args = checks.get(kind)!(c, at(field, kind), value[kind]);
+  // The stored form of every outcome: its kind's member holding its arguments.
+  return args === null || args === undefined ? null : ({ [kind]: args } as unknown as OutcomeInput);
 }
 
 function checkOutcomes(c: Checker, value: unknown): Array<OutcomeInput | null> {
@@ -314,7 +347,8 @@ function checkOutcomes(c: Checker, value: unknown): Array<OutcomeInput | null> {
     c.fail('outcome_config', `must be an array of at most ${MAX_OUTCOMES} outcomes`);
     return [];
   }
-  return value.map((outcome, i) => checkOutcome(c, at('outcome_config', i), outcome));
+  const checks = outcomeChecks();
+  return value.map((outcome, i) => checkOutcome(c, at('outcome_config', i), outcome, checks));
 }
 
 /** The shape of one behavior: every problem found, and the behavior with its defaults. */
