@@ -20,6 +20,9 @@ import { listRejectedEvents } from './modules/events/rejected-events.js';
 import { EventLogMaintenance, MAINTENANCE_LOCK } from './modules/events/event-log/event-log-maintenance.js';
 import { createLogger } from './common/logging/logger.js';
 import { extensionMigrations } from './modules/extensions/load-extensions.js';
+import { RewardEffectsRepository } from './modules/extensions/effects/reward-effects.repository.js';
+import { enqueueEffects } from './modules/webhooks/enqueue-deliveries.js';
+import { removeFailedJobs } from './queues/failed-jobs.js';
 import { systemClock } from './common/clock.js';
 
 const USAGE = `usage:
@@ -30,7 +33,9 @@ const USAGE = `usage:
   npm run cli -- events:rejected [--org ID] [--limit N] [--page N]
                                            list the events the workers rejected (customer_not_found), newest first
   npm run cli -- events:maintain           what the workers do each minute to the event log's monthly partitions,
-                                           now: add the months ahead, drop those past EVENT_RETENTION_DAYS`;
+                                           now: add the months ahead, drop those past EVENT_RETENTION_DAYS
+  npm run cli -- effects:dead              list the rewards' after-commit effects that failed every attempt
+  npm run cli -- effects:replay --dead     set them open again and queue them (a worker with their extension runs them)`;
 
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -81,6 +86,34 @@ async function failedEvents(replay: boolean): Promise<void> {
       : await dataSource.query(`SELECT ${columns} FROM events WHERE status = 'failed' ORDER BY id`);
     if (replay && rows.length) await enqueueEvents(queue, rows, EventsJob.Evaluate, `replay-${Date.now()}`);
     print({ status: 'ok', [replay ? 'replayed' : 'failed']: rows.map((r) => ({ event_id: r.id, customer_id: r.customerId, reason: r.reason })) });
+  } finally {
+    await queue.close();
+    if (connection instanceof Cluster) connection.disconnect(); // a cluster client is not BullMQ's to close
+    await dataSource.destroy();
+  }
+}
+
+/**
+ * Rewards' after-commit effects that failed every attempt (status `dead`): listed with their last error, or (replay)
+ * set open again and queued on the webhooks queue. An effect commits its writes with being marked done, so a replay
+ * never does twice what it did in the database.
+ */
+async function deadEffects(replay: boolean): Promise<void> {
+  const config = configFromEnv();
+  const dataSource = createDataSource(config.databaseUrl);
+  await dataSource.initialize();
+  const effects = new RewardEffectsRepository();
+  const connection = queueConnection(config, 1);
+  const queue = new Queue(QueueName.Webhooks, { connection, prefix: config.queuePrefix });
+  try {
+    if (!replay) {
+      print({ status: 'ok', dead: await effects.dead(dataSource) });
+      return;
+    }
+    const ids = await effects.revive(dataSource);
+    await removeFailedJobs(queue, ids.map((id) => `effect-${id}`));
+    await enqueueEffects(queue, ids);
+    print({ status: 'ok', replayed: ids.map((id) => ({ effect_id: id })) });
   } finally {
     await queue.close();
     if (connection instanceof Cluster) connection.disconnect(); // a cluster client is not BullMQ's to close
@@ -142,6 +175,8 @@ await runProcess('cli', async () => {
     if (command === 'events:replay' && rest.includes('--failed')) return await failedEvents(true);
     if (command === 'events:rejected') return await rejectedEvents(rest);
     if (command === 'events:maintain') return await maintainEventLog();
+    if (command === 'effects:dead') return await deadEffects(false);
+    if (command === 'effects:replay' && rest.includes('--dead')) return await deadEffects(true);
     process.stderr.write(`${USAGE}\n`);
     process.exitCode = 2;
   } catch (error) {

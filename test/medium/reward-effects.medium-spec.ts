@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Module } from '@nestjs/common';
 import { RewardKind, RewardKindHandler, type RewardContext, type RewardEffectContext } from '../../src/extension-api/index.js';
@@ -92,6 +93,14 @@ describe("rewards' after-commit effects on the real database (RunRewardEffect)",
     expect(await effect(other.effectId)).toEqual({ status: 'dead', attempts: 2, last_error: 'reward kind "stamp" (StampModule) failed: jammed again' });
     expect(await runner.execute(other.effectId, 3, false)).toEqual(expect.objectContaining({ outcome: 'skipped' }));
     expect([await stamps(other.customerId), (await stamped(other.customerId)).length]).toEqual([0, 0]);
+
+    // `npm run cli -- effects:dead` lists it; `effects:replay --dead` opens it again, and it runs once more.
+    const cli = (...args: string[]) => JSON.parse(spawnSync(process.execPath, ['dist/src/cli.js', ...args], { env: process.env, encoding: 'utf8' }).stdout);
+    expect(cli('effects:dead').dead).toEqual(expect.arrayContaining([expect.objectContaining({ id: other.effectId, kind: 'stamp', attempts: 2, last_error: 'reward kind "stamp" (StampModule) failed: jammed again' })]));
+    expect(cli('effects:replay', '--dead').replayed).toEqual(expect.arrayContaining([{ effect_id: other.effectId }]));
+    expect(await effect(other.effectId)).toEqual(expect.objectContaining({ status: 'retrying', attempts: 0 }));
+    expect((await runner.execute(other.effectId, 1, false)).outcome).toBe('done');
+    expect([await stamps(other.customerId), (await stamped(other.customerId)).length]).toEqual([1, 1]);
   });
 
   it('the sweeper finds effects left open (their job lost)', async () => {

@@ -78,4 +78,22 @@ export class RewardEffectsRepository {
     )) as Array<{ id: string }>;
     return rows.map((r) => r.id);
   }
+
+  /** Dead effects (every attempt failed), oldest first, with their last error. */
+  async dead(db: Queryable, limit = 1000): Promise<Array<{ id: string; organization_id: number; kind: string; customer_id: string; attempts: number; last_error: string | null }>> {
+    return (await db.query(
+      `SELECT id::text, organization_id, kind, customer_id, attempts, last_error FROM reward_effects WHERE status = 'dead' ORDER BY id LIMIT $1`,
+      [limit],
+    )) as Array<{ id: string; organization_id: number; kind: string; customer_id: string; attempts: number; last_error: string | null }>;
+  }
+
+  /** Dead effects set open again (attempts from 0), to be queued: answers their ids. */
+  async revive(db: Queryable): Promise<string[]> {
+    // A SELECT over the UPDATE: TypeORM answers an UPDATE's rows with its count beside them.
+    const rows = (await db.query(
+      `WITH revived AS (UPDATE reward_effects SET status = 'retrying', attempts = 0, updated_at = now() WHERE status = 'dead' RETURNING id)
+       SELECT id::text FROM revived ORDER BY id`,
+    )) as Array<{ id: string }>;
+    return rows.map((r) => r.id);
+  }
 }
