@@ -82,7 +82,8 @@ export class ReferralBonus extends RewardKindHandler<ReferralBonusArgs> {
   override async afterCommit(ctx: RewardEffectContext): Promise<void> {
     const [link] = await ctx.query<{ referrer_id: string }>(`SELECT referrer_id FROM referral_links WHERE referee_id = $1`, [ctx.customerId]);
     if (!link) return;
-    await ctx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`referral:${link.referrer_id}`]);
+    // The two-key form: a key space of its own, apart from the service's one-key locks.
+    await ctx.query(`SELECT pg_advisory_xact_lock(hashtext('referral_bonus'), hashtext($1))`, [link.referrer_id]);
     const [{ n }] = await ctx.query<{ n: number }>(`SELECT count(*)::int AS n FROM referral_bonuses WHERE referrer_id = $1 AND behavior_id = $2`, [link.referrer_id, ctx.behaviorId]);
     if (n >= Number(ctx.payload.cap)) return;
     await ctx.query(`INSERT INTO referral_bonuses (effect_id, referrer_id, referee_id, behavior_id) VALUES ($1, $2, $3, $4)`, [ctx.effectId, link.referrer_id, ctx.customerId, ctx.behaviorId]);

@@ -16,7 +16,8 @@ export abstract class RewardKindHandler<A = unknown> {
    * The after-commit effect (optional): for each `ctx.effect(payload)` of `apply`, once the evaluation is committed, a
    * worker calls it with that payload, at least once: retried with backoff (10 attempts over about 8.5 minutes) until
    * it returns, then `dead`. Its statements through `ctx.query` commit with the effect marked done, or not at all; for
-   * anything outside the database, `ctx.effectId` is the idempotency key.
+   * anything outside the database, `ctx.effectId` is the idempotency key. It holds a connection and a transaction
+   * while it runs (at most 30 s; 4 effects at once per worker process): keep remote calls short.
    */
   afterCommit?(ctx: RewardEffectContext): Promise<void>;
 }
@@ -36,14 +37,17 @@ export interface RewardEffectContext {
   readonly behaviorId: number;
   /** The event whose evaluation awarded it. */
   readonly eventId: string;
-  /** A statement in the effect's transaction, which commits with the effect marked done (rolled back if it throws). */
+  /**
+   * A statement in the effect's transaction, which commits with the effect marked done (rolled back if it throws). A
+   * statement that fails aborts the transaction: the attempt fails with that error even if the effect catches it.
+   */
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
   /** Stores a notification of a creative of the organization for the customer, in the effect's transaction, its payload merged into the creative's. */
   notify(creativeId: number, payload?: Record<string, unknown>): Promise<void>;
   /**
    * Submits an event for a customer of the organization (the one that completed, or another), stored with the effect's
    * transaction and evaluated by the events worker like any event: outcomes, caps, budgets, tiers and webhooks apply.
-   * Once per effect and event name: a retried effect does not submit it twice.
+   * It commits with the effect marked done: a failed attempt's events are rolled back with it.
    */
   submitEvent(customerId: string, event: { name: string; attributes?: Record<string, FlatValue> }): Promise<void>;
 }

@@ -151,6 +151,22 @@ describe('EvaluationRepository on the real database', () => {
       expect(await ledgerTotal(ctx.db, customer.id)).toEqual({ rows: 1, total: 10 });
     });
 
+    it("writes a domain action's rows in the write's transaction: a write that fails leaves none of them", async () => {
+      await ctx.db.query(`CREATE TABLE IF NOT EXISTS medium_action_rows (customer_id uuid NOT NULL, note text NOT NULL DEFAULT 'kept')`);
+      const customer = await seedCustomer(ctx.db, tenant);
+      const withRows = (points: number, before: number, note: string) => ({
+        ...creditPlan(tenant, customer.id, behaviorId, campaignId, points, before, 'rows-dup'),
+        rows: [{ table: 'medium_action_rows', rows: [{ customer_id: customer.id, note }, { customer_id: customer.id }] }],
+      });
+      await transactions.run(null, (tx) => tx.commitWith(repository.write(tx.uow, withRows(5, 0, 'first'))));
+      const repeat = await transactions.run(null, (tx) => tx.commitWith(repository.write(tx.uow, withRows(5, 5, 'repeat')))).catch((e: unknown) => e);
+      expect(repeat).toBeInstanceOf(DuplicateTransaction);
+      // The second row names no note: it keeps the column's default.
+      expect(await ctx.db.query(`SELECT note FROM medium_action_rows WHERE customer_id = $1 ORDER BY note`, [customer.id])).toEqual([{ note: 'first' }, { note: 'kept' }]);
+      expect(await balance(ctx.db, customer.id)).toEqual({ available: 5, lifetime: 5 });
+      await ctx.db.query(`DROP TABLE medium_action_rows`);
+    });
+
     it('lets another api key use the same transaction_id', async () => {
       const customer = await seedCustomer(ctx.db, tenant);
       const other = await seedTenant(ctx.db);

@@ -13,8 +13,9 @@ import { bumpRules, seedCampaign, seedCustomer, seedTenant } from './support/see
 
 const STAMPS = 'medium_effect_stamps';
 
-/** How the next attempts of the stamp effect end: thrown after writing, or not. */
+/** How the next attempts of the stamp effect end: thrown after writing, or not; or a statement that fails, caught. */
 const failures: string[] = [];
+let badStatement = false;
 
 /** A reward whose effect writes a stamp to the team's table and submits a `stamped` event, then fails if told to. */
 @RewardKind({ name: 'stamp', description: 'A stamp on a card, kept by the team' })
@@ -27,6 +28,7 @@ class Stamp extends RewardKindHandler<{ card: string }> {
     await ctx.submitEvent(ctx.customerId, { name: 'stamped', attributes: { card: String(ctx.payload.card) } });
     const failure = failures.shift();
     if (failure) throw new Error(failure);
+    if (badStatement) await ctx.query(`SELECT no_such_column FROM ${STAMPS}`).catch(() => undefined);
   }
 }
 
@@ -71,7 +73,7 @@ describe("rewards' after-commit effects on the real database (RunRewardEffect)",
     expect(await runner.execute(effectId, 1, false)).toEqual({ effectId, kind: 'stamp', outcome: 'done' });
     expect(await effect(effectId)).toEqual({ status: 'done', attempts: 1, last_error: null });
     expect(await stamps(customerId)).toBe(1);
-    expect((await stamped(customerId)).map((e) => [e.status, e.transaction_id])).toEqual([['pending', `effect-${effectId}-stamped`]]);
+    expect((await stamped(customerId)).map((e) => [e.status, e.transaction_id])).toEqual([['pending', null]]);
     expect(await runner.execute(effectId, 2, false)).toEqual(expect.objectContaining({ effectId, outcome: 'skipped' }));
     expect([await stamps(customerId), (await stamped(customerId)).length]).toEqual([1, 1]);
   });
@@ -101,6 +103,15 @@ describe("rewards' after-commit effects on the real database (RunRewardEffect)",
     expect(await effect(other.effectId)).toEqual(expect.objectContaining({ status: 'retrying', attempts: 0 }));
     expect((await runner.execute(other.effectId, 1, false)).outcome).toBe('done');
     expect([await stamps(other.customerId), (await stamped(other.customerId)).length]).toEqual([1, 1]);
+  });
+
+  it('an effect that catches a failed statement fails its attempt with that statement\'s error', async () => {
+    const { effectId, customerId } = await effectOfPurchase();
+    badStatement = true;
+    const attempt = await ctx.app.get(RunRewardEffect).execute(effectId, 1, false);
+    badStatement = false;
+    expect(attempt).toEqual(expect.objectContaining({ outcome: 'failed', error: 'reward kind "stamp" (StampModule) failed: column "no_such_column" does not exist' }));
+    expect([await stamps(customerId), (await stamped(customerId)).length]).toEqual([0, 0]);
   });
 
   it('the sweeper finds effects left open (their job lost)', async () => {

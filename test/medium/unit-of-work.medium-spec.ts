@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { withPoolClient } from '../../src/common/database/pool-client.js';
 import { UnitOfWork } from '../../src/common/database/unit-of-work.js';
+import { CustomerTransactions } from '../../src/modules/evaluation/customer-transactions.js';
 import { createMediumContext, type MediumContext } from './support/module.js';
 
 describe('UnitOfWork on a real pooled connection', () => {
@@ -70,5 +71,17 @@ describe('UnitOfWork on a real pooled connection', () => {
       return ctx.db.query(`SELECT mark FROM medium_settled`);
     });
     expect(seenAfterSettle).toEqual([{ mark: 'slow' }]);
+  });
+
+  it('refuses statements once its transaction is over, so late code cannot use a connection given back to the pool', async () => {
+    const transactions = ctx.app.get(CustomerTransactions);
+    let kept: UnitOfWork | undefined;
+    await transactions.run(null, async ({ uow }) => {
+      kept = uow;
+      await uow.query('SELECT 1');
+    });
+    await expect(kept!.query('SELECT 1')).rejects.toThrow('the transaction is over: no statement can be sent on it');
+    await expect(transactions.run(null, async ({ uow }) => ((kept = uow), Promise.reject(new Error('rolled back'))))).rejects.toThrow('rolled back');
+    await expect(kept!.query('SELECT 1')).rejects.toThrow('the transaction is over');
   });
 });

@@ -21,6 +21,7 @@ export interface Queryable {
  */
 export class UnitOfWork implements Queryable {
   private corked = false;
+  private closed = false;
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(private readonly client: PoolClient) {}
@@ -40,7 +41,17 @@ export class UnitOfWork implements Queryable {
     await Promise.allSettled([...this.inFlight]);
   }
 
+  /**
+   * No statement may be sent any more: the transaction is over and the connection goes back to the pool. Code still
+   * holding the unit of work (an extension that answered after its deadline) gets an error rather than a statement
+   * run on a connection another transaction may be using.
+   */
+  close(): void {
+    this.closed = true;
+  }
+
   private send(statement: Statement): Promise<QueryResult> {
+    if (this.closed) return Promise.reject(new Error('the transaction is over: no statement can be sent on it'));
     if (!this.corked) {
       const stream = (this.client as unknown as { connection: { stream: { cork(): void; uncork(): void } } }).connection.stream;
       stream.cork();

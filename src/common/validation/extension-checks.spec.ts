@@ -22,6 +22,8 @@ describe('extension checks', () => {
       per_customer: 'must not be less than 1',
       colour: 'is not a known attribute',
     });
+    // What a member is comes before the bounds it breaks, whatever the order of the decorators.
+    expect(check({ pool: 'spring', per_customer: 'ten' })).toEqual({ per_customer: 'must be an integer number' });
     expect(check('spring')).toEqual({ '': 'must be an object' });
     expect(check([{ pool: 'spring' }])).toEqual({ '': 'must be an object' });
   });

@@ -16,6 +16,9 @@ export interface ExtensionChecks {
   operators: ReadonlyMap<string, ArgsCheck>;
 }
 
+/** class-validator's checks of a value's type and presence, named before its bounds. */
+const TYPE_CHECK = /^(whitelistValidation|isDefined|is(Int|String|Number|Boolean|Object|Array|Uuid|Date|Enum|In))$/;
+
 let current: ExtensionChecks = { rewards: new Map(), operators: new Map() };
 
 /**
@@ -39,7 +42,11 @@ export function objectCheck(dto: Type | undefined): ArgsCheck {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return { '': 'must be an object' };
     if (!dto) return {};
     const problems: ArgsProblems = {};
-    for (const { field, constraint, message } of flatten(validateSync(plainToInstance(dto, value), { whitelist: true, forbidNonWhitelisted: true }))) {
+    // Per member, what it is before the bounds it breaks: a type check (isInt, isString, ...) is named first, whatever
+    // the order of the class's decorators ("ten" is "must be an integer", not "must not be greater than 1000").
+    const found = flatten(validateSync(plainToInstance(dto, value), { whitelist: true, forbidNonWhitelisted: true }));
+    const typeFirst = [...found.filter((p) => TYPE_CHECK.test(p.constraint)), ...found.filter((p) => !TYPE_CHECK.test(p.constraint))];
+    for (const { field, constraint, message } of typeFirst) {
       problems[field] ??= constraint === 'whitelistValidation' ? 'is not a known attribute' : message;
     }
     return problems;

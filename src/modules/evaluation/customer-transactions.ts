@@ -49,6 +49,7 @@ export class CustomerTransactions {
         return await work({ uow, commitWith });
       } finally {
         await uow.settle();
+        uow.close();
       }
     });
   }
@@ -76,6 +77,8 @@ export class CustomerTransactions {
         // A COMMIT behind a failed statement already ended the transaction (as a rollback).
         if (!ended) await uow.run({ text: 'ROLLBACK' }).catch(() => undefined);
         throw error;
+      } finally {
+        uow.close();
       }
     });
   }

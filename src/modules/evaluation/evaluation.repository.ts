@@ -5,7 +5,7 @@ import { UUID } from '../../common/validation/uuid.js';
 import type { BudgetLeft, CustomerSnapshot, EventInstance, ProgressMap } from '../../engine/index.js';
 import type { NewEventRow, WritePlan } from './write-plan.js';
 import { EVENTS_BY_KEY, eventsByKeyParams, occurredKey, type EventKey } from './event-keys.js';
-import { domainRowsStatement, storePendingStatement, writeStatement, type WrittenRow } from './write-statement.js';
+import { domainRowsStatements, storePendingStatement, writeStatement, type WrittenRow } from './write-statement.js';
 
 /** How a request names a customer. */
 export type CustomerKey = { userId: string } | { externalId: string };
@@ -210,8 +210,15 @@ export class EvaluationRepository {
 
   /** Writes the plan in one statement (see write-statement.ts); a repeated transaction id raises DuplicateTransaction. */
   async write(uow: UnitOfWork, plan: WritePlan): Promise<Written> {
-    for (const { table, rows } of plan.rows ?? []) if (rows.length) await uow.run(domainRowsStatement(table, rows));
-    const [row] = await uow.run<WrittenRow>(writeStatement(plan)).catch(writeFailure(plan));
+    // A domain action's rows and the write statement are sent in one tick, one behind the other: the COMMIT that
+    // CustomerTransaction.commitWith sends right after comes behind all of them, and a failure of any rolls back all.
+    const domainRows = (plan.rows ?? []).flatMap((r) => domainRowsStatements(r.table, r.rows)).map((statement) => uow.run(statement));
+    const statement = uow.run<WrittenRow>(writeStatement(plan)).catch(writeFailure(plan));
+    await Promise.all(domainRows).catch(async (error: unknown) => {
+      await statement.catch(() => undefined);
+      throw error;
+    });
+    const [row] = await statement;
     return {
       eventIds: row.event_ids.map(String),
       notificationIds: (row.notification_ids ?? []).map(Number),

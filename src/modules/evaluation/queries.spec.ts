@@ -5,7 +5,7 @@ import { RulesRepository } from '../campaigns/rules/rules.repository.js';
 import { BEGIN_STATEMENT } from './customer-transactions.js';
 import { EvaluationRepository } from './evaluation.repository.js';
 import type { WritePlan } from './write-plan.js';
-import { domainRowsStatement } from './write-statement.js';
+import { domainRowsStatements } from './write-statement.js';
 
 /**
  * Every statement of the event path, printed to docs/queries/event-path.sql so that a reviewer reads a change of the
@@ -85,7 +85,7 @@ async function printed(): Promise<string> {
   as("EvaluationRepository.write: stored events marked, with rewards' after-commit effects into their outbox; sent with COMMIT");
   await repo.write(uow, { ...plan({ mark: [] }, false), effects: [{ idx: 0, ...sample, kind: 'coupon', campaign_id: 1, behavior_id: 1, payload: {} }] });
   as("EvaluationRepository.write: a domain action's rows for a table of its own (perform), sent before the write statement");
-  await uow.run(domainRowsStatement('referral_links', [{ referee_id: sample.customer_id, referrer_id: sample.customer_id }]));
+  await uow.run(domainRowsStatements('referral_links', [{ referee_id: sample.customer_id, referrer_id: sample.customer_id }])[0]);
   as('EvaluationRepository.storePending (V1 async=true)');
   await repo.storePending(uow, []);
   as('RulesRepository.load: on the transaction connection, only when the rules version is new to the process');

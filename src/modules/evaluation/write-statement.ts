@@ -257,14 +257,22 @@ export function storePendingStatement(rows: unknown[]): Statement {
 const COLUMN = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
- * A domain action's rows for one of its tables: the columns the rows name (json_populate_recordset types each value
- * as its column; a column no row names keeps its default). The table name was checked when the action was registered.
+ * A domain action's rows for one of its tables: one INSERT per set of columns the rows name (json_populate_recordset
+ * types each value as its column; a column a row does not name keeps its default). The table name was checked when the
+ * action was registered.
  */
-export function domainRowsStatement(table: string, rows: Array<Record<string, unknown>>): Statement {
-  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
-  const wrong = columns.find((column) => !COLUMN.test(column));
-  if (wrong !== undefined) throw new Error(`rows for ${table}: column ${JSON.stringify(wrong)} must be a plain lower case name`);
+export function domainRowsStatements(table: string, rows: Array<Record<string, unknown>>): Statement[] {
   const name = table.split('.').map((part) => `"${part}"`).join('.');
-  const list = columns.map((column) => `"${column}"`).join(', ');
-  return { text: `INSERT INTO ${name} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${name}, $1::json)`, values: [JSON.stringify(rows)] };
+  const byColumns = new Map<string, Array<Record<string, unknown>>>();
+  for (const row of rows) {
+    const columns = Object.keys(row).sort();
+    const wrong = columns.find((column) => !COLUMN.test(column));
+    if (wrong !== undefined) throw new Error(`rows for ${table}: column ${JSON.stringify(wrong)} must be a plain lower case name`);
+    const key = columns.join(',');
+    byColumns.set(key, [...(byColumns.get(key) ?? []), row]);
+  }
+  return [...byColumns].map(([key, group]) => {
+    const list = key.split(',').map((column) => `"${column}"`).join(', ');
+    return { text: `INSERT INTO ${name} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${name}, $1::json)`, values: [JSON.stringify(group)] };
+  });
 }

@@ -27,6 +27,9 @@ export function extendDocument(document: OpenAPIObject, extensions: ExtensionDef
     const forms: SchemaObject[] = [NO_ARGS, ...args.map((d) => ({ description: `args of ${d.name} (extension: ${d.source})`, allOf: [{ $ref: getSchemaPath(d.model!) }] }))];
     body.args = { ...(body.args as SchemaObject), anyOf: forms };
     delete (body.args as SchemaObject).example;
+  } else {
+    // No domain action takes any: an object without members is all perform accepts.
+    (body.args as SchemaObject).maxProperties = 0;
   }
   for (const kind of extensions.rewardKinds) {
     const member: SchemaObject = kind.model

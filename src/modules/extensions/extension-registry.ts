@@ -1,4 +1,5 @@
-import { Injectable, type OnModuleInit, type Type } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnModuleInit, type Type } from '@nestjs/common';
+import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { DiscoveryService } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { DiscoverableDecorator } from '@nestjs/core/discovery/discovery-service.js';
@@ -90,10 +91,21 @@ export class ExtensionRegistry implements OnModuleInit {
   private collected: Collected | undefined;
   private listed: ExtensionsView | undefined;
 
-  constructor(private readonly discovery: DiscoveryService) {}
+  constructor(
+    private readonly discovery: DiscoveryService,
+    @Optional() @Inject(LOGGER) private readonly logger?: Logger,
+  ) {}
 
   onModuleInit(): void {
     this.engine();
+    const { domainActions, rewardKinds, criteriaOperators, eventEnrichers } = this.definitions();
+    const names = (list: ExtensionDefinition[]) => list.map((d) => `${d.name} (${d.source})`);
+    if (domainActions.length + rewardKinds.length + criteriaOperators.length + eventEnrichers.length > 0) {
+      this.logger?.info(
+        { domain_actions: names(domainActions), reward_kinds: names(rewardKinds), criteria_operators: names(criteriaOperators), event_enrichers: names(eventEnrichers) },
+        'extensions loaded',
+      );
+    }
   }
 
   /** The criteria operators and reward kinds, the built-ins and the extensions', as the engine takes them. */

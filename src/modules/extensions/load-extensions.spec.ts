@@ -3,7 +3,7 @@ import type { ExtensionRegistry } from './extension-registry.js';
 
 const FILE = 'test/fixtures/plain-exports.mjs';
 const registryWith = (rewardKinds: number) =>
-  ({ definitions: () => ({ rewardKinds: Array.from({ length: rewardKinds }, () => ({ name: 'x', source: 'M', description: '', model: undefined })), criteriaOperators: [], eventEnrichers: [] }) }) as unknown as ExtensionRegistry;
+  ({ definitions: () => ({ rewardKinds: Array.from({ length: rewardKinds }, () => ({ name: 'x', source: 'M', description: '', model: undefined })), criteriaOperators: [], eventEnrichers: [], domainActions: [] }) }) as unknown as ExtensionRegistry;
 
 describe('loadExtensions', () => {
   it('imports the default export, or the one named after #, of a file resolved from the working directory', async () => {
@@ -28,7 +28,7 @@ describe('checkExtensionsFound', () => {
 
   it("stops the process when the modules named hold no extension the application can see", () => {
     expect(() => checkExtensionsFound([FILE], registryWith(0))).toThrow(
-      `EXTENSIONS names ${FILE}, but no @RewardKind, @CriteriaOperator or @EventEnricher provider was found in them: import the decorators from the application's own dist/src/extension-api/index.js`,
+      `EXTENSIONS names ${FILE}, but no @DomainAction, @RewardKind, @CriteriaOperator or @EventEnricher provider was found in them: import the decorators from the application's own dist/src/extension-api/index.js`,
     );
   });
 });

@@ -61,12 +61,12 @@ export class RewardEffectsRepository {
     return row ?? null;
   }
 
-  /** A notification of a creative for the effect's customer. */
+  /** A notification of a creative for the effect's customer, on the event that awarded the effect. */
   async notify(uow: UnitOfWork, effect: EffectRow, creativeId: number, type: string, data: unknown): Promise<void> {
     await uow.query(
       `INSERT INTO notifications (organization_id, customer_id, event_id, creative_id, campaign_id, behavior_id, type, data)
-       VALUES ($1, $2, NULL, $3, $4, $5, $6, $7)`,
-      [effect.organization_id, effect.customer_id, creativeId, effect.campaign_id, effect.behavior_id, type, JSON.stringify(data)],
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [effect.organization_id, effect.customer_id, effect.event_id, creativeId, effect.campaign_id, effect.behavior_id, type, JSON.stringify(data)],
     );
   }
 

@@ -20,6 +20,11 @@ import { RewardEffectsRepository, type EffectRow } from './reward-effects.reposi
 
 /** How long one attempt of an effect may take before it counts as failed. */
 export const EFFECT_TIMEOUT_MS = 30_000;
+/**
+ * Effects one process runs at once: each holds a pooled connection and a transaction for as long as it takes, and the
+ * webhooks queue's concurrency (16) is meant for deliveries, which hold none while they wait on a remote server.
+ */
+export const EFFECT_CONCURRENCY = 4;
 
 /** What one attempt did. */
 export interface EffectAttempt {
@@ -48,8 +53,17 @@ export class RunRewardEffect {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
+  private readonly slots = new Slots(EFFECT_CONCURRENCY);
+
   async execute(effectId: string, attempt: number, last: boolean): Promise<EffectAttempt> {
+    return this.slots.run(() => this.attempt(effectId, attempt, last));
+  }
+
+  private async attempt(effectId: string, attempt: number, last: boolean): Promise<EffectAttempt> {
     const submitted: Array<EventKey & { customerId: string; organizationId: number }> = [];
+    // The first statement that failed: PostgreSQL refuses every later one in the transaction (an effect that caught
+    // the error would otherwise be reported as "current transaction is aborted").
+    const failed: { error?: unknown } = {};
     let kind = 'unknown';
     try {
       const ran = await this.transactions.run(null, async (tx) => {
@@ -58,9 +72,12 @@ export class RunRewardEffect {
         kind = effect.kind;
         const found = this.registry.effects().get(effect.kind);
         if (!found) throw new Error(`no reward kind "${effect.kind}" with an after-commit effect is loaded`);
-        const ctx = this.context(tx.uow, effect, attempt, submitted);
-        await callExtension(`reward kind "${effect.kind}" (${found.source})`, EFFECT_TIMEOUT_MS, () => found.handler.afterCommit!(ctx));
-        await tx.commitWith(this.effects.done(tx.uow, effect.id));
+        const ctx = this.context(tx.uow, effect, attempt, submitted, failed);
+        const what = `reward kind "${effect.kind}" (${found.source})`;
+        await callExtension(what, EFFECT_TIMEOUT_MS, () => found.handler.afterCommit!(ctx));
+        await tx.commitWith(this.effects.done(tx.uow, effect.id)).catch((error: unknown) => {
+          throw failed.error ? new Error(`${what} failed: ${(failed.error as Error).message}`) : error;
+        });
         return true;
       });
       if (!ran) return { effectId, kind, outcome: 'skipped' };
@@ -77,7 +94,13 @@ export class RunRewardEffect {
     return { effectId, kind, outcome: 'done' };
   }
 
-  private context(uow: Parameters<RewardEffectsRepository['claim']>[0], effect: EffectRow, attempt: number, submitted: Array<EventKey & { customerId: string; organizationId: number }>): RewardEffectContext {
+  private context(
+    uow: Parameters<RewardEffectsRepository['claim']>[0],
+    effect: EffectRow,
+    attempt: number,
+    submitted: Array<EventKey & { customerId: string; organizationId: number }>,
+    failed: { error?: unknown },
+  ): RewardEffectContext {
     return {
       effectId: effect.id,
       attempt,
@@ -87,7 +110,11 @@ export class RunRewardEffect {
       campaignId: effect.campaign_id,
       behaviorId: effect.behavior_id,
       eventId: effect.event_id,
-      query: (sql, params) => uow.query(sql, params),
+      query: <R>(sql: string, params?: unknown[]) =>
+        uow.query<R>(sql, params).catch((error: unknown) => {
+          failed.error ??= error;
+          throw error;
+        }),
       notify: async (creativeId, payload = {}) => {
         const creative = await this.effects.creative(uow, effect.organization_id, creativeId);
         if (!creative) throw new Error(`creative ${creativeId} is not a creative of the organization`);
@@ -105,8 +132,8 @@ export class RunRewardEffect {
           customerId,
           userRef: customerId,
           source: 'v1_async' as const,
-          // Once per effect and event name: a retried effect finds its transaction id used.
-          transactionId: `effect-${effect.id}-${event.name}`,
+          // No transaction id: the event commits with the effect marked done, so only the attempt that succeeds stores it.
+          transactionId: null,
           instance: { name: event.name, count: 1, attributes: { ...event.attributes } as Record<string, FlatValue>, context: {}, occurredAt: this.clock.now(), day: null },
           divisionId: null,
           campaignId: null,
@@ -117,11 +144,28 @@ export class RunRewardEffect {
           requestId: null,
           qualify: false,
         };
-        // The effect's row is locked: no other attempt stores it between this check and the insert.
-        if (await this.events.transactionUsed(uow, apiKeyId, row.transactionId)) return;
         const [key] = await this.events.storePending(uow, newEventRows([row]));
         submitted.push({ ...key, customerId, organizationId: effect.organization_id });
       },
     };
+  }
+}
+
+/** At most `size` runs at once in this process; the others wait their turn, first come first served. */
+class Slots {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly size: number) {}
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running += 1;
+    try {
+      return await work();
+    } finally {
+      this.running -= 1;
+      this.waiting.shift()?.();
+    }
   }
 }
