@@ -26,3 +26,5 @@ export { checkEligibility } from './eligibility.js';
 export type { EligibilityResult, CampaignCheck } from './eligibility.js';
 export { perform, performBehaviorsInvolved, performInstance, performQualified, behaviorEligibility } from './perform.js';
 export type { PerformInput, PerformResult, PerformFailureReason } from './perform.js';
+export { periodAt, reviewTime, tierStanding } from './tier-standing.js';
+export type { Period, RankedTier, TierChange, TierChangeReason, TierFact, TierInput, TierPolicy, TierStanding } from './tier-standing.js';
