@@ -485,6 +485,8 @@ class Award implements RewardContext {
       return;
     }
     this.current = { kind: outcome.kind, allowance: reward.points?.(outcome.args, this.rules) ?? 0, raises: reward.raises?.(outcome.args) ?? [], effects: reward.effects === true };
+    // The explanation names the extension that decided (the built-ins' notes say what they awarded).
+    if (reward.source !== 'core') this.note(`reward "${outcome.kind}" of ${reward.source}`);
     reward.apply(this, outcome.args);
     this.current = null;
   }

@@ -104,7 +104,7 @@ describe('reward kinds as a registry', () => {
     s.send(event('visit'));
     const result = s.send(event('visit'));
     expect(result.effects).toEqual([{ eventIndex: 0, kind: 'coupon', campaignId: 10, behaviorId: 1, payload: { pool: 'SUMMER' } }]);
-    expect(detail(s)).toContain('reward "coupon": after-commit effect asked for');
+    expect(detail(s)).toContain('reward "coupon" of coupons; reward "coupon": after-commit effect asked for');
     const undeclared = new Session(compiled([{ kind: 'coupon', args: { pool: 'SUMMER' } }], rewards([...CORE_REWARDS.values(), coupon(false)])));
     expect(undeclared.send(event('visit')).effects).toEqual([]);
     expect(detail(undeclared)).toContain('reward "coupon" asked for an after-commit effect, which it does not declare: none');
