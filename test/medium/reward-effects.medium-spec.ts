@@ -114,6 +114,14 @@ describe("rewards' after-commit effects on the real database (RunRewardEffect)",
     expect([await stamps(customerId), (await stamped(customerId)).length]).toEqual([0, 0]);
   });
 
+  it('a worker without the effect\'s extension leaves it open, its attempts unused, for a worker that has it', async () => {
+    const { effectId } = await effectOfPurchase();
+    await ctx.db.query(`UPDATE reward_effects SET kind = 'gift_card' WHERE id = $1`, [effectId]);
+    const attempt = await ctx.app.get(RunRewardEffect).execute(effectId, 10, true);
+    expect(attempt).toEqual({ effectId, kind: 'gift_card', outcome: 'failed', error: 'no reward kind "gift_card" with an after-commit effect is loaded in this worker' });
+    expect(await effect(effectId)).toEqual({ status: 'pending', attempts: 0, last_error: null });
+  });
+
   it('the sweeper finds effects left open (their job lost)', async () => {
     const { effectId } = await effectOfPurchase();
     await ctx.db.query(`UPDATE reward_effects SET updated_at = now() - interval '10 minutes' WHERE id = $1`, [effectId]);

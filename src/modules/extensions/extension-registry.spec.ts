@@ -155,6 +155,11 @@ describe('ExtensionRegistry', () => {
       @Module({ providers: [Drop] })
       class DropModule {}
       await expect(registry(DropModule)).rejects.toThrow('domain action "drop" (DropModule): table "checkins; DROP TABLE customers" must be a plain lower case name (schema.table or table)');
+      @DomainAction({ name: 'ledger', description: "Writes the service's ledger.", tables: ['points_ledger'] })
+      class Ledger extends Checkin {}
+      @Module({ providers: [Ledger] })
+      class LedgerModule {}
+      await expect(registry(LedgerModule)).rejects.toThrow(`domain action "ledger" (LedgerModule): table "points_ledger" is the service's own; an extension writes tables of its own`);
     });
   });
 });

@@ -8,6 +8,7 @@ import { byName, CORE_OPERATORS, CORE_REWARDS, criteriaOperators, rewards, type 
 import { objectCheck, useExtensionChecks, valueCheck, type ArgsCheck } from '../../common/validation/extension-checks.js';
 import { isPrototypeKey } from '../../common/validation/reserved-names.js';
 import { ConfigError } from '../../config/config.js';
+import { isServiceTable } from '../../database/service-tables.js';
 import { OUTCOME_BOOKKEEPING } from '../../database/entities/behavior.entity.js';
 import { CriteriaOperator, DomainAction, EventEnricher, RewardKind, type CriteriaOperatorOptions, type DomainActionOptions, type ExtensionOptions, type RewardKindOptions } from '../../extension-api/decorators.js';
 import { CriteriaOperatorHandler, DomainActionHandler, EventEnricherHandler, RewardKindHandler } from '../../extension-api/kinds.js';
@@ -166,6 +167,8 @@ export class ExtensionRegistry implements OnModuleInit {
     for (const { options, source } of actions) {
       const table = (options.tables ?? []).find((t) => !TABLE.test(t));
       if (table !== undefined) throw new ExtensionConfigError(`domain action "${options.name}" (${source}): table ${JSON.stringify(table)} must be a plain lower case name (schema.table or table)`);
+      const own = (options.tables ?? []).find(isServiceTable);
+      if (own !== undefined) throw new ExtensionConfigError(`domain action "${options.name}" (${source}): table "${own}" is the service's own; an extension writes tables of its own`);
     }
     let engine: EngineExtensions;
     let domains: ReadonlyMap<string, Domain>;

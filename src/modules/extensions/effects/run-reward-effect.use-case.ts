@@ -26,6 +26,9 @@ export const EFFECT_TIMEOUT_MS = 30_000;
  */
 export const EFFECT_CONCURRENCY = 4;
 
+/** The effect's reward kind is not loaded in this process. */
+class NotLoaded extends Error {}
+
 /** What one attempt did. */
 export interface EffectAttempt {
   effectId: string;
@@ -71,7 +74,7 @@ export class RunRewardEffect {
         if (!effect) return false;
         kind = effect.kind;
         const found = this.registry.effects().get(effect.kind);
-        if (!found) throw new Error(`no reward kind "${effect.kind}" with an after-commit effect is loaded`);
+        if (!found) throw new NotLoaded(`no reward kind "${effect.kind}" with an after-commit effect is loaded in this worker`);
         const ctx = this.context(tx.uow, effect, attempt, submitted, failed);
         const what = `reward kind "${effect.kind}" (${found.source})`;
         await callExtension(what, EFFECT_TIMEOUT_MS, () => found.handler.afterCommit!(ctx));
@@ -83,6 +86,9 @@ export class RunRewardEffect {
       if (!ran) return { effectId, kind, outcome: 'skipped' };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
+      // A worker without the extension (EXTENSIONS not set on it, a rolling deploy) does not use up the effect's
+      // attempts: the effect stays open, and the sweeper queues it again for a worker that has it.
+      if (error instanceof NotLoaded) return { effectId, kind, outcome: 'failed', error: message };
       await this.effects.failed(this.db, effectId, message, last);
       return { effectId, kind, outcome: last ? 'dead' : 'failed', error: message };
     }

@@ -1,0 +1,40 @@
+/**
+ * The tables of the service's own schema (migrations/), and the migrations' own: a domain action may not declare one
+ * as a table of its rows. The event log's monthly partitions (events_*) are refused by their prefix.
+ * src/database/service-tables.spec.ts checks that every table a migration creates is here.
+ */
+export const SERVICE_TABLES: ReadonlySet<string> = new Set([
+  'api_keys',
+  'applications',
+  'audience_jobs',
+  'audit_log',
+  'behaviors',
+  'campaigns',
+  'creative_groups',
+  'creatives',
+  'customer_offers',
+  'customer_progress',
+  'customers',
+  'divisions',
+  'event_reversals',
+  'event_transactions',
+  'events',
+  'line_items',
+  'migrations',
+  'notifications',
+  'offers',
+  'organizations',
+  'points_ledger',
+  'reward_effects',
+  'simulations',
+  'tiers',
+  'webhook_deliveries',
+  'webhook_delivery_attempts',
+  'webhooks',
+]);
+
+/** Whether a table (`table` or `schema.table`, public assumed) is one of the service's own. */
+export function isServiceTable(table: string): boolean {
+  const [schema, name] = table.includes('.') ? table.split('.') : ['public', table];
+  return schema === 'public' && (SERVICE_TABLES.has(name) || /^events(_|$)/.test(name));
+}
