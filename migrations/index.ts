@@ -15,7 +15,6 @@ import { EventsWithoutCustomerKey1765100000000 } from './1765100000000-events-wi
 import { CampaignBudgetCheck1765200000000 } from './1765200000000-campaign-budget-check.js';
 import { Simulations1765300000000 } from './1765300000000-simulations.js';
 import { RewardEffects1765400000000 } from './1765400000000-reward-effects.js';
-import { TierMonths1765500000000 } from './1765500000000-tier-months.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -36,5 +35,4 @@ export const migrations = [
   CampaignBudgetCheck1765200000000,
   Simulations1765300000000,
   RewardEffects1765400000000,
-  TierMonths1765500000000,
 ];

@@ -138,17 +138,6 @@ WITH claimed_transactions AS (
       JOIN event_ids e ON e.idx = t.idx
      ORDER BY t.ordinality
     RETURNING id
-  ),
-  tier_months AS (
-    INSERT INTO customer_tier_months (customer_id, month, points, outcome_tier_ids)
-    SELECT t.customer_id, date_trunc('month', t.at AT TIME ZONE o.time_zone)::date, sum(t.points)::int,
-           coalesce(array_agg(DISTINCT t.tier_id) FILTER (WHERE t.tier_id IS NOT NULL), '{}')
-      FROM json_to_recordset($9::json) AS t(organization_id int, customer_id uuid, at timestamptz, points int, tier_id int)
-      JOIN organizations o ON o.id = t.organization_id
-     GROUP BY 1, 2
-    ON CONFLICT (customer_id, month) DO UPDATE SET points = customer_tier_months.points + EXCLUDED.points,
-           outcome_tier_ids = ARRAY(SELECT DISTINCT x FROM unnest(customer_tier_months.outcome_tier_ids || EXCLUDED.outcome_tier_ids) AS x ORDER BY x)
-    RETURNING 1
   )
   SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
          (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
@@ -207,17 +196,6 @@ WITH event_ids AS (
       JOIN event_ids e ON e.idx = t.idx
      ORDER BY t.ordinality
     RETURNING id
-  ),
-  tier_months AS (
-    INSERT INTO customer_tier_months (customer_id, month, points, outcome_tier_ids)
-    SELECT t.customer_id, date_trunc('month', t.at AT TIME ZONE o.time_zone)::date, sum(t.points)::int,
-           coalesce(array_agg(DISTINCT t.tier_id) FILTER (WHERE t.tier_id IS NOT NULL), '{}')
-      FROM json_to_recordset($10::json) AS t(organization_id int, customer_id uuid, at timestamptz, points int, tier_id int)
-      JOIN organizations o ON o.id = t.organization_id
-     GROUP BY 1, 2
-    ON CONFLICT (customer_id, month) DO UPDATE SET points = customer_tier_months.points + EXCLUDED.points,
-           outcome_tier_ids = ARRAY(SELECT DISTINCT x FROM unnest(customer_tier_months.outcome_tier_ids || EXCLUDED.outcome_tier_ids) AS x ORDER BY x)
-    RETURNING 1
   )
   SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
          (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
@@ -290,17 +268,6 @@ WITH claimed_transactions AS (
      ORDER BY t.ordinality
     RETURNING id
   ),
-  tier_months AS (
-    INSERT INTO customer_tier_months (customer_id, month, points, outcome_tier_ids)
-    SELECT t.customer_id, date_trunc('month', t.at AT TIME ZONE o.time_zone)::date, sum(t.points)::int,
-           coalesce(array_agg(DISTINCT t.tier_id) FILTER (WHERE t.tier_id IS NOT NULL), '{}')
-      FROM json_to_recordset($9::json) AS t(organization_id int, customer_id uuid, at timestamptz, points int, tier_id int)
-      JOIN organizations o ON o.id = t.organization_id
-     GROUP BY 1, 2
-    ON CONFLICT (customer_id, month) DO UPDATE SET points = customer_tier_months.points + EXCLUDED.points,
-           outcome_tier_ids = ARRAY(SELECT DISTINCT x FROM unnest(customer_tier_months.outcome_tier_ids || EXCLUDED.outcome_tier_ids) AS x ORDER BY x)
-    RETURNING 1
-  ),
   notification_ns AS (
     SELECT id, row_number() OVER (ORDER BY id)::int AS n FROM notifications
   ),
@@ -309,7 +276,7 @@ WITH claimed_transactions AS (
     SELECT w.organization_id, w.id, e.id, t.type,
            jsonb_build_object('id', t.id, 'type', t.type, 'created_at', t.created_at,
              'data', CASE WHEN t.notification_n IS NULL THEN t.data ELSE jsonb_build_object('id', n.id) || t.data END)
-      FROM json_to_recordset($10::json) AS t(idx int, organization_id int, id text, type text, created_at text, notification_n int, data jsonb)
+      FROM json_to_recordset($9::json) AS t(idx int, organization_id int, id text, type text, created_at text, notification_n int, data jsonb)
       JOIN event_ids e ON e.idx = t.idx
       LEFT JOIN notification_ns n ON n.n = t.notification_n
       JOIN webhooks w ON w.organization_id = t.organization_id AND w.deleted_at IS NULL AND t.type = ANY(w.event_types)
@@ -374,17 +341,6 @@ WITH event_ids AS (
      ORDER BY t.ordinality
     RETURNING id
   ),
-  tier_months AS (
-    INSERT INTO customer_tier_months (customer_id, month, points, outcome_tier_ids)
-    SELECT t.customer_id, date_trunc('month', t.at AT TIME ZONE o.time_zone)::date, sum(t.points)::int,
-           coalesce(array_agg(DISTINCT t.tier_id) FILTER (WHERE t.tier_id IS NOT NULL), '{}')
-      FROM json_to_recordset($10::json) AS t(organization_id int, customer_id uuid, at timestamptz, points int, tier_id int)
-      JOIN organizations o ON o.id = t.organization_id
-     GROUP BY 1, 2
-    ON CONFLICT (customer_id, month) DO UPDATE SET points = customer_tier_months.points + EXCLUDED.points,
-           outcome_tier_ids = ARRAY(SELECT DISTINCT x FROM unnest(customer_tier_months.outcome_tier_ids || EXCLUDED.outcome_tier_ids) AS x ORDER BY x)
-    RETURNING 1
-  ),
   notification_ns AS (
     SELECT id, row_number() OVER (ORDER BY id)::int AS n FROM notifications
   ),
@@ -393,7 +349,7 @@ WITH event_ids AS (
     SELECT w.organization_id, w.id, e.id, t.type,
            jsonb_build_object('id', t.id, 'type', t.type, 'created_at', t.created_at,
              'data', CASE WHEN t.notification_n IS NULL THEN t.data ELSE jsonb_build_object('id', n.id) || t.data END)
-      FROM json_to_recordset($11::json) AS t(idx int, organization_id int, id text, type text, created_at text, notification_n int, data jsonb)
+      FROM json_to_recordset($10::json) AS t(idx int, organization_id int, id text, type text, created_at text, notification_n int, data jsonb)
       JOIN event_ids e ON e.idx = t.idx
       LEFT JOIN notification_ns n ON n.n = t.notification_n
       JOIN webhooks w ON w.organization_id = t.organization_id AND w.deleted_at IS NULL AND t.type = ANY(w.event_types)
@@ -482,22 +438,11 @@ WITH claimed_transactions AS (
      ORDER BY t.ordinality
     RETURNING id
   ),
-  tier_months AS (
-    INSERT INTO customer_tier_months (customer_id, month, points, outcome_tier_ids)
-    SELECT t.customer_id, date_trunc('month', t.at AT TIME ZONE o.time_zone)::date, sum(t.points)::int,
-           coalesce(array_agg(DISTINCT t.tier_id) FILTER (WHERE t.tier_id IS NOT NULL), '{}')
-      FROM json_to_recordset($10::json) AS t(organization_id int, customer_id uuid, at timestamptz, points int, tier_id int)
-      JOIN organizations o ON o.id = t.organization_id
-     GROUP BY 1, 2
-    ON CONFLICT (customer_id, month) DO UPDATE SET points = customer_tier_months.points + EXCLUDED.points,
-           outcome_tier_ids = ARRAY(SELECT DISTINCT x FROM unnest(customer_tier_months.outcome_tier_ids || EXCLUDED.outcome_tier_ids) AS x ORDER BY x)
-    RETURNING 1
-  ),
   budget_used AS (
     UPDATE campaigns c SET budget_completions = c.budget_completions + t.completions, budget_points = c.budget_points + t.points,
            budget_exhausted_at = CASE WHEN c.budget_exhausted_at IS NULL AND (c.budget_completions + t.completions >= c.budget_max_completions
              OR c.budget_points + t.points >= c.budget_max_points) THEN now() ELSE c.budget_exhausted_at END
-      FROM json_to_recordset($11::json) AS t(campaign_id int, completions int, points int)
+      FROM json_to_recordset($10::json) AS t(campaign_id int, completions int, points int)
      WHERE c.id = t.campaign_id
        AND (c.budget_max_completions IS NULL OR c.budget_completions + t.completions <= c.budget_max_completions)
        AND (c.budget_max_points IS NULL OR c.budget_points + t.points <= c.budget_max_points)
@@ -505,7 +450,7 @@ WITH claimed_transactions AS (
               c.budget_points AS points, c.budget_exhausted_at = now() AS reached
   ), budgets_refused AS (
     UPDATE campaigns c SET budget_exhausted_at = now()
-     WHERE c.id = ANY($12::int[]) AND c.budget_exhausted_at IS NULL AND c.id <> ALL(SELECT id FROM budget_used)
+     WHERE c.id = ANY($11::int[]) AND c.budget_exhausted_at IS NULL AND c.id <> ALL(SELECT id FROM budget_used)
     RETURNING c.id, c.organization_id, c.name, c.budget_max_completions, c.budget_max_points, c.budget_completions AS completions, c.budget_points AS points
   ), budgets_exhausted AS (
     SELECT id, organization_id, name, budget_max_completions, budget_max_points, completions, points FROM budget_used WHERE reached
@@ -582,21 +527,10 @@ WITH event_ids AS (
      ORDER BY t.ordinality
     RETURNING id
   ),
-  tier_months AS (
-    INSERT INTO customer_tier_months (customer_id, month, points, outcome_tier_ids)
-    SELECT t.customer_id, date_trunc('month', t.at AT TIME ZONE o.time_zone)::date, sum(t.points)::int,
-           coalesce(array_agg(DISTINCT t.tier_id) FILTER (WHERE t.tier_id IS NOT NULL), '{}')
-      FROM json_to_recordset($10::json) AS t(organization_id int, customer_id uuid, at timestamptz, points int, tier_id int)
-      JOIN organizations o ON o.id = t.organization_id
-     GROUP BY 1, 2
-    ON CONFLICT (customer_id, month) DO UPDATE SET points = customer_tier_months.points + EXCLUDED.points,
-           outcome_tier_ids = ARRAY(SELECT DISTINCT x FROM unnest(customer_tier_months.outcome_tier_ids || EXCLUDED.outcome_tier_ids) AS x ORDER BY x)
-    RETURNING 1
-  ),
   effects AS (
     INSERT INTO reward_effects (organization_id, customer_id, event_id, kind, campaign_id, behavior_id, payload)
     SELECT t.organization_id, t.customer_id, e.id, t.kind, t.campaign_id, t.behavior_id, t.payload
-      FROM ROWS FROM (json_to_recordset($11::json)
+      FROM ROWS FROM (json_to_recordset($10::json)
            AS (idx int, organization_id int, customer_id uuid, kind text, campaign_id int, behavior_id int, payload jsonb))
            WITH ORDINALITY AS t
       JOIN event_ids e ON e.idx = t.idx

@@ -14,7 +14,6 @@ export const SERVICE_TABLES: ReadonlySet<string> = new Set([
   'creatives',
   'customer_offers',
   'customer_progress',
-  'customer_tier_months',
   'customers',
   'divisions',
   'event_reversals',

@@ -42,7 +42,6 @@ const plan = (events: WritePlan['events'], withDeliveries: boolean): WritePlan =
   deliveries: withDeliveries ? [{ idx: 0, organization_id: 1, id: 'x', type: 'points.credited', created_at: '', notification_n: null, data: {} }] : [],
   budgets: { use: [], refused: [] },
   effects: [],
-  tierMonths: [],
 });
 
 async function printed(): Promise<string> {

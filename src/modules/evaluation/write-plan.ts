@@ -27,7 +27,7 @@ export interface NewEvent extends EventOutcome {
 }
 
 /** The part of an engine result that is written: perform's result and evaluate's both have it. */
-export type Outcomes = Pick<EvaluationResult, 'customer' | 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused' | 'effects' | 'tierOutcomes'>;
+export type Outcomes = Pick<EvaluationResult, 'customer' | 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused' | 'effects'>;
 
 /** One customer's evaluation: its state before, what the engine decided, and its webhook events. */
 export interface CustomerResult {
@@ -62,11 +62,6 @@ export interface WritePlan {
   deliveries: Array<{ idx: number; organization_id: number; id: string; type: string; created_at: string; notification_n: number | null; data: unknown }>;
   /** Campaign budgets (contract §14): what completions use (the campaigns' rows are locked by then), and the campaigns that refused one. */
   budgets: { use: Array<{ campaign_id: number; completions: number; points: number }>; refused: number[] };
-  /**
-   * What qualifies for tiers (§17): each credit's points and each tier outcome at its event's time, added to the
-   * customer's month of the organization's time zone (customer_tier_months).
-   */
-  tierMonths: Array<{ organization_id: number; customer_id: string; at: string; points: number; tier_id: number | null }>;
   /** Rewards' after-commit effects (the outbox reward_effects), run by the workers once committed. */
   effects: Array<{ idx: number; organization_id: number; customer_id: string; kind: string; campaign_id: number; behavior_id: number; payload: unknown }>;
   /** A domain action's rows for tables of its own (perform), written in the same transaction before the rest. */
@@ -135,7 +130,7 @@ export function newEventRows(events: NewEvent[]): NewEventRow[] {
  * notifications, webhook deliveries and rewards' after-commit effects.
  */
 export function planWrite(events: WritePlan['events'], customers: CustomerResult[]): WritePlan {
-  const plan: WritePlan = { events, progress: [], customers: [], credits: [], offers: [], notifications: [], deliveries: [], budgets: { use: [], refused: [] }, effects: [], tierMonths: [] };
+  const plan: WritePlan = { events, progress: [], customers: [], credits: [], offers: [], notifications: [], deliveries: [], budgets: { use: [], refused: [] }, effects: [] };
   const budgetUse: Record<number, BudgetUse> = {};
   for (const c of customers) {
     const who = { organization_id: c.organizationId, customer_id: c.result.customer.id };
@@ -156,8 +151,6 @@ export function planWrite(events: WritePlan['events'], customers: CustomerResult
         earned_at: new Date(credit.at).toISOString(),
       });
     }
-    for (const credit of c.result.credits) plan.tierMonths.push({ ...who, at: new Date(credit.at).toISOString(), points: credit.amount, tier_id: null });
-    for (const t of c.result.tierOutcomes) plan.tierMonths.push({ ...who, at: new Date(t.at).toISOString(), points: 0, tier_id: t.tierId });
     for (const o of c.result.offersIssued) {
       plan.offers.push({ idx: idx(o.eventIndex), ...who, offer_id: o.offerId, campaign_id: o.campaignId, behavior_id: o.behaviorId, issued_at: new Date(o.at).toISOString() });
     }

@@ -131,22 +131,6 @@ const steps = {
           ORDER BY t.idx, w.id
          RETURNING id`,
   }),
-  /**
-   * Tier qualification (§17): credits' points and tier outcomes added to the customer's month of the organization's
-   * time zone, by their event's time (decision 0019).
-   */
-  addTierMonths: (rows: unknown[]): Step => ({
-    name: 'tier_months',
-    sql: (p) => `INSERT INTO customer_tier_months (customer_id, month, points, outcome_tier_ids)
-         SELECT t.customer_id, date_trunc('month', t.at AT TIME ZONE o.time_zone)::date, sum(t.points)::int,
-                coalesce(array_agg(DISTINCT t.tier_id) FILTER (WHERE t.tier_id IS NOT NULL), '{}')
-           FROM json_to_recordset(${p(json(rows))}::json) AS t(organization_id int, customer_id uuid, at timestamptz, points int, tier_id int)
-           JOIN organizations o ON o.id = t.organization_id
-          GROUP BY 1, 2
-         ON CONFLICT (customer_id, month) DO UPDATE SET points = customer_tier_months.points + EXCLUDED.points,
-                outcome_tier_ids = ARRAY(SELECT DISTINCT x FROM unnest(customer_tier_months.outcome_tier_ids || EXCLUDED.outcome_tier_ids) AS x ORDER BY x)
-         RETURNING 1`,
-  }),
   /** Rewards' after-commit effects into their outbox (one row each, pending until a worker runs it). */
   insertEffects: (rows: unknown[]): Step => ({
     name: 'effects',
@@ -242,7 +226,6 @@ export function writeStatement(plan: WritePlan): Statement {
     steps.creditPoints(plan.credits),
     steps.issueOffers(plan.offers),
     steps.insertNotifications(plan.notifications),
-    steps.addTierMonths(plan.tierMonths),
     ...(withDeliveries ? [steps.numberNotifications(), steps.queueDeliveries(plan.deliveries)] : []),
     ...(withBudgets ? [steps.spendBudgets(plan.budgets)] : []),
     ...(withEffects ? [steps.insertEffects(plan.effects)] : []),

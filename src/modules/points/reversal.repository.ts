@@ -12,8 +12,6 @@ export interface Reversal {
   customerId: string;
   externalId: string;
   eventIds: string[];
-  /** The submission's events' times: what their credits qualified for tiers comes off those months (§17). */
-  occurredAt: string[];
   /** Points the submission credited: lifetime_points goes down by them. */
   credited: number;
   /** Of those, what is taken from available_points (at most what is available). */
@@ -92,15 +90,6 @@ export class ReversalRepository {
              FROM json_to_recordset($15::json) AS t(campaign_id int, completions int, points int)
             WHERE c.id = t.campaign_id AND (c.budget_max_completions IS NOT NULL OR c.budget_max_points IS NOT NULL)
            RETURNING 1
-         ), tier_months AS (
-           INSERT INTO customer_tier_months (customer_id, month, points)
-           SELECT $2, date_trunc('month', t.at AT TIME ZONE o.time_zone)::date, -sum(l.amount)::int
-             FROM unnest($3::bigint[], $16::timestamptz[]) AS t(id, at)
-             JOIN points_ledger l ON l.event_id = t.id AND l.amount > 0
-             JOIN organizations o ON o.id = $1
-            GROUP BY 2
-           ON CONFLICT (customer_id, month) DO UPDATE SET points = customer_tier_months.points + EXCLUDED.points
-           RETURNING 1
          ), reversal AS (
            INSERT INTO event_reversals (organization_id, api_key_id, transaction_id, customer_id, events, points, achievements, reason, created_at)
            VALUES ($1, $10, $6, $2, $11, $4, $12, $7, $8::timestamptz)
@@ -131,7 +120,6 @@ export class ReversalRepository {
         r.webhookId,
         r.externalId,
         JSON.stringify(r.budgets),
-        r.occurredAt,
       ],
     });
     return row;

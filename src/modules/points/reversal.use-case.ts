@@ -58,7 +58,6 @@ export class ReversalUseCase {
             customerId: id,
             externalId: customer.externalId,
             eventIds,
-            occurredAt: events.map((e) => new Date(e.occurred_at).toISOString()),
             credited,
             taken,
             achievements: undone.undone,

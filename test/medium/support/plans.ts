@@ -42,6 +42,5 @@ export function creditPlan(tenant: Tenant, customerId: string, behaviorId: numbe
     deliveries: [],
     budgets: { use: [], refused: [] },
     effects: [],
-    tierMonths: [],
   };
 }
