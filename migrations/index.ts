@@ -15,6 +15,7 @@ import { EventsWithoutCustomerKey1765100000000 } from './1765100000000-events-wi
 import { CampaignBudgetCheck1765200000000 } from './1765200000000-campaign-budget-check.js';
 import { Simulations1765300000000 } from './1765300000000-simulations.js';
 import { RewardEffects1765400000000 } from './1765400000000-reward-effects.js';
+import { TierQualification1765500000000 } from './1765500000000-tier-qualification.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -35,4 +36,5 @@ export const migrations = [
   CampaignBudgetCheck1765200000000,
   Simulations1765300000000,
   RewardEffects1765400000000,
+  TierQualification1765500000000,
 ];

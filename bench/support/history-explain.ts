@@ -111,6 +111,7 @@ async function v1Statements(plan: HistoryPlan, c: number): Promise<Captured[]> {
     deliveries: [],
     budgets: { use: [], refused: [] },
     effects: [],
+    tierOutcomes: [],
   };
   const write = writeStatement(writePlan);
   out.push({ label: `V1: the write (${write.name})`, text: write.text, values: write.values ?? [], write: true });

@@ -112,8 +112,8 @@ WITH claimed_transactions AS (
     RETURNING 1
   ),
   credits AS (
-    INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining)
-    SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END
+    INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining, occurred_at)
+    SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END, t.earned_at
       FROM json_to_recordset($6::json)
            AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb, earned_at timestamptz)
       JOIN event_ids e ON e.idx = t.idx
@@ -170,8 +170,8 @@ WITH event_ids AS (
     RETURNING 1
   ),
   credits AS (
-    INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining)
-    SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END
+    INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining, occurred_at)
+    SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END, t.earned_at
       FROM json_to_recordset($7::json)
            AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb, earned_at timestamptz)
       JOIN event_ids e ON e.idx = t.idx
@@ -241,8 +241,8 @@ WITH claimed_transactions AS (
     RETURNING 1
   ),
   credits AS (
-    INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining)
-    SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END
+    INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining, occurred_at)
+    SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END, t.earned_at
       FROM json_to_recordset($6::json)
            AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb, earned_at timestamptz)
       JOIN event_ids e ON e.idx = t.idx
@@ -314,8 +314,8 @@ WITH event_ids AS (
     RETURNING 1
   ),
   credits AS (
-    INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining)
-    SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END
+    INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining, occurred_at)
+    SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END, t.earned_at
       FROM json_to_recordset($7::json)
            AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb, earned_at timestamptz)
       JOIN event_ids e ON e.idx = t.idx
@@ -411,8 +411,8 @@ WITH claimed_transactions AS (
     RETURNING 1
   ),
   credits AS (
-    INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining)
-    SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END
+    INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining, occurred_at)
+    SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END, t.earned_at
       FROM json_to_recordset($7::json)
            AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb, earned_at timestamptz)
       JOIN event_ids e ON e.idx = t.idx
@@ -500,8 +500,8 @@ WITH event_ids AS (
     RETURNING 1
   ),
   credits AS (
-    INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining)
-    SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END
+    INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining, occurred_at)
+    SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END, t.earned_at
       FROM json_to_recordset($7::json)
            AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb, earned_at timestamptz)
       JOIN event_ids e ON e.idx = t.idx

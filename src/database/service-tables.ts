@@ -14,6 +14,7 @@ export const SERVICE_TABLES: ReadonlySet<string> = new Set([
   'creatives',
   'customer_offers',
   'customer_progress',
+  'customer_tier_outcomes',
   'customers',
   'divisions',
   'event_reversals',

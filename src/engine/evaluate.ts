@@ -96,6 +96,8 @@ export interface EvaluationResult {
   budgetRefused: number[];
   /** After-commit effects the rewards asked for, in order (RewardContext.effect). */
   effects: RewardEffect[];
+  /** Tier outcomes awarded, whether or not they moved the tier: they qualify for their tier in their event's period (§17). */
+  tierOutcomes: Array<{ eventIndex: number; tierId: number; at: number }>;
 }
 
 /** A reward's after-commit effect, as the evaluation asked for it. */
@@ -170,6 +172,7 @@ export class Evaluation {
       budgetUse: {},
       budgetRefused: [],
       effects: [],
+      tierOutcomes: [],
     };
     this.budgetLeft = {};
     for (const [id, left] of Object.entries(input.budgets ?? {})) this.budgetLeft[Number(id)] = { ...left };
@@ -523,8 +526,10 @@ class Award implements RewardContext {
 
   liftTier(name: string): boolean {
     const tier = this.rules.tiers.find((t) => t.name === name);
-    if (tier) liftTier(this.rules, this.customer, this.result, tier.id);
-    return tier !== undefined;
+    if (!tier) return false;
+    this.result.tierOutcomes.push({ eventIndex: this.origin.eventIndex, tierId: tier.id, at: this.origin.at });
+    liftTier(this.rules, this.customer, this.result, tier.id);
+    return true;
   }
 
   raise(name: string, count: number): void {

@@ -42,6 +42,7 @@ const plan = (events: WritePlan['events'], withDeliveries: boolean): WritePlan =
   deliveries: withDeliveries ? [{ idx: 0, organization_id: 1, id: 'x', type: 'points.credited', created_at: '', notification_n: null, data: {} }] : [],
   budgets: { use: [], refused: [] },
   effects: [],
+  tierOutcomes: [],
 });
 
 async function printed(): Promise<string> {

@@ -180,7 +180,7 @@ function evaluateEvents(
   const customer: ReplayedCustomer = { snapshot: group.customer.snapshot, progress: { ...progress } };
   const outcomes: EventOutcome[] = [];
   const webhooks: WebhookOccurrence[] = [];
-  const combined: Pick<EvaluationResult, 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused' | 'effects'> = {
+  const combined: Pick<EvaluationResult, 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused' | 'effects' | 'tierOutcomes'> = {
     progress: {},
     credits: [],
     offersIssued: [],
@@ -188,6 +188,7 @@ function evaluateEvents(
     budgetUse: {},
     budgetRefused: [],
     effects: [],
+    tierOutcomes: [],
   };
   group.events.forEach((event, i) => {
     // A V1 async event scoped to a campaign that is no longer live evaluates nothing (as V1 sync answers 404).
@@ -214,6 +215,7 @@ function evaluateEvents(
     combined.offersIssued.push(...result.offersIssued.map((o) => ({ ...o, eventIndex: i })));
     combined.notifications.push(...result.notifications.map((n) => ({ ...n, eventIndex: i })));
     combined.effects.push(...result.effects.map((e) => ({ ...e, eventIndex: i })));
+    combined.tierOutcomes.push(...result.tierOutcomes.map((t) => ({ ...t, eventIndex: i })));
     Object.assign(combined.progress, result.progress);
   });
   return { outcomes, result: { ...combined, customer: customer.snapshot }, webhooks };

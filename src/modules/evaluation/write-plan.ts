@@ -27,7 +27,7 @@ export interface NewEvent extends EventOutcome {
 }
 
 /** The part of an engine result that is written: perform's result and evaluate's both have it. */
-export type Outcomes = Pick<EvaluationResult, 'customer' | 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused' | 'effects'>;
+export type Outcomes = Pick<EvaluationResult, 'customer' | 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused' | 'effects' | 'tierOutcomes'>;
 
 /** One customer's evaluation: its state before, what the engine decided, and its webhook events. */
 export interface CustomerResult {
@@ -62,6 +62,8 @@ export interface WritePlan {
   deliveries: Array<{ idx: number; organization_id: number; id: string; type: string; created_at: string; notification_n: number | null; data: unknown }>;
   /** Campaign budgets (contract §14): what completions use (the campaigns' rows are locked by then), and the campaigns that refused one. */
   budgets: { use: Array<{ campaign_id: number; completions: number; points: number }>; refused: number[] };
+  /** Tier outcomes awarded, at their event's time (customer_tier_outcomes: they qualify for tiers, §17). */
+  tierOutcomes: Array<{ idx: number; customer_id: string; tier_id: number; at: string }>;
   /** Rewards' after-commit effects (the outbox reward_effects), run by the workers once committed. */
   effects: Array<{ idx: number; organization_id: number; customer_id: string; kind: string; campaign_id: number; behavior_id: number; payload: unknown }>;
   /** A domain action's rows for tables of its own (perform), written in the same transaction before the rest. */
@@ -130,7 +132,7 @@ export function newEventRows(events: NewEvent[]): NewEventRow[] {
  * notifications, webhook deliveries and rewards' after-commit effects.
  */
 export function planWrite(events: WritePlan['events'], customers: CustomerResult[]): WritePlan {
-  const plan: WritePlan = { events, progress: [], customers: [], credits: [], offers: [], notifications: [], deliveries: [], budgets: { use: [], refused: [] }, effects: [] };
+  const plan: WritePlan = { events, progress: [], customers: [], credits: [], offers: [], notifications: [], deliveries: [], budgets: { use: [], refused: [] }, effects: [], tierOutcomes: [] };
   const budgetUse: Record<number, BudgetUse> = {};
   for (const c of customers) {
     const who = { organization_id: c.organizationId, customer_id: c.result.customer.id };
@@ -151,6 +153,7 @@ export function planWrite(events: WritePlan['events'], customers: CustomerResult
         earned_at: new Date(credit.at).toISOString(),
       });
     }
+    for (const t of c.result.tierOutcomes) plan.tierOutcomes.push({ idx: idx(t.eventIndex), customer_id: who.customer_id, tier_id: t.tierId, at: new Date(t.at).toISOString() });
     for (const o of c.result.offersIssued) {
       plan.offers.push({ idx: idx(o.eventIndex), ...who, offer_id: o.offerId, campaign_id: o.campaignId, behavior_id: o.behaviorId, issued_at: new Date(o.at).toISOString() });
     }

@@ -85,9 +85,10 @@ const steps = {
   }),
   creditPoints: (rows: unknown[]): Step => ({
     name: 'credits',
-    // A credit expires the organization's points_expire_after_days after its event (never when that is null).
-    sql: (p) => `INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining)
-         SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END
+    // A credit expires the organization's points_expire_after_days after its event (never when that is null); its
+    // event's time is the period it qualifies for tiers in (§17).
+    sql: (p) => `INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining, occurred_at)
+         SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END, t.earned_at
            FROM json_to_recordset(${p(json(rows))}::json)
                 AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb, earned_at timestamptz)
            JOIN event_ids e ON e.idx = t.idx
@@ -130,6 +131,15 @@ const steps = {
            JOIN webhooks w ON w.organization_id = t.organization_id AND w.deleted_at IS NULL AND t.type = ANY(w.event_types)
           ORDER BY t.idx, w.id
          RETURNING id`,
+  }),
+  /** Tier outcomes awarded, at their event's time: each qualifies for its tier in that period (§17). */
+  recordTierOutcomes: (rows: unknown[]): Step => ({
+    name: 'tier_outcomes',
+    sql: (p) => `INSERT INTO customer_tier_outcomes (customer_id, tier_id, event_id, occurred_at)
+         SELECT t.customer_id, t.tier_id, e.id, t.at
+           FROM json_to_recordset(${p(json(rows))}::json) AS t(idx int, customer_id uuid, tier_id int, at timestamptz)
+           JOIN event_ids e ON e.idx = t.idx
+         RETURNING 1`,
   }),
   /** Rewards' after-commit effects into their outbox (one row each, pending until a worker runs it). */
   insertEffects: (rows: unknown[]): Step => ({
@@ -209,14 +219,15 @@ const EFFECT_IDS = `,
 
 /**
  * The statement of a write plan. Its text depends only on whether events are inserted or marked, whether there are
- * deliveries, whether campaign budgets are spent and whether rewards asked for effects, so each of the sixteen variants
- * is one prepared statement per connection.
+ * deliveries, whether campaign budgets are spent, whether rewards asked for effects and whether tier outcomes were
+ * awarded, so each variant (at most 32, most never met) is one prepared statement per connection.
  */
 export function writeStatement(plan: WritePlan): Statement {
   const inserting = 'insert' in plan.events;
   const withDeliveries = plan.deliveries.length > 0;
   const withBudgets = plan.budgets.use.length > 0 || plan.budgets.refused.length > 0;
   const withEffects = plan.effects.length > 0;
+  const withTierOutcomes = plan.tierOutcomes.length > 0;
   const list: Step[] = [
     ...('insert' in plan.events
       ? [steps.claimTransactions(plan.events.insert), steps.insertEvents(plan.events.insert), steps.numberInserted()]
@@ -229,6 +240,7 @@ export function writeStatement(plan: WritePlan): Statement {
     ...(withDeliveries ? [steps.numberNotifications(), steps.queueDeliveries(plan.deliveries)] : []),
     ...(withBudgets ? [steps.spendBudgets(plan.budgets)] : []),
     ...(withEffects ? [steps.insertEffects(plan.effects)] : []),
+    ...(withTierOutcomes ? [steps.recordTierOutcomes(plan.tierOutcomes)] : []),
   ];
   const values: unknown[] = [];
   const param = (value: unknown) => `$${values.push(value)}`;
@@ -238,7 +250,7 @@ export function writeStatement(plan: WritePlan): Statement {
        SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
               (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
               ${deliveryIds(withDeliveries, withBudgets)} AS delivery_ids${withEffects ? EFFECT_IDS : ''}${budgetCheck}`;
-  const variant = `${withDeliveries ? '-webhooks' : ''}${withBudgets ? '-budgets' : ''}${withEffects ? '-effects' : ''}`;
+  const variant = `${withDeliveries ? '-webhooks' : ''}${withBudgets ? '-budgets' : ''}${withEffects ? '-effects' : ''}${withTierOutcomes ? '-tiers' : ''}`;
   return { name: `write-${inserting ? 'new' : 'stored'}-events${variant}`, text, values };
 }
 

@@ -59,7 +59,7 @@ export class ReversalRepository {
 
   /**
    * Takes the submission's points back and undoes its completions, in one statement: its credits have nothing left
-   * to expire; one `reversal` entry of what is taken; if the customer's other expiring credits now hold more than
+   * to expire and are marked reversed (they qualify for no tier, §17); one `reversal` entry of what is taken; if the customer's other expiring credits now hold more than
    * the balance, the excess is consumed soonest-expiring first (what is left to expire never exceeds the balance);
    * the balances, the progress rows, the campaign budgets given back, the `event_reversals` row, and a
    * `points.reversed` delivery per subscribed webhook.
@@ -70,7 +70,8 @@ export class ReversalRepository {
     const [row] = await uow.run<ReversedRow>({
       name: 'reversal',
       text: `WITH spent AS (
-           UPDATE points_ledger SET remaining = 0 WHERE event_id = ANY($3::bigint[]) AND remaining > 0 RETURNING 1
+           UPDATE points_ledger SET remaining = CASE WHEN remaining > 0 THEN 0 ELSE remaining END, reversed_at = $8::timestamptz
+            WHERE event_id = ANY($3::bigint[]) AND amount > 0 RETURNING 1
          ), ${consumeSoonestFirst('$2', `(SELECT GREATEST(0, sum(remaining) - (${available})) FROM spendable)`, notReversed)},
          entry AS (
            INSERT INTO points_ledger (organization_id, customer_id, amount, reason, source, created_at)

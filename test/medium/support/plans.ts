@@ -42,5 +42,6 @@ export function creditPlan(tenant: Tenant, customerId: string, behaviorId: numbe
     deliveries: [],
     budgets: { use: [], refused: [] },
     effects: [],
+    tierOutcomes: [],
   };
 }
