@@ -50,6 +50,8 @@ const EXPECTED_ROUTES = [
   `GET ${PRIV}/events/rejected`,
   `POST ${PRIV}/users`,
   `GET ${PRIV}/users/{user_id}`,
+  `GET ${PRIV}/users/{user_id}/tier`,
+  `GET ${PRIV}/external/users/{external_id}/tier`,
   `PUT ${PRIV}/users/{user_id}`,
   `GET ${PRIV}/external/users/{external_id}`,
   `PUT ${PRIV}/external/users/{external_id}`,

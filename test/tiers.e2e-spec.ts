@@ -252,6 +252,50 @@ describe('management: tiers', () => {
     });
   });
 
+  describe("GET .../users/:user_id/tier (a customer's tier standing)", () => {
+    it('answers the tier, the qualifying points under lifetime, and the next tier with the points it still needs', async () => {
+      const owner = await createTenant(app);
+      const silver = await createTier(owner, { name: 'Silver', min_points: 100 });
+      const gold = await createTier(owner, { name: 'Gold', min_points: 500 });
+      const campaign = await createCampaign(app, owner);
+      const visit = { name: 'Visit', points: 150, data: {}, goal_groups: [{ goals: [{ achievement: { name: 'visit', event_count: 1 } }] }] };
+      await api(app, owner).post(`/management/campaigns/${campaign.id}/behaviors/_batch`).send({ behaviors: [visit] }).expect(201);
+      const customer = await createCustomer(app, owner);
+      const standing = async () => (await api(app, owner).get(`/users/${customer.id}/tier`).expect(200)).body;
+      expect(await standing()).toEqual({
+        status: 'ok',
+        tier: {
+          tier: null,
+          basis: 'lifetime',
+          period: null,
+          qualifying_points: 0,
+          retain_points: null,
+          next_tier: { id: silver.id, name: 'Silver', min_points: 100, points_needed: 100 },
+          review_at: null,
+          tier_after_review: null,
+        },
+      });
+      await api(app, owner).post(`/users/${customer.id}/events`).send({ events: { visit: 1 } }).expect(200);
+      expect((await standing()).tier).toMatchObject({
+        tier: { id: silver.id, name: 'Silver' },
+        qualifying_points: 150,
+        retain_points: 100,
+        next_tier: { id: gold.id, name: 'Gold', min_points: 500, points_needed: 350 },
+      });
+      for (let i = 0; i < 3; i += 1) await api(app, owner).post(`/users/${customer.id}/events`).send({ events: { visit: 1 } }).expect(200);
+      const top = (await api(app, owner).get(`/external/users/${customer.external_id}/tier`).expect(200)).body.tier;
+      expect(top).toMatchObject({ tier: { id: gold.id, name: 'Gold' }, qualifying_points: 600, retain_points: 500, next_tier: null });
+    });
+
+    it('answers 404 not_found for a customer of another organization, an unknown one and a malformed id', async () => {
+      const customer = await createCustomer(app, otherTenant);
+      expectError(await api(app, tenant).get(`/users/${customer.id}/tier`), 404, 'not_found');
+      expectError(await api(app, tenant).get(`/external/users/${customer.external_id}/tier`), 404, 'not_found');
+      expectError(await api(app, tenant).get('/users/00000000-0000-4000-8000-000000000000/tier'), 404, 'not_found');
+      expectError(await api(app, tenant).get('/users/not-a-uuid/tier'), 404, 'not_found');
+    });
+  });
+
   describe('a tier named by a tier outcome', () => {
     async function behaviorNaming(tierName: string): Promise<number> {
       const campaign = await createCampaign(app, tenant);

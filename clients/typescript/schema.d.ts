@@ -474,6 +474,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/priv/v1/apps/{api_key}/users/{user_id}/tier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's tier standing, by user_id
+         * @description The customer's tier and what it stands on: the organization's tier policy (basis), the qualifying points, the points that keep the tier, and the next tier up with the points still needed. Under the lifetime basis (the default) the qualifying points are the lifetime points and period, review_at and tier_after_review are null. 404 not_found when it is not a customer of the api key's organization.
+         */
+        get: operations["Customers_tier"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/priv/v1/apps/{api_key}/external/users/{external_id}/tier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's tier standing, by external_id
+         * @description The customer's tier and what it stands on: the organization's tier policy (basis), the qualifying points, the points that keep the tier, and the next tier up with the points still needed. Under the lifetime basis (the default) the qualifying points are the lifetime points and period, review_at and tier_after_review are null. 404 not_found when it is not a customer of the api key's organization.
+         */
+        get: operations["Customers_tierExternal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/priv/v1/apps/{api_key}/users/{user_id}/timeline": {
         parameters: {
             query?: never;
@@ -2591,6 +2631,93 @@ export interface components {
              */
             status: "ok";
             user: components["schemas"]["UserView"];
+        };
+        TierStandingView: {
+            /**
+             * @description The tier now; null when the customer has none
+             * @example {
+             *       "id": 2,
+             *       "name": "Gold"
+             *     }
+             */
+            tier?: {
+                /** @example 2 */
+                id: number;
+                /** @example Gold */
+                name: string;
+            } | null;
+            /**
+             * @description The organization's tier policy
+             * @example lifetime
+             * @enum {string}
+             */
+            basis: "lifetime" | "period";
+            /**
+             * @description The running qualification period; null under lifetime
+             * @example null
+             */
+            period?: {
+                /** Format: date-time */
+                starts_at: string;
+                /** Format: date-time */
+                ends_at: string;
+            } | null;
+            /**
+             * @description The running period's qualifying points; lifetime_points under lifetime
+             * @example 650
+             */
+            qualifying_points: number;
+            /**
+             * @description The points that keep the tier at a review (the tier's retain_points, by default its min_points); null without a tier
+             * @example 500
+             */
+            retain_points: number | null;
+            /**
+             * @description The next tier up; null at the top
+             * @example {
+             *       "id": 3,
+             *       "name": "Platinum",
+             *       "min_points": 1000,
+             *       "points_needed": 350
+             *     }
+             */
+            next_tier?: {
+                /** @example 2 */
+                id: number;
+                /** @example Gold */
+                name: string;
+                /** @example 1000 */
+                min_points: number;
+                /**
+                 * @description Qualifying points still needed to reach it
+                 * @example 350
+                 */
+                points_needed: number;
+            } | null;
+            /**
+             * Format: date-time
+             * @description When the next review takes effect; null under lifetime
+             * @example null
+             */
+            review_at: string | null;
+            /**
+             * @description The tier that review would give with the points so far; null under lifetime
+             * @example null
+             */
+            tier_after_review?: {
+                /** @example 2 */
+                id: number;
+                /** @example Gold */
+                name: string;
+            } | null;
+        };
+        TierStandingResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            tier: components["schemas"]["TierStandingView"];
         };
         UpdateUserInput: {
             /**
@@ -7840,6 +7967,182 @@ export interface operations {
                 };
             };
             /** @description missing_data, argument_error, validation, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Customers_tier: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer's UUID, assigned by the service when the customer is created (the `id` of POST .../users). An unknown id, another organization's customer, or a value that is not a UUID answers 404 not_found */
+                user_id: string;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customer's tier standing */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TierStandingResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Customers_tierExternal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer's external_id: your own id for the customer, given on create (URL-encoded). An unknown one answers 404 not_found */
+                external_id: string;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customer's tier standing */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TierStandingResponse"];
+                };
+            };
+            /** @description invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -8,6 +8,7 @@ import type { Tenant } from '../../common/http/request-context.js';
 import { ApiExternalIdParam, ApiUserIdParam } from '../../common/http/api-params.js';
 import { CreateUserBody, NotificationsResponse, TimelineResponse, UpdateUserBody, UserResponse } from './dto/user.dto.js';
 import { CustomersService } from './customers.service.js';
+import { TierStandingResponse } from './dto/tier-standing.dto.js';
 
 const WRITE_ERRORS =
   'Errors: 400 missing_data when the `user` wrapper or a required member is absent or null; 400 argument_error for a member ' +
@@ -16,6 +17,11 @@ const WRITE_ERRORS =
 const UPDATE =
   'Partial: only the members sent change (tags and attributes are replaced as a whole; an empty user changes nothing); points and tier ' +
   'are never written here, only by events. Answers the customer as it is now. ';
+const TIER =
+  "The customer's tier and what it stands on: the organization's tier policy (basis), the qualifying points, the points that keep " +
+  'the tier, and the next tier up with the points still needed. Under the lifetime basis (the default) the qualifying points are ' +
+  'the lifetime points and period, review_at and tier_after_review are null. 404 not_found when it is not a customer of the ' +
+  "api key's organization.";
 const PAGE = '`limit` (1-100, default 10) and `page` (from 1) page it; out of range is 400 validation. ';
 
 @ApiTags('customers')
@@ -63,6 +69,24 @@ export class CustomersController {
   @ApiErrors('not_found')
   async getExternal(@CurrentTenant() tenant: Tenant, @Param('external_id') externalId: string): Promise<UserResponse> {
     return { status: 'ok', user: await this.customers.get(tenant, { externalId }) };
+  }
+
+  @Get('users/:user_id/tier')
+  @ApiOperation({ summary: "A customer's tier standing, by user_id", description: TIER })
+  @ApiUserIdParam()
+  @ApiOkResponse({ type: TierStandingResponse, description: "The customer's tier standing" })
+  @ApiErrors('not_found')
+  async tier(@CurrentTenant() tenant: Tenant, @Param('user_id') userId: string): Promise<TierStandingResponse> {
+    return { status: 'ok', tier: await this.customers.tier(tenant, { userId }) };
+  }
+
+  @Get('external/users/:external_id/tier')
+  @ApiOperation({ summary: "A customer's tier standing, by external_id", description: TIER })
+  @ApiExternalIdParam()
+  @ApiOkResponse({ type: TierStandingResponse, description: "The customer's tier standing" })
+  @ApiErrors('not_found')
+  async tierExternal(@CurrentTenant() tenant: Tenant, @Param('external_id') externalId: string): Promise<TierStandingResponse> {
+    return { status: 'ok', tier: await this.customers.tier(tenant, { externalId }) };
   }
 
   @Put('users/:user_id')

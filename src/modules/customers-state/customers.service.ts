@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, LessThanOrEqual } from 'typeorm';
+import { DataSource, EntityManager, LessThanOrEqual, MoreThan } from 'typeorm';
 import { uniqueViolation } from '../../common/database/unique-violation.js';
 import { AppError } from '../../common/errors/app-error.js';
 import { pageWindow, PageQuery } from '../../common/http/pagination.dto.js';
@@ -8,6 +8,7 @@ import type { Tenant } from '../../common/http/request-context.js';
 import { Customer, EventRecord, Tier } from '../../database/entities/index.js';
 import { holdLiveDivision } from '../tenancy/divisions/hold-division.js';
 import type { CreateUserInput, NotificationsResponse, TimelineResponse, UpdateUserInput, UserView } from './dto/user.dto.js';
+import type { TierStandingView } from './dto/tier-standing.dto.js';
 import { NotificationsService } from './notifications.service.js';
 import { UUID } from '../../common/validation/uuid.js';
 import { EVALUATION_FAILED } from '../evaluation/event-outcome.js';
@@ -47,6 +48,30 @@ export class CustomersService {
 
   async get(tenant: Tenant, ref: CustomerRef): Promise<UserView> {
     return this.view(await this.find(tenant, ref));
+  }
+
+  /**
+   * The customer's tier standing (contract §17). The organization's policy is `lifetime` (§5), the only one so far:
+   * qualifying points are the lifetime points, and there is no period or review.
+   */
+  async tier(tenant: Tenant, ref: CustomerRef): Promise<TierStandingView> {
+    const customer = await this.find(tenant, ref);
+    const tier = await this.effectiveTier(customer);
+    const points = customer.lifetimePoints;
+    const next = await this.db.manager.findOne(Tier, {
+      where: { organizationId: customer.organizationId, minPoints: MoreThan(tier?.minPoints ?? -1) },
+      order: { minPoints: 'ASC', id: 'ASC' },
+    });
+    return {
+      tier: tier ? { id: tier.id, name: tier.name } : null,
+      basis: 'lifetime',
+      period: null,
+      qualifying_points: points,
+      retain_points: tier?.minPoints ?? null,
+      next_tier: next ? { id: next.id, name: next.name, min_points: next.minPoints, points_needed: Math.max(0, next.minPoints - points) } : null,
+      review_at: null,
+      tier_after_review: null,
+    };
   }
 
   async update(tenant: Tenant, ref: CustomerRef, input: UpdateUserInput): Promise<UserView> {

@@ -1,0 +1,44 @@
+import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
+
+/** A nullable object, inline: OpenAPI 3.0 cannot make a referenced schema nullable. */
+const nullableObject = (properties: Record<string, object>, example: object | null, description: string): ApiPropertyOptions => ({
+  type: 'object',
+  nullable: true,
+  required: Object.keys(properties),
+  properties,
+  example,
+  description,
+});
+const TIER_REF = { id: { type: 'integer', example: 2 }, name: { type: 'string', example: 'Gold' } };
+const TIME = { type: 'string', format: 'date-time' };
+
+export interface TierRef {
+  id: number;
+  name: string;
+}
+
+/** A customer's tier standing (contract §17). */
+export class TierStandingView {
+  @ApiProperty(nullableObject(TIER_REF, { id: 2, name: 'Gold' }, 'The tier now; null when the customer has none')) tier: TierRef | null;
+  @ApiProperty({ enum: ['lifetime', 'period'], example: 'lifetime', description: "The organization's tier policy" }) basis: 'lifetime' | 'period';
+  @ApiProperty(nullableObject({ starts_at: TIME, ends_at: TIME }, null, 'The running qualification period; null under lifetime'))
+  period: { starts_at: string; ends_at: string } | null;
+  @ApiProperty({ type: 'integer', example: 650, description: "The running period's qualifying points; lifetime_points under lifetime" }) qualifying_points: number;
+  @ApiProperty({ type: 'integer', nullable: true, example: 500, description: "The points that keep the tier at a review (the tier's retain_points, by default its min_points); null without a tier" })
+  retain_points: number | null;
+  @ApiProperty(
+    nullableObject(
+      { ...TIER_REF, min_points: { type: 'integer', example: 1000 }, points_needed: { type: 'integer', example: 350, description: 'Qualifying points still needed to reach it' } },
+      { id: 3, name: 'Platinum', min_points: 1000, points_needed: 350 },
+      'The next tier up; null at the top',
+    ),
+  )
+  next_tier: (TierRef & { min_points: number; points_needed: number }) | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'When the next review takes effect; null under lifetime' }) review_at: string | null;
+  @ApiProperty(nullableObject(TIER_REF, null, 'The tier that review would give with the points so far; null under lifetime')) tier_after_review: TierRef | null;
+}
+
+export class TierStandingResponse {
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
+  @ApiProperty({ type: TierStandingView }) tier: TierStandingView;
+}
