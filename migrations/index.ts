@@ -16,6 +16,7 @@ import { CampaignBudgetCheck1765200000000 } from './1765200000000-campaign-budge
 import { Simulations1765300000000 } from './1765300000000-simulations.js';
 import { RewardEffects1765400000000 } from './1765400000000-reward-effects.js';
 import { TierQualification1765500000000 } from './1765500000000-tier-qualification.js';
+import { TierRetainPoints1765600000000 } from './1765600000000-tier-retain-points.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -37,4 +38,5 @@ export const migrations = [
   Simulations1765300000000,
   RewardEffects1765400000000,
   TierQualification1765500000000,
+  TierRetainPoints1765600000000,
 ];

@@ -12,6 +12,7 @@ interface TierBody {
   id: number;
   name: string;
   min_points: number;
+  retain_points: number;
   created_at: string;
   updated_at: string;
   deleted_at?: string;
@@ -55,6 +56,7 @@ describe('management: tiers', () => {
           id: expect.any(Number),
           name: 'Silver',
           min_points: 100,
+          retain_points: 100,
           created_at: expect.stringMatching(ISO_UTC_MS),
           updated_at: expect.stringMatching(ISO_UTC_MS),
         },
@@ -135,6 +137,30 @@ describe('management: tiers', () => {
     });
   });
 
+  describe('retain_points (contract §17)', () => {
+    it('defaults to min_points and follows it, is kept when set, goes back to the default with null', async () => {
+      const { name, min_points } = fresh();
+      const tier = (await api(app, tenant).post('/management/tiers').send({ tier: { name, min_points, retain_points: 40 } }).expect(201)).body.tier;
+      expect(tier.retain_points).toBe(40);
+      const raised = (await api(app, tenant).put(`/management/tiers/${tier.id}`).send({ tier: { min_points: min_points + 5 } }).expect(200)).body.tier;
+      expect(raised).toMatchObject({ min_points: min_points + 5, retain_points: 40 });
+      const reset = (await api(app, tenant).put(`/management/tiers/${tier.id}`).send({ tier: { retain_points: null } }).expect(200)).body.tier;
+      expect(reset.retain_points).toBe(min_points + 5);
+      expect((await createTier(tenant)).retain_points).toBe((await listTiers(tenant)).at(-1)!.min_points);
+    });
+
+    it('answers 400 validation for retain_points above min_points, below 0 or not an integer, naming it; nothing changes', async () => {
+      const tier = await createTier(tenant);
+      expect(expectError(await api(app, tenant).post('/management/tiers').send({ tier: { ...fresh(), retain_points: 10_000_000 } }), 400, 'validation')).toEqual(['tier.retain_points']);
+      expect(expectError(await api(app, tenant).post('/management/tiers').send({ tier: { ...fresh(), retain_points: -1 } }), 400, 'validation')).toEqual(['tier.retain_points']);
+      expect(expectError(await api(app, tenant).put(`/management/tiers/${tier.id}`).send({ tier: { retain_points: 'all' } }), 400, 'validation')).toEqual(['tier.retain_points']);
+      // Lowering min_points under the tier's retain_points is refused the same way.
+      await api(app, tenant).put(`/management/tiers/${tier.id}`).send({ tier: { retain_points: tier.min_points } }).expect(200);
+      expect(expectError(await api(app, tenant).put(`/management/tiers/${tier.id}`).send({ tier: { min_points: tier.min_points - 1 } }), 400, 'validation')).toEqual(['tier.retain_points']);
+      expect((await api(app, tenant).get(`/management/tiers/${tier.id}`).expect(200)).body.tier).toMatchObject({ min_points: tier.min_points, retain_points: tier.min_points });
+    });
+  });
+
   describe('GET /management/tiers', () => {
     it('lists the tiers lowest first, by min_points then id, whatever the order of creation', async () => {
       const own = await createTenant(app);
@@ -180,7 +206,8 @@ describe('management: tiers', () => {
       const tier = await createTier(tenant);
       const next = fresh();
       const res = await api(app, tenant).put(`/management/tiers/${tier.id}`).send({ tier: { min_points: next.min_points } }).expect(200);
-      expect(res.body).toEqual({ status: 'ok', tier: { ...tier, min_points: next.min_points, updated_at: expect.stringMatching(ISO_UTC_MS) } });
+      // retain_points unset follows min_points.
+      expect(res.body).toEqual({ status: 'ok', tier: { ...tier, min_points: next.min_points, retain_points: next.min_points, updated_at: expect.stringMatching(ISO_UTC_MS) } });
       const renamed = await api(app, tenant).put(`/management/tiers/${tier.id}`).send({ tier: { name: next.name } }).expect(200);
       expect(renamed.body.tier).toEqual({ ...res.body.tier, name: next.name, updated_at: expect.any(String) });
       expect((await api(app, tenant).get(`/management/tiers/${tier.id}`).expect(200)).body.tier).toEqual(renamed.body.tier);

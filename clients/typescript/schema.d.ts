@@ -2668,7 +2668,7 @@ export interface components {
              */
             qualifying_points: number;
             /**
-             * @description The points that keep the tier at a review (the tier's retain_points, by default its min_points); null without a tier
+             * @description The points that keep the tier at a review (the tier's retain_points); null without a tier
              * @example 500
              */
             retain_points: number | null;
@@ -2868,6 +2868,11 @@ export interface components {
              * @example 500
              */
             min_points: number;
+            /**
+             * @description Qualifying points in a period that keep a customer on the tier at its review, under a period tier policy (contract §17); from 0 to min_points, default min_points
+             * @example 300
+             */
+            retain_points?: number | null;
         };
         CreateTierBody: {
             tier: components["schemas"]["CreateTierInput"];
@@ -2888,6 +2893,11 @@ export interface components {
              * @example 500
              */
             min_points: number;
+            /**
+             * @description Qualifying points in a period that keep a customer on the tier at its review, under a period tier policy (contract §17); from 0 to min_points, default min_points
+             * @example 300
+             */
+            retain_points: number;
             /**
              * Format: date-time
              * @example 2026-01-05T10:00:00.000Z
@@ -2933,6 +2943,11 @@ export interface components {
              * @example 750
              */
             min_points?: number;
+            /**
+             * @description Qualifying points in a period that keep a customer on the tier at its review, under a period tier policy (contract §17); from 0 to min_points, default min_points; null sets it back to min_points
+             * @example 300
+             */
+            retain_points?: number | null;
         };
         UpdateTierBody: {
             /** @description Partial: only the members sent change */

@@ -14,4 +14,8 @@ export class Tier extends SoftDeletable {
 
   @Column('integer', { name: 'min_points' })
   minPoints: number;
+
+  /** Qualifying points that keep the tier at a review (§17); null: `minPoints`. */
+  @Column('integer', { name: 'retain_points', nullable: true })
+  retainPoints: number | null;
 }

@@ -67,7 +67,7 @@ export class CustomersService {
       basis: 'lifetime',
       period: null,
       qualifying_points: points,
-      retain_points: tier?.minPoints ?? null,
+      retain_points: tier ? (tier.retainPoints ?? tier.minPoints) : null,
       next_tier: next ? { id: next.id, name: next.name, min_points: next.minPoints, points_needed: Math.max(0, next.minPoints - points) } : null,
       review_at: null,
       tier_after_review: null,

@@ -24,7 +24,7 @@ export class TierStandingView {
   @ApiProperty(nullableObject({ starts_at: TIME, ends_at: TIME }, null, 'The running qualification period; null under lifetime'))
   period: { starts_at: string; ends_at: string } | null;
   @ApiProperty({ type: 'integer', example: 650, description: "The running period's qualifying points; lifetime_points under lifetime" }) qualifying_points: number;
-  @ApiProperty({ type: 'integer', nullable: true, example: 500, description: "The points that keep the tier at a review (the tier's retain_points, by default its min_points); null without a tier" })
+  @ApiProperty({ type: 'integer', nullable: true, example: 500, description: "The points that keep the tier at a review (the tier's retain_points); null without a tier" })
   retain_points: number | null;
   @ApiProperty(
     nullableObject(

@@ -21,6 +21,7 @@ export function tierView(t: Tier): TierView {
     id: t.id,
     name: t.name,
     min_points: t.minPoints,
+    retain_points: t.retainPoints ?? t.minPoints,
     created_at: t.createdAt.toISOString(),
     updated_at: t.updatedAt.toISOString(),
     ...(t.deletedAt ? { deleted_at: t.deletedAt.toISOString() } : {}),
@@ -40,7 +41,9 @@ export class TiersService {
     return this.db.transaction(async (em) => {
       await em.query(`SELECT pg_advisory_xact_lock($1, $2)`, [TIERS_LOCK, tenant.organizationId]);
       await this.assertFree(em, tenant, input.name, input.min_points, null);
-      const tier = em.create(Tier, { organizationId: tenant.organizationId, name: input.name, minPoints: input.min_points });
+      const retainPoints = input.retain_points ?? null;
+      assertRetain(retainPoints, input.min_points);
+      const tier = em.create(Tier, { organizationId: tenant.organizationId, name: input.name, minPoints: input.min_points, retainPoints });
       await em.save(tier).catch(UNIQUE);
       const view = tierView(tier);
       await this.changes.record(em, tenant, { action: 'create', objectType: 'tier', objectId: tier.id, after: view });
@@ -65,10 +68,12 @@ export class TiersService {
       const before = tierView(tier);
       const name = input.name ?? tier.name;
       const minPoints = input.min_points ?? tier.minPoints;
-      if (name === tier.name && minPoints === tier.minPoints) return before;
+      const retainPoints = input.retain_points === undefined ? tier.retainPoints : input.retain_points;
+      if (name === tier.name && minPoints === tier.minPoints && retainPoints === tier.retainPoints) return before;
       await this.assertFree(em, tenant, name, minPoints, tier.id);
+      assertRetain(retainPoints, minPoints);
       if (name !== tier.name) await this.assertUnreferenced(em, tenant, tier, 'tier.name', 'cannot be changed');
-      Object.assign(tier, { name, minPoints });
+      Object.assign(tier, { name, minPoints, retainPoints });
       await em.save(tier).catch(UNIQUE);
       const after = tierView(tier);
       await this.changes.record(em, tenant, { action: 'update', objectType: 'tier', objectId: tier.id, before, after });
@@ -124,4 +129,9 @@ export class TiersService {
     const names = behaviors.map((b) => `"${b.name}" (${b.id})`).join(', ');
     throw AppError.validation(field, `${verb}: the tier outcome of behaviors ${names} names this tier; change those behaviors first`);
   }
+}
+
+/** retain_points lies between 0 and min_points (contract §17). */
+function assertRetain(retainPoints: number | null, minPoints: number): void {
+  if (retainPoints !== null && retainPoints > minPoints) throw AppError.validation('tier.retain_points', `must be at most min_points (${minPoints})`);
 }

@@ -1,11 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsString, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { ApiDeletedAt, ApiTimestamp } from '../../../../common/validation/schedule.dto.js';
 import { Optional, Required } from '../../../../common/validation/validators.js';
 import { RequiredObject } from '../../../../common/validation/wrappers.js';
 
 const MAX_POINTS = 2_147_483_647;
 const NOT_BLANK = /\S/;
+const RETAIN = 'Qualifying points in a period that keep a customer on the tier at its review, under a period tier policy (contract §17); from 0 to min_points, default min_points';
 const BLANK_MESSAGE = '$property must not be blank';
 
 export class CreateTierInput {
@@ -33,6 +34,13 @@ export class CreateTierInput {
   @Min(0)
   @Max(MAX_POINTS)
   min_points: number;
+
+  @ApiPropertyOptional({ example: 300, type: 'integer', minimum: 0, maximum: MAX_POINTS, nullable: true, description: RETAIN })
+  @ValidateIf((_o: object, value: unknown) => value !== undefined && value !== null)
+  @IsInt()
+  @Min(0)
+  @Max(MAX_POINTS)
+  retain_points?: number | null;
 }
 
 export class UpdateTierInput {
@@ -60,6 +68,13 @@ export class UpdateTierInput {
   @Min(0)
   @Max(MAX_POINTS)
   min_points?: number;
+
+  @ApiPropertyOptional({ example: 300, type: 'integer', minimum: 0, maximum: MAX_POINTS, nullable: true, description: `${RETAIN}; null sets it back to min_points` })
+  @ValidateIf((_o: object, value: unknown) => value !== undefined && value !== null)
+  @IsInt()
+  @Min(0)
+  @Max(MAX_POINTS)
+  retain_points?: number | null;
 }
 
 export class CreateTierBody {
@@ -76,6 +91,7 @@ export class TierView {
   @ApiProperty({ example: 3, type: 'integer', description: 'Tier id' }) id: number;
   @ApiProperty({ example: 'Gold', description: 'A deleted tier answers with " [DELETED AT <ISO>]" appended' }) name: string;
   @ApiProperty({ example: 500, type: 'integer', description: 'Lifetime points that earn the tier' }) min_points: number;
+  @ApiProperty({ example: 300, type: 'integer', description: RETAIN }) retain_points: number;
   @ApiTimestamp() created_at: string;
   @ApiTimestamp() updated_at: string;
   @ApiDeletedAt() deleted_at?: string;
