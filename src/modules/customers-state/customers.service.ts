@@ -9,6 +9,7 @@ import { Customer, EventRecord, Tier } from '../../database/entities/index.js';
 import { holdLiveDivision } from '../tenancy/divisions/hold-division.js';
 import type { CreateUserInput, NotificationsResponse, TimelineResponse, UpdateUserInput, UserView } from './dto/user.dto.js';
 import type { TierStandingView } from './dto/tier-standing.dto.js';
+import { retainPointsOf } from './tiers/tiers.service.js';
 import { NotificationsService } from './notifications.service.js';
 import { UUID } from '../../common/validation/uuid.js';
 import { EVALUATION_FAILED } from '../evaluation/event-outcome.js';
@@ -67,7 +68,7 @@ export class CustomersService {
       basis: 'lifetime',
       period: null,
       qualifying_points: points,
-      retain_points: tier ? (tier.retainPoints ?? tier.minPoints) : null,
+      retain_points: tier ? retainPointsOf(tier) : null,
       next_tier: next ? { id: next.id, name: next.name, min_points: next.minPoints, points_needed: Math.max(0, next.minPoints - points) } : null,
       review_at: null,
       tier_after_review: null,

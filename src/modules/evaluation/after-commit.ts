@@ -28,6 +28,7 @@ export class AfterCommit {
   /** Resolves once the deliveries are queued or the failure logged; never rejects. */
   async run({ deliveryIds, effectIds = [] }: Outbox, counts: Partial<Record<EventCounter, number>>, log: Record<string, unknown> = {}): Promise<void> {
     this.counters.add(counts);
+    if (deliveryIds.length === 0 && effectIds.length === 0) return;
     await Promise.all([
       deliveryIds.length === 0
         ? undefined

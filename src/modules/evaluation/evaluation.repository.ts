@@ -214,10 +214,12 @@ export class EvaluationRepository {
     // CustomerTransaction.commitWith sends right after comes behind all of them, and a failure of any rolls back all.
     const domainRows = (plan.rows ?? []).flatMap((r) => domainRowsStatements(r.table, r.rows)).map((statement) => uow.run(statement));
     const statement = uow.run<WrittenRow>(writeStatement(plan)).catch(writeFailure(plan));
-    await Promise.all(domainRows).catch(async (error: unknown) => {
-      await statement.catch(() => undefined);
-      throw error;
-    });
+    if (domainRows.length) {
+      await Promise.all(domainRows).catch(async (error: unknown) => {
+        await statement.catch(() => undefined);
+        throw error;
+      });
+    }
     const [row] = await statement;
     return {
       eventIds: row.event_ids.map(String),

@@ -3,7 +3,7 @@ import { getSchemaPath, type OpenAPIObject, type SchemaObject } from '@nestjs/sw
 import type { ExtensionDefinitions } from './extension-registry.js';
 
 /** The args of complete_campaign and of a domain action without an args class. */
-const NO_ARGS: SchemaObject = { type: 'object', maxProperties: 0, description: 'none (complete_campaign, and domain actions without args)' };
+export const NO_ARGS: SchemaObject = { type: 'object', maxProperties: 0, description: 'none (complete_campaign, and domain actions without args)' };
 
 /** The schemas a behavior's outcome is written and answered with: one member per reward kind. */
 const OUTCOME_SCHEMAS = ['OutcomeInput', 'OutcomeConfigView'];

@@ -1,7 +1,7 @@
 import type { OpenAPIObject, SchemaObject } from '@nestjs/swagger';
 import type { EngineExtensions } from '../../engine/index.js';
 import type { ExtensionView, ExtensionsView } from './dto/extensions.dto.js';
-import { modelSchema } from './extension-document.js';
+import { modelSchema, NO_ARGS } from './extension-document.js';
 import type { Domain, ExtensionDefinitions } from './extension-registry.js';
 
 /** A schema less its description (the listing answers that beside it). */
@@ -10,9 +10,6 @@ function bare(schema: unknown): Record<string, unknown> {
   delete rest.description;
   return rest;
 }
-
-/** The args of a domain action that takes none. */
-const NO_ARGS = { type: 'object', maxProperties: 0 };
 
 /**
  * The domain actions, reward kinds and criteria operators the application knows, built-ins and extensions alike, in the order they are
@@ -25,7 +22,7 @@ export function extensionListing(document: OpenAPIObject, engine: EngineExtensio
   const criterionValue = bare(members('Criterion').value);
   const entry = (d: { name: string; source: string; description: string }, schema: Record<string, unknown>): ExtensionView => ({ name: d.name, source: d.source, description: d.description, schema });
   return {
-    domain_actions: [...domains.values()].map((d) => entry(d, d.model ? bare(modelSchema(document, d.model)) : NO_ARGS)),
+    domain_actions: [...domains.values()].map((d) => entry(d, d.model ? bare(modelSchema(document, d.model)) : bare(NO_ARGS))),
     // Every reward kind is a member of an outcome in the document (extendDocument adds the extensions').
     reward_kinds: [...engine.rewards.values()].map((r) => entry(r, bare(outcome[r.name]))),
     criteria_operators: [...engine.operators.values()].map((o) => {

@@ -1,6 +1,7 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, OnApplicationBootstrap } from '@nestjs/common';
 import type { Job } from 'bullmq';
+import { CLOCK, type Clock } from '../../common/clock.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
@@ -24,6 +25,7 @@ export class WebhooksProcessor extends WorkerHost implements OnApplicationBootst
     private readonly effects: RunRewardEffect,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {
     super();
   }
@@ -40,9 +42,9 @@ export class WebhooksProcessor extends WorkerHost implements OnApplicationBootst
 
   /** A reward's after-commit effect (an extension's): one attempt per run, retried like a delivery. */
   private async effect(job: Job<EffectJobData>, last: boolean): Promise<void> {
-    const started = Date.now();
+    const started = this.clock.now();
     const result = await this.effects.execute(job.data.effectId, job.attemptsMade + 1, last);
-    const line = { job_id: job.id, job: job.name, effect_id: result.effectId, kind: result.kind, attempt: job.attemptsMade + 1, outcome: result.outcome, duration_ms: Date.now() - started };
+    const line = { job_id: job.id, job: job.name, effect_id: result.effectId, kind: result.kind, attempt: job.attemptsMade + 1, outcome: result.outcome, duration_ms: this.clock.now() - started };
     if (!result.error) {
       this.logger.info(line, 'reward effect');
       return;

@@ -16,12 +16,17 @@ const TIERS_LOCK = 7401;
 
 const UNIQUE = uniqueViolation({ tiers_name: { field: 'tier.name', message: 'is already used by another tier of this organization' } });
 
+/** The qualifying points that keep the tier at a review: its own, or its min_points (contract §17). */
+export function retainPointsOf(t: Tier): number {
+  return t.retainPoints ?? t.minPoints;
+}
+
 export function tierView(t: Tier): TierView {
   return {
     id: t.id,
     name: t.name,
     min_points: t.minPoints,
-    retain_points: t.retainPoints ?? t.minPoints,
+    retain_points: retainPointsOf(t),
     created_at: t.createdAt.toISOString(),
     updated_at: t.updatedAt.toISOString(),
     ...(t.deletedAt ? { deleted_at: t.deletedAt.toISOString() } : {}),
