@@ -17,6 +17,7 @@ import { Simulations1765300000000 } from './1765300000000-simulations.js';
 import { RewardEffects1765400000000 } from './1765400000000-reward-effects.js';
 import { TierQualification1765500000000 } from './1765500000000-tier-qualification.js';
 import { TierRetainPoints1765600000000 } from './1765600000000-tier-retain-points.js';
+import { TierPolicy1765700000000 } from './1765700000000-tier-policy.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -39,4 +40,5 @@ export const migrations = [
   RewardEffects1765400000000,
   TierQualification1765500000000,
   TierRetainPoints1765600000000,
+  TierPolicy1765700000000,
 ];

@@ -324,7 +324,7 @@ describe('webhooks', () => {
           expect.objectContaining({ amount: 2, reason: 'goal', campaign_id: campaignId, behavior_id: behaviorId }),
         ]),
       });
-      expect(byType['tier.changed'].data).toEqual({ ...who, from_tier: null, to_tier: { id: tierId, name: 'Silver' }, lifetime_points: 12 });
+      expect(byType['tier.changed'].data).toEqual({ ...who, from_tier: null, to_tier: { id: tierId, name: 'Silver' }, direction: 'up', reason: 'points', lifetime_points: 12 });
 
       const [pointsDelivery] = receiver.received.filter((r) => r.path === `/points-${tenant.organizationId}`);
       expect(signatureValid(pointsDelivery, pointsOnly.secret)).toBe(true);

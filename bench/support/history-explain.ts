@@ -18,6 +18,7 @@ import { writeStatement } from '../../src/modules/evaluation/write-statement.js'
 import type { WritePlan } from '../../src/modules/evaluation/write-plan.js';
 import { V2EventsUseCase } from '../../src/modules/events/v2-events.use-case.js';
 import { CustomersService } from '../../src/modules/customers-state/customers.service.js';
+import type { TierStandings } from '../../src/modules/customers-state/tiers/tier-standings.js';
 import { NotificationsService } from '../../src/modules/customers-state/notifications.service.js';
 import { EventLogRepository } from '../../src/modules/events/event-log/event-log.repository.js';
 import { countBefore, eventsOf, externalId, kindAt, storeName, type HistoryPlan } from './history-data.js';
@@ -96,7 +97,7 @@ async function v1Statements(plan: HistoryPlan, c: number): Promise<Captured[]> {
         achieved: visits + 1,
       },
     ],
-    customers: [{ id: key.userId, available_points: 1_000_000, lifetime_points: 1_000_000, tier_id: null, tags: ['explorer'], qualified_campaign_ids: [], completed_campaign_ids: [] }],
+    customers: [{ id: key.userId, available_points: 1_000_000, lifetime_points: 1_000_000, tier_id: null, tier_review_at: null, tags: ['explorer'], qualified_campaign_ids: [], completed_campaign_ids: [] }],
     credits: [0, 1].map((k) => ({
       idx: 0,
       organization_id: tenant.organizationId,
@@ -112,6 +113,7 @@ async function v1Statements(plan: HistoryPlan, c: number): Promise<Captured[]> {
     budgets: { use: [], refused: [] },
     effects: [],
     tierOutcomes: [],
+    tierHistory: [],
   };
   const write = writeStatement(writePlan);
   out.push({ label: `V1: the write (${write.name})`, text: write.text, values: write.values ?? [], write: true });
@@ -155,7 +157,8 @@ function tenantOf(plan: HistoryPlan): Tenant {
 /** The timeline's statements as TypeORM sends them (customer, page, count, notifications), recorded by running it. */
 async function timelineStatements(ds: DataSource, captured: Captured[], plan: HistoryPlan, c: number): Promise<Captured[]> {
   captured.length = 0;
-  const service = new CustomersService(ds, new NotificationsService(ds));
+  // The timeline reads no tier: the service's tier standings are never asked.
+  const service = new CustomersService(ds, new NotificationsService(ds), {} as TierStandings);
   await service.timeline(tenantOf(plan), { userId: customerUuid(c) }, { page: 1, limit: 10 });
   const labels = ['timeline: customer', 'timeline: page of events', 'timeline: count of events', 'timeline: notifications of the events'];
   return captured.map((s, i) => ({ ...s, label: labels[i] ?? `timeline: statement ${i + 1}` }));

@@ -6,7 +6,7 @@ BEGIN; SET LOCAL lock_timeout = 5000;
 -- EvaluationRepository.customer by id, locked (V1, perform)
 -- prepared as "customer-by-id-locked"
 SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
-        c.tier_id, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version
+        c.tier_id, c.tier_floor_id, c.tier_review_at, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version
    FROM customers c JOIN organizations o ON o.id = c.organization_id
   WHERE c.organization_id = $1 AND c.id = $2
     FOR NO KEY UPDATE OF c;
@@ -14,7 +14,7 @@ SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.
 -- EvaluationRepository.customer by id, not locked (read_only, qualify, retrieval)
 -- prepared as "customer-by-id"
 SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
-        c.tier_id, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version
+        c.tier_id, c.tier_floor_id, c.tier_review_at, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version
    FROM customers c JOIN organizations o ON o.id = c.organization_id
   WHERE c.organization_id = $1 AND c.id = $2;
 
@@ -26,7 +26,7 @@ SELECT p.customer_id, p.behavior_id, p.state FROM customer_progress p JOIN custo
 -- EvaluationRepository.customer by external id, locked (V1, perform)
 -- prepared as "customer-by-external-id-locked"
 SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
-        c.tier_id, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version
+        c.tier_id, c.tier_floor_id, c.tier_review_at, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version
    FROM customers c JOIN organizations o ON o.id = c.organization_id
   WHERE c.organization_id = $1 AND c.external_id = $2
     FOR NO KEY UPDATE OF c;
@@ -34,7 +34,7 @@ SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.
 -- EvaluationRepository.customer by external id, not locked (read_only, qualify, retrieval)
 -- prepared as "customer-by-external-id"
 SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
-        c.tier_id, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version
+        c.tier_id, c.tier_floor_id, c.tier_review_at, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version
    FROM customers c JOIN organizations o ON o.id = c.organization_id
   WHERE c.organization_id = $1 AND c.external_id = $2;
 
@@ -52,7 +52,7 @@ WITH job AS MATERIALIZED (SELECT e.* FROM unnest($1::bigint[], $2::timestamptz[]
       JOIN events e ON e.id = k.id AND e.occurred_at = k.occurred_at
      WHERE e.occurred_at BETWEEN $3::timestamptz AND $4::timestamptz)
   SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
-         c.tier_id, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version
+         c.tier_id, c.tier_floor_id, c.tier_review_at, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version
     FROM customers c JOIN organizations o ON o.id = c.organization_id
    WHERE c.id IN (SELECT customer_id FROM job WHERE status = 'pending')
    ORDER BY c.id
@@ -104,9 +104,9 @@ WITH claimed_transactions AS (
     RETURNING 1
   ),
   customers_changed AS (
-    UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tags = t.tags,
-           qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
-      FROM json_to_recordset($4::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
+    UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tier_review_at = t.tier_review_at,
+           tags = t.tags, qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
+      FROM json_to_recordset($4::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tier_review_at timestamptz, tags text[],
            qualified_campaign_ids int[], completed_campaign_ids int[])
      WHERE c.id = ANY($5::uuid[]) AND c.id = t.id
     RETURNING 1
@@ -162,9 +162,9 @@ WITH event_ids AS (
     RETURNING 1
   ),
   customers_changed AS (
-    UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tags = t.tags,
-           qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
-      FROM json_to_recordset($5::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
+    UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tier_review_at = t.tier_review_at,
+           tags = t.tags, qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
+      FROM json_to_recordset($5::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tier_review_at timestamptz, tags text[],
            qualified_campaign_ids int[], completed_campaign_ids int[])
      WHERE c.id = ANY($6::uuid[]) AND c.id = t.id
     RETURNING 1
@@ -233,9 +233,9 @@ WITH claimed_transactions AS (
     RETURNING 1
   ),
   customers_changed AS (
-    UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tags = t.tags,
-           qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
-      FROM json_to_recordset($4::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
+    UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tier_review_at = t.tier_review_at,
+           tags = t.tags, qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
+      FROM json_to_recordset($4::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tier_review_at timestamptz, tags text[],
            qualified_campaign_ids int[], completed_campaign_ids int[])
      WHERE c.id = ANY($5::uuid[]) AND c.id = t.id
     RETURNING 1
@@ -306,9 +306,9 @@ WITH event_ids AS (
     RETURNING 1
   ),
   customers_changed AS (
-    UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tags = t.tags,
-           qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
-      FROM json_to_recordset($5::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
+    UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tier_review_at = t.tier_review_at,
+           tags = t.tags, qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
+      FROM json_to_recordset($5::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tier_review_at timestamptz, tags text[],
            qualified_campaign_ids int[], completed_campaign_ids int[])
      WHERE c.id = ANY($6::uuid[]) AND c.id = t.id
     RETURNING 1
@@ -403,9 +403,9 @@ WITH claimed_transactions AS (
     RETURNING 1
   ),
   customers_changed AS (
-    UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tags = t.tags,
-           qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
-      FROM json_to_recordset($5::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
+    UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tier_review_at = t.tier_review_at,
+           tags = t.tags, qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
+      FROM json_to_recordset($5::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tier_review_at timestamptz, tags text[],
            qualified_campaign_ids int[], completed_campaign_ids int[])
      WHERE c.id = ANY($6::uuid[]) AND c.id = t.id
     RETURNING 1
@@ -492,9 +492,9 @@ WITH event_ids AS (
     RETURNING 1
   ),
   customers_changed AS (
-    UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tags = t.tags,
-           qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
-      FROM json_to_recordset($5::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
+    UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tier_review_at = t.tier_review_at,
+           tags = t.tags, qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
+      FROM json_to_recordset($5::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tier_review_at timestamptz, tags text[],
            qualified_campaign_ids int[], completed_campaign_ids int[])
      WHERE c.id = ANY($6::uuid[]) AND c.id = t.id
     RETURNING 1
@@ -584,7 +584,7 @@ SELECT b.id, b.campaign_id AS "campaignId", b.name, b.tags, b.points, b.data, b.
 SELECT id, name, points FROM offers WHERE organization_id = $1 AND deleted_at IS NULL;
 
 -- RulesRepository.load: on the transaction connection, only when the rules version is new to the process
-SELECT id, name, min_points AS "minPoints" FROM tiers WHERE organization_id = $1 AND deleted_at IS NULL;
+SELECT id, name, min_points AS "minPoints", COALESCE(retain_points, min_points) AS "retainPoints" FROM tiers WHERE organization_id = $1 AND deleted_at IS NULL;
 
 -- RulesRepository.load: on the transaction connection, only when the rules version is new to the process
 SELECT cr.id, l.campaign_id, cr.behavior_id, cr.ad_type, cr.message, cr.url, cr.payload,
@@ -598,3 +598,6 @@ SELECT cr.id, l.campaign_id, cr.behavior_id, cr.ad_type, cr.message, cr.url, cr.
 
 -- RulesRepository.load: on the transaction connection, only when the rules version is new to the process
 SELECT id, ancestor_ids FROM divisions WHERE organization_id = $1 AND deleted_at IS NULL;
+
+-- RulesRepository.load: on the transaction connection, only when the rules version is new to the process
+SELECT tier_policy, time_zone, tier_policy_changed_at FROM organizations WHERE id = $1;

@@ -28,6 +28,7 @@ export const SERVICE_TABLES: ReadonlySet<string> = new Set([
   'points_ledger',
   'reward_effects',
   'simulations',
+  'tier_history',
   'tiers',
   'webhook_deliveries',
   'webhook_delivery_attempts',

@@ -13,7 +13,9 @@ import type {
   OfferRule,
   RuleSet,
   TierRule,
+  TierRules,
 } from './types.js';
+import type { RankedTier } from './tier-standing.js';
 
 export interface CompiledGoal {
   rule: GoalRule;
@@ -71,6 +73,9 @@ export interface CompiledRules {
   offers: Map<number, OfferRule>;
   /** Ascending by min_points (then id): the order tiers rank in. */
   tiers: TierRule[];
+  /** The tier policy (lifetime unless the organization set one) and the tiers as it ranks them. */
+  tierRules: TierRules;
+  rankedTiers: RankedTier[];
   divisionAncestors: Record<number, number[]>;
 }
 
@@ -110,13 +115,16 @@ function groupNeeds(behavior: BehaviorRule): number[] {
 /** `extensions`: the criteria operators and reward kinds registered (the built-ins, and any an extension defines). */
 export function compileRules(rules: RuleSet, extensions: EngineExtensions): CompiledRules {
   const operators = extensions.operators;
+  const tiers = [...rules.tiers].sort((a, b) => a.minPoints - b.minPoints || a.id - b.id);
   const compiled: CompiledRules = {
     campaigns: new Map(),
     behaviors: new Map(),
     listeners: new Map(),
     campaignsListening: new Map(),
     offers: new Map(rules.offers.map((o) => [o.id, o])),
-    tiers: [...rules.tiers].sort((a, b) => a.minPoints - b.minPoints || a.id - b.id),
+    tiers,
+    tierRules: rules.tierRules ?? { policy: { basis: 'lifetime' }, timeZone: 'UTC', policyChangedAt: null },
+    rankedTiers: tiers.map((t) => ({ id: t.id, name: t.name, minPoints: t.minPoints, retainPoints: t.retainPoints ?? t.minPoints })),
     divisionAncestors: rules.divisionAncestors,
   };
   const creatives = new Map(rules.creatives.map((c) => [c.id, { rule: c, targets: compileCriteria(c.targeting, readCustomer, operators) }]));

@@ -6,6 +6,7 @@ import { budgetRefusal, completionPoints, spend, type BudgetLeft, type BudgetUse
 import { applyToGoal } from './goals.js';
 import { cloneProgress, emptyBehaviorProgress, goalsCounted, groupCounts, hasCycleProgress, requiredGoalCount, resetCycle } from './progress.js';
 import { iso } from './time.js';
+import { tierStanding, type TierChangeReason, type TierFact, type TierInput, type TierStanding } from './tier-standing.js';
 import type { RewardContext } from './rewards.js';
 import type { BehaviorProgress, CustomerSnapshot, EventInstance, ProgressMap } from './types.js';
 
@@ -84,7 +85,8 @@ export interface EvaluationResult {
   goalDeltas: Record<number, GoalDelta>;
   credits: PointsCredit[];
   tagsAdded: string[];
-  tierChange: { fromTierId: number | null; toTierId: number; toTierName: string } | null;
+  /** The customer's tier moved (from the stored one): where to, and why (contract §17). */
+  tierChange: TierMove | null;
   offersIssued: Array<{ eventIndex: number; offerId: number; campaignId: number; behaviorId: number; at: number }>;
   notifications: NotificationDraft[];
   completions: Array<{ eventIndex: number; campaignId: number; behaviorId: number; achieved: number; at: number }>;
@@ -98,6 +100,16 @@ export interface EvaluationResult {
   effects: RewardEffect[];
   /** Tier outcomes awarded, whether or not they moved the tier: they qualify for their tier in their event's period (§17). */
   tierOutcomes: Array<{ eventIndex: number; tierId: number; at: number }>;
+}
+
+export interface TierMove {
+  fromTierId: number | null;
+  toTierId: number | null;
+  toTierName: string | null;
+  direction: 'up' | 'down';
+  reason: TierChangeReason;
+  /** When it took effect: a review's time, else the evaluation's (its `now`). */
+  at: number;
 }
 
 /** A reward's after-commit effect, as the evaluation asked for it. */
@@ -193,6 +205,10 @@ export class Evaluation {
   protected finish(): EvaluationResult {
     this.result.state = this.anyQualified ? 'qualified' : (this.firstFailure.state ?? 'events_not_qualified');
     for (const id of this.changed) this.result.progress[id] = this.progress[id];
+    const move = this.result.tierChange;
+    if (move && move.reason !== 'review') move.at = this.input.now;
+    // The next evaluation of the customer (a batch's next event) starts from these facts.
+    if (this.input.rules.tierRules.policy.basis === 'period') this.customer.tierFacts = [...tierInput(this.input.rules, this.input.customer, this.result, this.input.now).facts];
     return this.result;
   }
 
@@ -419,9 +435,25 @@ export class Evaluation {
     }
   }
 
+  /**
+   * The customer's tier as the organization's policy gives it. Under lifetime (§5): the highest tier the lifetime points
+   * reach, never lowered. Under a period policy (§17): the tier standing of the stored facts with this evaluation's
+   * credits and tier outcomes added, as of now: moves up at once, and down when a review is due.
+   */
   protected recomputeTier(): void {
-    const earned = this.input.rules.tiers.filter((t) => t.minPoints <= this.customer.lifetimePoints).at(-1);
-    if (earned) liftTier(this.input.rules, this.customer, this.result, earned.id);
+    const { rules } = this.input;
+    if (rules.tierRules.policy.basis === 'lifetime') {
+      const earned = rules.tiers.filter((t) => t.minPoints <= this.customer.lifetimePoints).at(-1);
+      if (earned) liftTier(rules, this.customer, this.result, earned.id, 'points', this.input.now);
+      return;
+    }
+    const standing = tierStanding(tierInput(rules, this.input.customer, this.result, this.input.now));
+    const last = standing.changes.at(-1);
+    if (standing.tierId !== this.customer.tierId) {
+      const reason = last?.reason ?? 'points';
+      moveTier(rules, this.customer, this.result, standing.tierId, reason, reason === 'review' ? last!.at : this.input.now);
+    }
+    this.customer.tierReviewAt = standing.tierId === null ? null : standing.reviewAt;
   }
 
   protected checkCampaignCompleted(campaign: CompiledCampaign): void {
@@ -438,13 +470,39 @@ export class Evaluation {
   }
 }
 
-/** Moves the customer up to this tier if it ranks higher; never down. */
-function liftTier(rules: CompiledRules, customer: CustomerSnapshot, result: EvaluationResult, tierId: number): void {
-  const rank = tierRank(rules, tierId);
-  if (rank <= tierRank(rules, customer.tierId)) return;
+/** Moves the customer up to this tier if it ranks higher; never down (lifetime). */
+function liftTier(rules: CompiledRules, customer: CustomerSnapshot, result: EvaluationResult, tierId: number, reason: TierChangeReason, at: number): void {
+  if (tierRank(rules, tierId) > tierRank(rules, customer.tierId)) moveTier(rules, customer, result, tierId, reason, at);
+}
+
+/** Moves the customer to this tier; the result's change runs from the tier stored before the evaluation. */
+function moveTier(rules: CompiledRules, customer: CustomerSnapshot, result: EvaluationResult, tierId: number | null, reason: TierChangeReason, at: number): void {
   const from = result.tierChange ? result.tierChange.fromTierId : customer.tierId;
+  const rank = tierRank(rules, tierId);
   customer.tierId = tierId;
-  result.tierChange = { fromTierId: from, toTierId: tierId, toTierName: rules.tiers[rank].name };
+  result.tierChange =
+    from === tierId ? null : { fromTierId: from, toTierId: tierId, toTierName: rank < 0 ? null : rules.tiers[rank].name, direction: rank > tierRank(rules, from) ? 'up' : 'down', reason, at };
+}
+
+/** What the tier standing is asked: the customer's stored facts and `more`, the policy-change floor, the rules' policy. */
+function customerTierInput(rules: CompiledRules, stored: Pick<CustomerSnapshot, 'tierFacts' | 'tierFloorId'>, now: number, more: TierFact[] = []): TierInput {
+  const { policy, timeZone, policyChangedAt } = rules.tierRules;
+  const input: TierInput = { policy, tiers: rules.rankedTiers, facts: [...(stored.tierFacts ?? []), ...more], now, timeZone };
+  if (policyChangedAt !== null) input.floor = { tierId: stored.tierFloorId ?? null, at: policyChangedAt };
+  return input;
+}
+
+/** A customer's tier standing as of `now` under the rules' policy, from their stored facts (what reads answer, §17). */
+export function customerTierStanding(rules: CompiledRules, stored: Pick<CustomerSnapshot, 'tierFacts' | 'tierFloorId'>, now: number): TierStanding {
+  return tierStanding(customerTierInput(rules, stored, now));
+}
+
+/** The standing's input during an evaluation: the stored facts with the evaluation's credits and tier outcomes. */
+function tierInput(rules: CompiledRules, stored: CustomerSnapshot, result: EvaluationResult, now: number): TierInput {
+  const facts: TierFact[] = [];
+  for (const credit of result.credits) facts.push({ at: credit.at, points: credit.amount });
+  for (const outcome of result.tierOutcomes) facts.push({ at: outcome.at, tierId: outcome.tierId });
+  return customerTierInput(rules, stored, now, facts);
 }
 
 function tierRank(rules: CompiledRules, tierId: number | null): number {
@@ -528,7 +586,8 @@ class Award implements RewardContext {
     const tier = this.rules.tiers.find((t) => t.name === name);
     if (!tier) return false;
     this.result.tierOutcomes.push({ eventIndex: this.origin.eventIndex, tierId: tier.id, at: this.origin.at });
-    liftTier(this.rules, this.customer, this.result, tier.id);
+    // Under a period policy the outcome qualifies in its period: the completion's recomputeTier() counts it.
+    if (this.rules.tierRules.policy.basis === 'lifetime') liftTier(this.rules, this.customer, this.result, tier.id, 'outcome', this.origin.at);
     return true;
   }
 

@@ -107,13 +107,13 @@ describe('perform complete_campaign', () => {
     expect(result.customer.availablePoints).toBe(50 + 5 + 7 + 20 + 3 + 10);
     expect(result.tagsAdded).toEqual(['explorer', 'reviewer']);
     expect(result.customer.tags).toEqual(['vip', 'explorer', 'reviewer']);
-    expect(result.tierChange).toEqual({ fromTierId: null, toTierId: 2, toTierName: 'Gold' });
+    expect(result.tierChange).toMatchObject({ fromTierId: null, toTierId: 2, toTierName: 'Gold', direction: 'up', reason: 'outcome' });
     expect(result.customer.tierId).toBe(2);
   });
 
   it('recomputes the tier from the lifetime points it credits', () => {
     const result = run(explorer());
-    expect(result.tierChange).toEqual({ fromTierId: null, toTierId: 1, toTierName: 'Silver' });
+    expect(result.tierChange).toMatchObject({ fromTierId: null, toTierId: 1, toTierName: 'Silver', direction: 'up', reason: 'points' });
   });
 
   it('notifies for the triggered creatives of the completed behaviors, subject to their targeting and statuses', () => {

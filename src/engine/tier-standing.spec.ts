@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { periodAt, reviewTime, tierStanding, type RankedTier, type TierFact, type TierInput, type TierPolicy } from './tier-standing.js';
+import { nextReviewAfter, periodAt, reviewTime, tierStanding, type RankedTier, type TierFact, type TierInput, type TierPolicy } from './tier-standing.js';
 
 const NY = 'America/New_York';
 const TIERS: RankedTier[] = [
@@ -35,6 +35,15 @@ describe('tier periods in the organization time zone', () => {
     expect(reviewTime(year, 0, NY)).toBe(year.end);
     expect(reviewTime(year, 30, NY)).toBe(Date.UTC(2027, 0, 31, 5));
     expect(reviewTime(periodAt(ny(2026, 2, 10), 1, NY), 20, NY)).toBe(Date.UTC(2026, 2, 21, 4)); // after the DST switch
+  });
+});
+
+describe('the first review after an instant', () => {
+  it("is the ended period's while its grace runs, else the running period's; none under lifetime", () => {
+    expect(nextReviewAfter(yearly('one_level', 30), ny(2027, 1, 10), NY)).toBe(Date.UTC(2027, 0, 31, 5));
+    expect(nextReviewAfter(yearly('one_level', 30), ny(2027, 2, 10), NY)).toBe(Date.UTC(2028, 0, 31, 5));
+    expect(nextReviewAfter(yearly(), ny(2026, 12, 31, 23), NY)).toBe(Date.UTC(2027, 0, 1, 5));
+    expect(nextReviewAfter({ basis: 'lifetime' }, ny(2026, 5, 1), NY)).toBeNull();
   });
 });
 
@@ -160,6 +169,30 @@ describe('tierStanding, whatever the order events arrive in', () => {
         expect(s.changes.at(-1)?.toTierId ?? null).toBe(s.tierId);
       }),
       { numRuns: 300, seed: 17 },
+    );
+  });
+
+  it('gives the same tier and review from credits summed per local month (what the service reads) as from each credit', () => {
+    const positive = fc.oneof(
+      fc.record({ at: fc.integer({ min: 0, max: 1500 }).map((d) => start + d * day + 3_600_000 * (d % 24)), points: fc.integer({ min: 1, max: 700 }) }),
+      fc.record({ at: fc.integer({ min: 0, max: 1500 }).map((d) => start + d * day), tierId: fc.constantFrom(1, 2, 3) }),
+    );
+    const floor = fc.option(fc.record({ tierId: fc.constantFrom(null, 1, 2, 3), at: fc.integer({ min: 0, max: 1600 }).map((d) => start + d * day) }), { nil: undefined });
+    fc.assert(
+      fc.property(policy, fc.array(positive, { maxLength: 40 }), fc.integer({ min: 0, max: 1600 }), floor, (p, facts, nowDay, f) => {
+        const now = start + nowDay * day;
+        const monthly = new Map<string, TierFact>();
+        for (const fact of facts.filter((x) => x.at <= now)) {
+          const month = periodAt(fact.at, 1, NY).start;
+          if ('tierId' in fact) monthly.set(`${month}:t${fact.tierId}`, { at: month, tierId: fact.tierId });
+          else monthly.set(`${month}`, { at: month, points: fact.points + ((monthly.get(`${month}`) as { points?: number } | undefined)?.points ?? 0) });
+        }
+        const extra = f && f.at <= now ? { floor: f } : {};
+        const exact = standing(p, facts, now, extra);
+        const summed = standing(p, [...monthly.values()], now, extra);
+        expect([summed.tierId, summed.qualifyingPoints, summed.reviewAt, summed.tierAfterReview]).toEqual([exact.tierId, exact.qualifyingPoints, exact.reviewAt, exact.tierAfterReview]);
+      }),
+      { numRuns: 500, seed: 30 },
     );
   });
 });

@@ -93,6 +93,14 @@ export function reviewTime(period: Period, graceDays: number, timeZone: string):
   return startOfLocalDay(p.year, p.month, p.day + graceDays, timeZone);
 }
 
+/** The first review effective after `at` (the ended period's while its grace runs, else the running one's); null under lifetime. */
+export function nextReviewAfter(policy: TierPolicy, at: number, timeZone: string): number | null {
+  if (policy.basis === 'lifetime') return null;
+  const running = periodAt(at, policy.periodMonths, timeZone);
+  const ended = reviewTime(periodAt(running.start - 1, policy.periodMonths, timeZone), policy.graceDays, timeZone);
+  return ended > at ? ended : reviewTime(running, policy.graceDays, timeZone);
+}
+
 /** The customer's tier under the policy as of `input.now`, with the period, the next review and every move. */
 export function tierStanding(input: TierInput): TierStanding {
   return input.policy.basis === 'lifetime' ? lifetimeStanding(input) : new PeriodWalk(input, input.policy).run();

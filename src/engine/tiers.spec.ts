@@ -38,11 +38,11 @@ describe('Tiers', () => {
     const { send } = session(customer({ lifetimePoints: 110, availablePoints: 110, tierId: BRONZE }));
     const silver = send('purchase');
     expect(silver.customer).toMatchObject({ lifetimePoints: 120, tierId: SILVER });
-    expect(silver.tierChange).toEqual({ fromTierId: BRONZE, toTierId: SILVER, toTierName: 'Silver' });
+    expect(silver.tierChange).toMatchObject({ fromTierId: BRONZE, toTierId: SILVER, toTierName: 'Silver', direction: 'up', reason: 'points' });
 
     const gold = send('vip');
     expect(gold.customer).toMatchObject({ lifetimePoints: 120, tierId: GOLD });
-    expect(gold.tierChange).toEqual({ fromTierId: SILVER, toTierId: GOLD, toTierName: 'Gold' });
+    expect(gold.tierChange).toMatchObject({ fromTierId: SILVER, toTierId: GOLD, toTierName: 'Gold', direction: 'up', reason: 'outcome' });
 
     const later = send('purchase');
     expect(later.customer).toMatchObject({ lifetimePoints: 130, tierId: GOLD });
@@ -53,7 +53,7 @@ describe('Tiers', () => {
     const { send } = session(customer({ lifetimePoints: 0 }));
     const result = send('earn');
     expect(result.customer.tierId).toBe(GOLD);
-    expect(result.tierChange).toEqual({ fromTierId: null, toTierId: GOLD, toTierName: 'Gold' });
+    expect(result.tierChange).toMatchObject({ fromTierId: null, toTierId: GOLD, toTierName: 'Gold', direction: 'up', reason: 'points' });
   });
 
   it('ranks by lifetime points, not available points', () => {
@@ -69,7 +69,7 @@ describe('Tiers', () => {
     const { send } = session(customer({ lifetimePoints: 0, tierId: startTier }), [{ kind: 'points', args: 600 }]);
     const result = send('silver');
     expect(result.customer.tierId).toBe(GOLD);
-    expect(result.tierChange).toEqual({ fromTierId: startTier, toTierId: GOLD, toTierName: 'Gold' });
+    expect(result.tierChange).toMatchObject({ fromTierId: startTier, toTierId: GOLD, toTierName: 'Gold', direction: 'up', reason: 'points' });
   });
 
   it('never lowers a tier when lifetime points are below it', () => {

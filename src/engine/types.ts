@@ -2,6 +2,7 @@
  * The engine's vocabulary: rules as the management API stores them, the customer and their progress as the
  * database holds them, event instances as requests carry them. Plain data only; times are epoch milliseconds.
  */
+import type { TierFact, TierPolicy } from './tier-standing.js';
 
 export type FlatValue = string | number | boolean;
 
@@ -98,6 +99,17 @@ export interface TierRule {
   id: number;
   name: string;
   minPoints: number;
+  /** Qualifying points in a period that keep the tier at its review (contract §17); default `minPoints`. */
+  retainPoints?: number;
+}
+
+/** How the organization's tiers qualify (contract §17); absent: lifetime. */
+export interface TierRules {
+  policy: TierPolicy;
+  /** The organization's time zone: periods are calendar-aligned in it. */
+  timeZone: string;
+  /** When the policy last changed (epoch ms; null: never): customers keep their tier until the first review after. */
+  policyChangedAt: number | null;
 }
 
 /** A creative tied to a behavior (triggered delivery, or named by an ad_unit outcome). */
@@ -121,6 +133,7 @@ export interface RuleSet {
   campaigns: CampaignRule[];
   offers: OfferRule[];
   tiers: TierRule[];
+  tierRules?: TierRules;
   creatives: CreativeRule[];
   /** Division id → ids from the root down to it (itself included). */
   divisionAncestors: Record<number, number[]>;
@@ -135,6 +148,15 @@ export interface CustomerSnapshot {
   availablePoints: number;
   lifetimePoints: number;
   tierId: number | null;
+  /**
+   * Under a period tier policy: the customer's stored qualifying facts (credits not reversed, summed per local month
+   * and placed at its start; tier outcomes likewise), for the engine to add the evaluation's own to. Absent otherwise.
+   */
+  tierFacts?: TierFact[];
+  /** The tier the customer had at the last policy change (kept until the first review after it). */
+  tierFloorId?: number | null;
+  /** When the customer's next tier review takes effect (period policies; null: none, or no tier to review). */
+  tierReviewAt?: number | null;
   qualifiedCampaignIds: number[];
   completedCampaignIds: number[];
 }

@@ -34,6 +34,14 @@ export class Customer extends Timestamps {
   @Column('integer', { name: 'tier_id', nullable: true })
   tierId: number | null;
 
+  /** The tier the customer had at the last tier policy change (kept until the first review after it). */
+  @Column('integer', { name: 'tier_floor_id', nullable: true })
+  tierFloorId: number | null;
+
+  /** When the customer's next tier review takes effect (null: none to apply). */
+  @Column('timestamptz', { name: 'tier_review_at', nullable: true })
+  tierReviewAt: Date | null;
+
   @Column('integer', { name: 'qualified_campaign_ids', array: true })
   qualifiedCampaignIds: number[];
 

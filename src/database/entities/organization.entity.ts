@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { bigintAsNumber } from './column-types.js';
 import { Timestamps } from './timestamps.js';
+import type { StoredTierPolicy } from './tier-policy.js';
 
 @Entity('organizations')
 export class Organization extends Timestamps {
@@ -19,6 +20,14 @@ export class Organization extends Timestamps {
   /** Days after its event that a credit expires (null: never). */
   @Column('integer', { name: 'points_expire_after_days', nullable: true })
   pointsExpireAfterDays: number | null;
+
+  /** How tiers qualify (contract §17), as the API takes it. */
+  @Column('jsonb', { name: 'tier_policy', default: () => `'{"basis":"lifetime"}'` })
+  tierPolicy: StoredTierPolicy;
+
+  /** When the tier policy last changed (null: never): customers keep their tier until the first review after it. */
+  @Column('timestamptz', { name: 'tier_policy_changed_at', nullable: true })
+  tierPolicyChangedAt: Date | null;
 
   /** Bumped by every configuration change, so every process knows when to recompile the rules. */
   @Column('bigint', { name: 'rules_version', transformer: bigintAsNumber, default: 0 })

@@ -3,11 +3,13 @@ import { TenancyModule } from '../tenancy/tenancy.module.js';
 import { CustomersController } from './customers.controller.js';
 import { CustomersService } from './customers.service.js';
 import { NotificationsService } from './notifications.service.js';
+import { TierStandings } from './tiers/tier-standings.js';
+import { RulesModule } from '../campaigns/rules/rules.module.js';
 
 @Module({
-  imports: [TenancyModule],
+  imports: [TenancyModule, RulesModule],
   controllers: [CustomersController],
-  providers: [CustomersService, NotificationsService],
+  providers: [CustomersService, NotificationsService, TierStandings],
   exports: [CustomersService],
 })
 export class CustomersStateModule {}

@@ -10,6 +10,8 @@ import { holdLiveDivision } from '../tenancy/divisions/hold-division.js';
 import type { CreateUserInput, NotificationsResponse, TimelineResponse, UpdateUserInput, UserView } from './dto/user.dto.js';
 import type { TierStandingView } from './dto/tier-standing.dto.js';
 import { retainPointsOf } from './tiers/tiers.service.js';
+import { TierStandings, type PeriodStanding } from './tiers/tier-standings.js';
+import type { CompiledRules, RankedTier } from '../../engine/index.js';
 import { NotificationsService } from './notifications.service.js';
 import { UUID } from '../../common/validation/uuid.js';
 import { EVALUATION_FAILED } from '../evaluation/event-outcome.js';
@@ -28,6 +30,7 @@ export class CustomersService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly notifications: NotificationsService,
+    private readonly standings: TierStandings,
   ) {}
 
   async create(tenant: Tenant, input: CreateUserInput): Promise<UserView> {
@@ -52,11 +55,13 @@ export class CustomersService {
   }
 
   /**
-   * The customer's tier standing (contract §17). The organization's policy is `lifetime` (§5), the only one so far:
-   * qualifying points are the lifetime points, and there is no period or review.
+   * The customer's tier standing (contract §17). Under `lifetime` (§5) qualifying points are the lifetime points, and
+   * there is no period or review; under `period`, the standing of the running period as of now.
    */
   async tier(tenant: Tenant, ref: CustomerRef): Promise<TierStandingView> {
     const customer = await this.find(tenant, ref);
+    const period = await this.standings.of(customer);
+    if (period) return periodView(period);
     const tier = await this.effectiveTier(customer);
     const points = customer.lifetimePoints;
     const next = await this.db.manager.findOne(Tier, {
@@ -153,7 +158,8 @@ export class CustomersService {
   }
 
   private async view(customer: Customer): Promise<UserView> {
-    const tier = await this.effectiveTier(customer);
+    const period = await this.standings.of(customer);
+    const tier = period ? tierOf(period.rules, period.standing.tierId) : await this.effectiveTier(customer);
     return {
       id: customer.id,
       external_id: customer.externalId,
@@ -168,6 +174,31 @@ export class CustomersService {
       updated_at: customer.updatedAt.toISOString(),
     };
   }
+}
+
+function tierOf(rules: CompiledRules, tierId: number | null): RankedTier | null {
+  return rules.rankedTiers.find((t) => t.id === tierId) ?? null;
+}
+
+/** The tier route's answer under a period policy. */
+function periodView({ rules, standing }: PeriodStanding): TierStandingView {
+  const ref = (tierId: number | null) => {
+    const t = tierOf(rules, tierId);
+    return t ? { id: t.id, name: t.name } : null;
+  };
+  const tier = tierOf(rules, standing.tierId);
+  const next = rules.rankedTiers[rules.rankedTiers.findIndex((t) => t.id === standing.tierId) + 1] ?? null;
+  const points = standing.qualifyingPoints;
+  return {
+    tier: ref(standing.tierId),
+    basis: 'period',
+    period: standing.period && { starts_at: new Date(standing.period.start).toISOString(), ends_at: new Date(standing.period.end).toISOString() },
+    qualifying_points: points,
+    retain_points: tier ? tier.retainPoints : null,
+    next_tier: next ? { id: next.id, name: next.name, min_points: next.minPoints, points_needed: Math.max(0, next.minPoints - points) } : null,
+    review_at: standing.reviewAt === null ? null : new Date(standing.reviewAt).toISOString(),
+    tier_after_review: ref(standing.tierAfterReview),
+  };
 }
 
 function unique(tags: string[]): string[] {

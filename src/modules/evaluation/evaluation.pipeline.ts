@@ -80,9 +80,17 @@ export class EvaluationPipeline {
     const guess = hint ? evaluation.involved(hint) : [];
     const lane = laneOf(org, key);
     const work = async (tx: CustomerTransaction, locked: number[]) => {
-      const [customer, guessed] = await Promise.all([this.repository.customer(tx.uow, org, key, write), this.repository.progressByKey(tx.uow, org, key, guess)]);
+      // Under a period tier policy the customer's qualifying facts are read in the same round trip too (§17).
+      const [customer, guessed, facts] = await Promise.all([
+        this.repository.customer(tx.uow, org, key, write),
+        this.repository.progressByKey(tx.uow, org, key, guess),
+        hint?.tierRules.policy.basis === 'period' ? this.repository.tierFactsByKey(tx.uow, org, key) : null,
+      ]);
       if (!customer) throw AppError.notFound('user');
       const rules = await this.rules.get(org, customer.rulesVersion, tx.uow);
+      if (rules.tierRules.policy.basis === 'period') {
+        customer.snapshot.tierFacts = facts ?? (await this.repository.tierFacts(tx.uow, [customer.snapshot.id])).get(customer.snapshot.id);
+      }
       // The hint is the current rules on a warm cache: what they involve was read already.
       const missing = rules === hint ? [] : evaluation.involved(rules).filter((id) => !guess.includes(id));
       const progress = missing.length ? { ...guessed, ...(await this.repository.progress(tx.uow, [customer.snapshot.id], missing)).get(customer.snapshot.id) } : guessed;

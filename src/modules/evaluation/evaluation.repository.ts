@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import type { Queryable, UnitOfWork } from '../../common/database/unit-of-work.js';
 import { AppError } from '../../common/errors/app-error.js';
 import { UUID } from '../../common/validation/uuid.js';
-import type { BudgetLeft, CustomerSnapshot, EventInstance, ProgressMap } from '../../engine/index.js';
+import type { BudgetLeft, CustomerSnapshot, EventInstance, ProgressMap, TierFact } from '../../engine/index.js';
 import type { NewEventRow, WritePlan } from './write-plan.js';
 import { EVENTS_BY_KEY, eventsByKeyParams, occurredKey, type EventKey } from './event-keys.js';
+import { tierFact, tierFactsOf, tierFactsQuery, type TierFactRow } from '../customers-state/tiers/tier-facts.repository.js';
 import { domainRowsStatements, storePendingStatement, writeStatement, type WrittenRow } from './write-statement.js';
 
 /** How a request names a customer. */
@@ -68,6 +69,8 @@ export interface ProfileRow {
   available_points: string;
   lifetime_points: string;
   tier_id: number | null;
+  tier_floor_id: number | null;
+  tier_review_at: Date | null;
   qualified_campaign_ids: number[];
   completed_campaign_ids: number[];
 }
@@ -78,7 +81,7 @@ interface CustomerRow extends ProfileRow {
 
 /** The columns of ProfileRow, from `customers c`. */
 export const PROFILE_COLUMNS = `c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
-              c.tier_id, c.qualified_campaign_ids, c.completed_campaign_ids`;
+              c.tier_id, c.tier_floor_id, c.tier_review_at, c.qualified_campaign_ids, c.completed_campaign_ids`;
 const CUSTOMER_COLUMNS = `${PROFILE_COLUMNS}, o.rules_version`;
 
 /**
@@ -115,6 +118,25 @@ export class EvaluationRepository {
       values: [organizationId, keyValue(key), behaviorIds],
     });
     return progressMap(rows);
+  }
+
+  /**
+   * The qualifying facts of the customer the key names, under a period tier policy (§17): see tierFacts(). Asked for
+   * with the locking read of customer(), it runs once the lock is held.
+   */
+  async tierFactsByKey(uow: UnitOfWork, organizationId: number, key: CustomerKey): Promise<TierFact[]> {
+    if ('userId' in key && !UUID.test(key.userId)) return [];
+    const rows = await uow.run<TierFactRow>({
+      name: `tier-facts-by-${'userId' in key ? 'id' : 'external-id'}`,
+      text: tierFactsQuery(`c.organization_id = $1 AND ${'userId' in key ? 'c.id' : 'c.external_id'} = $2`),
+      values: [organizationId, keyValue(key)],
+    });
+    return rows.map(tierFact);
+  }
+
+  /** Customers' qualifying facts under a period tier policy (§17), by customer (tier-facts.ts). */
+  tierFacts(db: Queryable, customerIds: string[]): Promise<Map<string, TierFact[]>> {
+    return tierFactsOf(db, customerIds);
   }
 
   /**
@@ -311,6 +333,8 @@ export function customerSnapshot(row: ProfileRow): CustomerSnapshot {
     availablePoints: Number(row.available_points),
     lifetimePoints: Number(row.lifetime_points),
     tierId: row.tier_id,
+    tierFloorId: row.tier_floor_id,
+    tierReviewAt: row.tier_review_at === null ? null : row.tier_review_at.getTime(),
     qualifiedCampaignIds: row.qualified_campaign_ids,
     completedCampaignIds: row.completed_campaign_ids,
   };

@@ -43,6 +43,7 @@ const plan = (events: WritePlan['events'], withDeliveries: boolean): WritePlan =
   budgets: { use: [], refused: [] },
   effects: [],
   tierOutcomes: [],
+  tierHistory: [],
 });
 
 async function printed(): Promise<string> {

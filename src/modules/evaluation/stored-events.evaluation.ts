@@ -106,7 +106,12 @@ export class StoredEventsEvaluation {
         });
       }
       const behaviorIds = new Set(groups.flatMap((g) => g.events.flatMap((e) => involvedBehaviors(rules.get(g.organizationId)!.rules, [e.instance], e.campaignId))));
-      const progress = await this.repository.progress(tx.uow, groups.map((g) => g.customer.snapshot.id), [...behaviorIds]);
+      const underPeriod = groups.filter((g) => rules.get(g.organizationId)!.rules.tierRules.policy.basis === 'period').map((g) => g.customer.snapshot);
+      const [progress, facts] = await Promise.all([
+        this.repository.progress(tx.uow, groups.map((g) => g.customer.snapshot.id), [...behaviorIds]),
+        this.repository.tierFacts(tx.uow, underPeriod.map((c) => c.id)),
+      ]);
+      for (const customer of underPeriod) customer.tierFacts = facts.get(customer.id);
       const now = this.clock.now();
       // Every customer of the batch spends from the same budgets, one after the other (campaign ids are unique across organizations).
       const budgets = await this.repository.budgets(tx.uow, locked, true);
@@ -180,7 +185,7 @@ function evaluateEvents(
   const customer: ReplayedCustomer = { snapshot: group.customer.snapshot, progress: { ...progress } };
   const outcomes: EventOutcome[] = [];
   const webhooks: WebhookOccurrence[] = [];
-  const combined: Pick<EvaluationResult, 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused' | 'effects' | 'tierOutcomes'> = {
+  const combined: Pick<EvaluationResult, 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused' | 'effects' | 'tierOutcomes' | 'tierChange'> = {
     progress: {},
     credits: [],
     offersIssued: [],
@@ -189,6 +194,7 @@ function evaluateEvents(
     budgetRefused: [],
     effects: [],
     tierOutcomes: [],
+    tierChange: null,
   };
   group.events.forEach((event, i) => {
     // A V1 async event scoped to a campaign that is no longer live evaluates nothing (as V1 sync answers 404).
@@ -216,7 +222,14 @@ function evaluateEvents(
     combined.notifications.push(...result.notifications.map((n) => ({ ...n, eventIndex: i })));
     combined.effects.push(...result.effects.map((e) => ({ ...e, eventIndex: i })));
     combined.tierOutcomes.push(...result.tierOutcomes.map((t) => ({ ...t, eventIndex: i })));
+    if (result.tierChange) {
+      const from = combined.tierChange?.fromTierId ?? result.tierChange.fromTierId;
+      const rank = (id: number | null) => rules.tiers.findIndex((t) => t.id === id);
+      combined.tierChange = { ...result.tierChange, fromTierId: from, direction: rank(result.tierChange.toTierId) > rank(from) ? 'up' : 'down' };
+    }
     Object.assign(combined.progress, result.progress);
   });
+  // The tier's history gets one move per batch, from the tier before it to the tier after it (none when they are equal).
+  if (combined.tierChange?.fromTierId === customer.snapshot.tierId) combined.tierChange = null;
   return { outcomes, result: { ...combined, customer: customer.snapshot }, webhooks };
 }

@@ -27,7 +27,7 @@ export interface NewEvent extends EventOutcome {
 }
 
 /** The part of an engine result that is written: perform's result and evaluate's both have it. */
-export type Outcomes = Pick<EvaluationResult, 'customer' | 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused' | 'effects' | 'tierOutcomes'>;
+export type Outcomes = Pick<EvaluationResult, 'customer' | 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused' | 'effects' | 'tierOutcomes' | 'tierChange'>;
 
 /** One customer's evaluation: its state before, what the engine decided, and its webhook events. */
 export interface CustomerResult {
@@ -52,6 +52,7 @@ export interface WritePlan {
     available_points: number;
     lifetime_points: number;
     tier_id: number | null;
+    tier_review_at: string | null;
     tags: string[];
     qualified_campaign_ids: number[];
     completed_campaign_ids: number[];
@@ -64,10 +65,20 @@ export interface WritePlan {
   budgets: { use: Array<{ campaign_id: number; completions: number; points: number }>; refused: number[] };
   /** Tier outcomes awarded, at their event's time (customer_tier_outcomes: they qualify for tiers, §17). */
   tierOutcomes: Array<{ idx: number; customer_id: string; tier_id: number; at: string }>;
+  /** Moves of customers' tiers, and why (tier_history, §17). */
+  tierHistory: TierHistoryRow[];
   /** Rewards' after-commit effects (the outbox reward_effects), run by the workers once committed. */
   effects: Array<{ idx: number; organization_id: number; customer_id: string; kind: string; campaign_id: number; behavior_id: number; payload: unknown }>;
   /** A domain action's rows for tables of its own (perform), written in the same transaction before the rest. */
   rows?: Array<{ table: string; rows: Array<Record<string, unknown>> }>;
+}
+
+export interface TierHistoryRow {
+  customer_id: string;
+  from_tier_id: number | null;
+  to_tier_id: number | null;
+  reason: string;
+  at: string;
 }
 
 export interface NewEventRow {
@@ -132,7 +143,7 @@ export function newEventRows(events: NewEvent[]): NewEventRow[] {
  * notifications, webhook deliveries and rewards' after-commit effects.
  */
 export function planWrite(events: WritePlan['events'], customers: CustomerResult[]): WritePlan {
-  const plan: WritePlan = { events, progress: [], customers: [], credits: [], offers: [], notifications: [], deliveries: [], budgets: { use: [], refused: [] }, effects: [], tierOutcomes: [] };
+  const plan: WritePlan = { events, progress: [], customers: [], credits: [], offers: [], notifications: [], deliveries: [], budgets: { use: [], refused: [] }, effects: [], tierOutcomes: [], tierHistory: [] };
   const budgetUse: Record<number, BudgetUse> = {};
   for (const c of customers) {
     const who = { organization_id: c.organizationId, customer_id: c.result.customer.id };
@@ -153,6 +164,8 @@ export function planWrite(events: WritePlan['events'], customers: CustomerResult
         earned_at: new Date(credit.at).toISOString(),
       });
     }
+    const move = c.result.tierChange;
+    if (move) plan.tierHistory.push({ customer_id: who.customer_id, from_tier_id: move.fromTierId, to_tier_id: move.toTierId, reason: move.reason, at: new Date(move.at).toISOString() });
     for (const t of c.result.tierOutcomes) plan.tierOutcomes.push({ idx: idx(t.eventIndex), customer_id: who.customer_id, tier_id: t.tierId, at: new Date(t.at).toISOString() });
     for (const o of c.result.offersIssued) {
       plan.offers.push({ idx: idx(o.eventIndex), ...who, offer_id: o.offerId, campaign_id: o.campaignId, behavior_id: o.behaviorId, issued_at: new Date(o.at).toISOString() });
@@ -187,6 +200,7 @@ function customerRow(a: CustomerSnapshot): WritePlan['customers'][number] {
     available_points: a.availablePoints,
     lifetime_points: a.lifetimePoints,
     tier_id: a.tierId,
+    tier_review_at: a.tierReviewAt == null ? null : new Date(a.tierReviewAt).toISOString(),
     tags: a.tags,
     qualified_campaign_ids: a.qualifiedCampaignIds,
     completed_campaign_ids: a.completedCampaignIds,
@@ -199,6 +213,7 @@ function sameCustomer(a: CustomerSnapshot, b: CustomerSnapshot): boolean {
     a.availablePoints === b.availablePoints &&
     a.lifetimePoints === b.lifetimePoints &&
     a.tierId === b.tierId &&
+    (a.tierReviewAt ?? null) === (b.tierReviewAt ?? null) &&
     same(a.tags, b.tags) &&
     same(a.qualifiedCampaignIds, b.qualifiedCampaignIds) &&
     same(a.completedCampaignIds, b.completedCampaignIds)

@@ -76,9 +76,9 @@ const steps = {
   updateCustomers: (rows: WritePlan['customers']): Step => ({
     name: 'customers_changed',
     // The id list makes the plan an index lookup, not a scan of customers.
-    sql: (p) => `UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tags = t.tags,
-                qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
-           FROM json_to_recordset(${p(json(rows))}::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tags text[],
+    sql: (p) => `UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tier_review_at = t.tier_review_at,
+                tags = t.tags, qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
+           FROM json_to_recordset(${p(json(rows))}::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tier_review_at timestamptz, tags text[],
                 qualified_campaign_ids int[], completed_campaign_ids int[])
           WHERE c.id = ANY(${p(rows.map((r) => r.id))}::uuid[]) AND c.id = t.id
          RETURNING 1`,
@@ -139,6 +139,15 @@ const steps = {
          SELECT t.customer_id, t.tier_id, e.id, t.at
            FROM json_to_recordset(${p(json(rows))}::json) AS t(idx int, customer_id uuid, tier_id int, at timestamptz)
            JOIN event_ids e ON e.idx = t.idx
+         RETURNING 1`,
+  }),
+  /** Moves of tiers (§17); a review's row is written once per customer and time (tier_history_review). */
+  recordTierHistory: (rows: unknown[]): Step => ({
+    name: 'tier_history',
+    sql: (p) => `INSERT INTO tier_history (customer_id, from_tier_id, to_tier_id, reason, at)
+         SELECT t.customer_id, t.from_tier_id, t.to_tier_id, t.reason, t.at
+           FROM json_to_recordset(${p(json(rows))}::json) AS t(customer_id uuid, from_tier_id int, to_tier_id int, reason text, at timestamptz)
+         ON CONFLICT DO NOTHING
          RETURNING 1`,
   }),
   /** Rewards' after-commit effects into their outbox (one row each, pending until a worker runs it). */
@@ -219,15 +228,15 @@ const EFFECT_IDS = `,
 
 /**
  * The statement of a write plan. Its text depends only on whether events are inserted or marked, whether there are
- * deliveries, whether campaign budgets are spent, whether rewards asked for effects and whether tier outcomes were
- * awarded, so each variant (at most 32, most never met) is one prepared statement per connection.
+ * deliveries, whether campaign budgets are spent, whether rewards asked for effects and whether a tier moved or a tier
+ * outcome was awarded, so each variant (at most 32, most never met) is one prepared statement per connection.
  */
 export function writeStatement(plan: WritePlan): Statement {
   const inserting = 'insert' in plan.events;
   const withDeliveries = plan.deliveries.length > 0;
   const withBudgets = plan.budgets.use.length > 0 || plan.budgets.refused.length > 0;
   const withEffects = plan.effects.length > 0;
-  const withTierOutcomes = plan.tierOutcomes.length > 0;
+  const withTiers = plan.tierOutcomes.length > 0 || plan.tierHistory.length > 0;
   const list: Step[] = [
     ...('insert' in plan.events
       ? [steps.claimTransactions(plan.events.insert), steps.insertEvents(plan.events.insert), steps.numberInserted()]
@@ -240,7 +249,7 @@ export function writeStatement(plan: WritePlan): Statement {
     ...(withDeliveries ? [steps.numberNotifications(), steps.queueDeliveries(plan.deliveries)] : []),
     ...(withBudgets ? [steps.spendBudgets(plan.budgets)] : []),
     ...(withEffects ? [steps.insertEffects(plan.effects)] : []),
-    ...(withTierOutcomes ? [steps.recordTierOutcomes(plan.tierOutcomes)] : []),
+    ...(withTiers ? [steps.recordTierOutcomes(plan.tierOutcomes), steps.recordTierHistory(plan.tierHistory)] : []),
   ];
   const values: unknown[] = [];
   const param = (value: unknown) => `$${values.push(value)}`;
@@ -250,7 +259,7 @@ export function writeStatement(plan: WritePlan): Statement {
        SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
               (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
               ${deliveryIds(withDeliveries, withBudgets)} AS delivery_ids${withEffects ? EFFECT_IDS : ''}${budgetCheck}`;
-  const variant = `${withDeliveries ? '-webhooks' : ''}${withBudgets ? '-budgets' : ''}${withEffects ? '-effects' : ''}${withTierOutcomes ? '-tiers' : ''}`;
+  const variant = `${withDeliveries ? '-webhooks' : ''}${withBudgets ? '-budgets' : ''}${withEffects ? '-effects' : ''}${withTiers ? '-tiers' : ''}`;
   return { name: `write-${inserting ? 'new' : 'stored'}-events${variant}`, text, values };
 }
 

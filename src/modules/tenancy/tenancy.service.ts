@@ -4,6 +4,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
 import { ApiKey, Application, Division, Organization } from '../../database/entities/index.js';
 import type { BootstrapResponse, CredentialsResponse, CreateOrganizationBody } from './dto/bootstrap.dto.js';
+import { LIFETIME_POLICY } from '../../database/entities/tier-policy.js';
+import { storedTierPolicy } from './settings/dto/tier-policy.dto.js';
 import { hashSecret, newApiKey, newSecret } from './secrets.js';
 
 /** Creates organizations (with their root division) and applications, each with a fresh api key and secret. */
@@ -19,6 +21,7 @@ export class TenancyService {
           multiOrgEnabled: input.organization.multi_org_enabled ?? false,
           timeZone: input.organization.time_zone ?? 'UTC',
           pointsExpireAfterDays: input.organization.points_expire_after_days ?? null,
+          tierPolicy: input.organization.tier_policy ? storedTierPolicy(input.organization.tier_policy) : LIFETIME_POLICY,
         }),
       );
       const root = await em.save(em.create(Division, { organizationId: organization.id, parentId: null, name: 'Root', ancestorIds: [] }));
@@ -32,6 +35,7 @@ export class TenancyService {
           multi_org_enabled: organization.multiOrgEnabled,
           time_zone: organization.timeZone,
           points_expire_after_days: organization.pointsExpireAfterDays,
+          tier_policy: organization.tierPolicy,
           root_division_id: root.id,
         },
         application: credentials.application,

@@ -98,15 +98,17 @@ export function webhookOccurrences(
       }),
     );
   }
-  if (result.tierChange && result.tierChange.fromTierId !== result.tierChange.toTierId) {
-    const { fromTierId, toTierId, toTierName } = result.tierChange;
+  if (result.tierChange) {
+    const { fromTierId, toTierId, toTierName, direction, reason } = result.tierChange;
     const fromName = fromTierId === null ? null : (rules.tiers.find((t) => t.id === fromTierId)?.name ?? null);
     const eventIndex = result.credits.at(-1)?.eventIndex ?? result.completions.at(-1)?.eventIndex ?? 0;
     out.push(
       make(eventIndex, 'tier.changed', {
         ...who,
         from_tier: fromTierId === null ? null : { id: fromTierId, name: fromName },
-        to_tier: { id: toTierId, name: toTierName },
+        to_tier: toTierId === null ? null : { id: toTierId, name: toTierName },
+        direction,
+        reason,
         lifetime_points: result.customer.lifetimePoints,
       }),
     );

@@ -34,7 +34,7 @@ export function creditPlan(tenant: Tenant, customerId: string, behaviorId: numbe
     events: { insert: [eventRow(tenant, customerId, { transaction_id: transactionId, points: amount, campaign_id: campaignId })] },
     progress: [{ customer_id: customerId, behavior_id: behaviorId, state, achieved: 1 }],
     customers: [
-      { id: customerId, available_points: before + amount, lifetime_points: before + amount, tier_id: null, tags: ['buyer'], qualified_campaign_ids: [campaignId], completed_campaign_ids: [] },
+      { id: customerId, available_points: before + amount, lifetime_points: before + amount, tier_id: null, tier_review_at: null, tags: ['buyer'], qualified_campaign_ids: [campaignId], completed_campaign_ids: [] },
     ],
     credits: [{ idx: 0, organization_id: tenant.organizationId, customer_id: customerId, amount, reason: 'behavior', source: { campaign_id: campaignId, behavior_id: behaviorId }, earned_at: '2026-03-02T10:00:00.000Z' }],
     offers: [],
@@ -43,5 +43,6 @@ export function creditPlan(tenant: Tenant, customerId: string, behaviorId: numbe
     budgets: { use: [], refused: [] },
     effects: [],
     tierOutcomes: [],
+    tierHistory: [],
   };
 }

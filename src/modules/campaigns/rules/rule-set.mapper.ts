@@ -1,4 +1,5 @@
-import type { BehaviorRule, CampaignRule, CreativeRule, GoalRule, OutcomeRule, RuleSet, Status, TierRule, OfferRule, Criterion } from '../../../engine/index.js';
+import type { BehaviorRule, CampaignRule, CreativeRule, GoalRule, OutcomeRule, RuleSet, Status, TierRule, TierRules, OfferRule, Criterion } from '../../../engine/index.js';
+import { tierPolicy, type StoredTierPolicy } from '../../../database/entities/tier-policy.js';
 import type { Behavior, Campaign } from '../../../database/entities/index.js';
 import { OUTCOME_BOOKKEEPING, type StoredGoal, type StoredOutcome } from '../../../database/entities/behavior.entity.js';
 
@@ -23,6 +24,13 @@ export type CampaignRow = Pick<Campaign, 'id' | 'name' | 'permalink' | 'status' 
 /** A behavior's columns the rules need. */
 export type BehaviorRow = Pick<Behavior, 'id' | 'campaignId' | 'name' | 'tags' | 'points' | 'data' | 'goalGroups' | 'outcomeConfig'>;
 
+/** The organization's columns the rules need (the tier policy, §17). */
+export interface OrganizationRow {
+  tier_policy: StoredTierPolicy;
+  time_zone: string;
+  tier_policy_changed_at: Date | null;
+}
+
 export interface StoredRules {
   campaigns: CampaignRow[];
   behaviors: BehaviorRow[];
@@ -30,6 +38,8 @@ export interface StoredRules {
   tiers: TierRule[];
   creatives: CreativeRow[];
   divisions: Array<{ id: number; ancestor_ids: number[] }>;
+  /** Absent: lifetime in UTC (a rule set built without an organization). */
+  organization?: OrganizationRow;
 }
 
 /** Ad types delivered as a message; the others open an ad. */
@@ -122,12 +132,17 @@ function creativeRule(row: CreativeRow): CreativeRule {
   };
 }
 
+function tierRules(o: OrganizationRow): TierRules {
+  return { policy: tierPolicy(o.tier_policy), timeZone: o.time_zone, policyChangedAt: o.tier_policy_changed_at?.getTime() ?? null };
+}
+
 /** The organization's stored configuration as the engine's rule set. */
 export function toRuleSet(stored: StoredRules): RuleSet {
   return {
     campaigns: stored.campaigns.map((c) => campaignRule(c, stored.behaviors)),
     offers: stored.offers,
     tiers: stored.tiers,
+    ...(stored.organization ? { tierRules: tierRules(stored.organization) } : {}),
     creatives: stored.creatives.map(creativeRule),
     divisionAncestors: Object.fromEntries(stored.divisions.map((d) => [d.id, d.ancestor_ids])),
   };

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Queryable } from '../../../common/database/unit-of-work.js';
-import type { CampaignRow, BehaviorRow, CreativeRow, StoredRules } from './rule-set.mapper.js';
+import type { CampaignRow, BehaviorRow, CreativeRow, OrganizationRow, StoredRules } from './rule-set.mapper.js';
 
 /**
  * The stored configuration the rules of an organization are compiled from: live campaigns, their behaviors, offers,
- * tiers, creatives and divisions. Read on whatever connection the caller holds (`db`): an evaluation compiles new
- * rules on its own transaction's connection, so it never waits for a second one from the pool. The five statements
+ * tiers, creatives, divisions and the tier policy. Read on whatever connection the caller holds (`db`): an evaluation compiles new
+ * rules on its own transaction's connection, so it never waits for a second one from the pool. The statements
  * go out together (one round trip on a pipelined unit of work).
  */
 @Injectable()
@@ -23,7 +23,7 @@ export class RulesRepository {
   async load(db: Queryable, organizationId: number, campaignId?: number): Promise<StoredRules> {
     const which = campaignId === undefined ? `c.status = 'live'` : `c.id = $2`;
     const values = campaignId === undefined ? [organizationId] : [organizationId, campaignId];
-    const [campaigns, behaviors, offers, tiers, creatives, divisions] = (await Promise.all([
+    const [campaigns, behaviors, offers, tiers, creatives, divisions, organization] = (await Promise.all([
       db.query(
         `SELECT id, name, permalink, status, starts_at AS "startsAt", ends_at AS "endsAt", division_id AS "divisionId",
                 opt_in_required AS "optInRequired", prerequisite_campaign_ids AS "prerequisiteCampaignIds", targeting,
@@ -39,7 +39,9 @@ export class RulesRepository {
         values,
       ),
       db.query(`SELECT id, name, points FROM offers WHERE organization_id = $1 AND deleted_at IS NULL`, [organizationId]),
-      db.query(`SELECT id, name, min_points AS "minPoints" FROM tiers WHERE organization_id = $1 AND deleted_at IS NULL`, [organizationId]),
+      db.query(`SELECT id, name, min_points AS "minPoints", COALESCE(retain_points, min_points) AS "retainPoints" FROM tiers WHERE organization_id = $1 AND deleted_at IS NULL`, [
+        organizationId,
+      ]),
       db.query(
         `SELECT cr.id, l.campaign_id, cr.behavior_id, cr.ad_type, cr.message, cr.url, cr.payload,
                 cr.issue_audience_csv->>'delivery_method' AS delivery_method,
@@ -52,7 +54,8 @@ export class RulesRepository {
         values,
       ),
       db.query(`SELECT id, ancestor_ids FROM divisions WHERE organization_id = $1 AND deleted_at IS NULL`, [organizationId]),
-    ])) as [CampaignRow[], BehaviorRow[], StoredRules['offers'], StoredRules['tiers'], CreativeRow[], StoredRules['divisions']];
-    return { campaigns, behaviors, offers, tiers, creatives, divisions };
+      db.query(`SELECT tier_policy, time_zone, tier_policy_changed_at FROM organizations WHERE id = $1`, [organizationId]),
+    ])) as [CampaignRow[], BehaviorRow[], StoredRules['offers'], StoredRules['tiers'], CreativeRow[], StoredRules['divisions'], OrganizationRow[]];
+    return { campaigns, behaviors, offers, tiers, creatives, divisions, organization: organization[0] };
   }
 }

@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
 import { EXPIRE_AFTER_DAYS_DESCRIPTION } from '../settings/dto/settings.dto.js';
-import { IsTimeZone, Optional, Required } from '../../../common/validation/validators.js';
+import { IsTimeZone, NestedObject, Optional, Required } from '../../../common/validation/validators.js';
+import { TIER_POLICY_DESCRIPTION, TierPolicyInput, TierPolicyView } from '../settings/dto/tier-policy.dto.js';
+import { Type } from 'class-transformer';
 import { RequiredObject } from '../../../common/validation/wrappers.js';
 
 export class OrganizationInput {
@@ -27,6 +29,12 @@ export class OrganizationInput {
   @Min(1)
   @Max(36500)
   points_expire_after_days?: number | null;
+
+  @ApiPropertyOptional({ type: TierPolicyInput, description: TIER_POLICY_DESCRIPTION })
+  @Optional()
+  @Type(() => TierPolicyInput)
+  @NestedObject()
+  tier_policy?: TierPolicyInput;
 }
 
 export class ApplicationInput {
@@ -56,6 +64,7 @@ export class OrganizationView {
   @ApiProperty({ example: false, description: 'Whether divisions scope campaigns and events (multi-org)' }) multi_org_enabled: boolean;
   @ApiProperty({ example: 'UTC', description: 'IANA time zone name: the default of its customers' }) time_zone: string;
   @ApiProperty({ example: null, type: 'integer', nullable: true, description: EXPIRE_AFTER_DAYS_DESCRIPTION }) points_expire_after_days: number | null;
+  @ApiProperty({ type: TierPolicyView, description: TIER_POLICY_DESCRIPTION }) tier_policy: TierPolicyView;
   @ApiProperty({
     example: 1,
     type: 'integer',

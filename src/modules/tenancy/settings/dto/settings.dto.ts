@@ -1,6 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, Max, Min, ValidateIf } from 'class-validator';
 import { RequiredObject } from '../../../../common/validation/wrappers.js';
+import { NestedObject, Optional } from '../../../../common/validation/validators.js';
+import { Type } from 'class-transformer';
+import { TIER_POLICY_DESCRIPTION, TierPolicyInput, TierPolicyView } from './tier-policy.dto.js';
 
 export const EXPIRE_AFTER_DAYS_DESCRIPTION =
   'Days after its event (the perform call for perform) that a credit expires; null: credits never expire. Fixed on each credit ' +
@@ -13,6 +16,12 @@ export class SettingsInput {
   @Min(1)
   @Max(36500)
   points_expire_after_days?: number | null;
+
+  @ApiPropertyOptional({ type: TierPolicyInput, description: TIER_POLICY_DESCRIPTION })
+  @Optional()
+  @Type(() => TierPolicyInput)
+  @NestedObject()
+  tier_policy?: TierPolicyInput;
 }
 
 export class SettingsBody {
@@ -22,6 +31,7 @@ export class SettingsBody {
 
 export class SettingsView {
   @ApiProperty({ example: 365, type: 'integer', nullable: true, description: EXPIRE_AFTER_DAYS_DESCRIPTION }) points_expire_after_days: number | null;
+  @ApiProperty({ type: TierPolicyView, description: TIER_POLICY_DESCRIPTION }) tier_policy: TierPolicyView;
 }
 
 export class SettingsResponse {
