@@ -24,6 +24,8 @@ import { RewardEffectsRepository } from './modules/extensions/effects/reward-eff
 import { enqueueEffects } from './modules/webhooks/enqueue-deliveries.js';
 import { removeFailedJobs } from './queues/failed-jobs.js';
 import { systemClock } from './common/clock.js';
+import { LedgerBackfill } from './modules/points/ledger-backfill.js';
+import { LedgerBackfillRepository } from './modules/points/ledger-backfill.repository.js';
 
 const USAGE = `usage:
   npm run cli -- migrate
@@ -35,7 +37,10 @@ const USAGE = `usage:
   npm run cli -- events:maintain           what the workers do each minute to the event log's monthly partitions,
                                            now: add the months ahead, drop those past EVENT_RETENTION_DAYS
   npm run cli -- effects:dead              list the rewards' after-commit effects that failed every attempt
-  npm run cli -- effects:replay --dead     set them open again and queue them (a worker with their extension runs them)`;
+  npm run cli -- effects:replay --dead     set them open again and queue them (a worker with their extension runs them)
+  npm run cli -- ledger:backfill [--no-pause]
+                                           fill occurred_at and reversed_at of the ledger's credits written before
+                                           they existed (what each worker does once at start), paced unless --no-pause`;
 
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -166,6 +171,26 @@ async function maintainEventLog(): Promise<void> {
   }
 }
 
+/**
+ * The ledger's backfill (decision 0019, step 3) run now, as each worker runs it at start: after a worker's run if one is
+ * running (the same advisory lock), paced unless --no-pause; prints the credits filled and the time it took.
+ */
+async function backfillLedger(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { 'no-pause': { type: 'boolean' } } });
+  const config = configFromEnv();
+  const dataSource = createDataSource(config.databaseUrl);
+  await dataSource.initialize();
+  try {
+    const backfill = new LedgerBackfill(dataSource, new LedgerBackfillRepository(), createLogger('silent', 'cli'));
+    const report = await backfill.run({ paced: !values['no-pause'], wait: true });
+    if (report === null) throw new Error('the backfill lock was not taken');
+    const { rows, reversed, batches, skipped, seconds } = report;
+    print({ status: 'ok', rows, reversed, batches, skipped, seconds, rows_per_second: seconds > 0 ? Math.round(rows / seconds) : null });
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
 const [command, ...rest] = process.argv.slice(2);
 await runProcess('cli', async () => {
   try {
@@ -177,6 +202,7 @@ await runProcess('cli', async () => {
     if (command === 'events:maintain') return await maintainEventLog();
     if (command === 'effects:dead') return await deadEffects(false);
     if (command === 'effects:replay' && rest.includes('--dead')) return await deadEffects(true);
+    if (command === 'ledger:backfill') return await backfillLedger(rest);
     process.stderr.write(`${USAGE}\n`);
     process.exitCode = 2;
   } catch (error) {

@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 
 /** The generator's version: a kept database built by another version is built again. */
-export const GENERATOR_VERSION = 3;
+export const GENERATOR_VERSION = 4;
 
 export const PATTERN = ['visit', 'login', 'visit', 'purchase', 'visit', 'visit', 'login', 'purchase', 'visit', 'login'] as const;
 export type Kind = (typeof PATTERN)[number];
@@ -254,13 +254,14 @@ export function ledgerStatement(plan: HistoryPlan, from: number, to: number): st
     `CASE ${kind} WHEN 'visit' THEN ${tenant.behaviorIds.visit} WHEN 'purchase' THEN ${tenant.behaviorIds.purchase} ELSE ${tenant.behaviorIds.dailyLogin} END`;
   const goal = (kind: string) => `CASE ${kind} WHEN 'visit' THEN ${tenant.goalIds.visit} WHEN 'purchase' THEN ${tenant.goalIds.purchase} ELSE ${tenant.goalIds.dailyLogin} END`;
   return `
-    INSERT INTO points_ledger (id, organization_id, customer_id, event_id, amount, reason, source, created_at)
+    INSERT INTO points_ledger (id, organization_id, customer_id, event_id, amount, reason, source, created_at, occurred_at)
     SELECT ${plan.ledgerBase} + 2 * g.i + r.k, ${tenant.organizationId}, ${s.customerId('x.c')}, ${plan.eventBase} + g.i,
            CASE y.kind WHEN 'purchase' THEN ${POINTS.purchase} WHEN 'visit' THEN ${POINTS.visit} ELSE ${POINTS.login} END,
            CASE r.k WHEN 0 THEN 'goal' ELSE 'behavior' END,
            jsonb_build_object('goal_id', CASE r.k WHEN 0 THEN ${goal('y.kind')} END, 'offer_id', NULL, 'behavior_id', ${behavior('y.kind')},
                               'campaign_id', ${tenant.campaignId}),
-           y.at + CASE WHEN ${s.isV2('y.kind', 'g.i')} THEN make_interval(secs => 0.05 + 2 * ${s.unit('g.i # 16807')}) ELSE interval '0' END
+           y.at + CASE WHEN ${s.isV2('y.kind', 'g.i')} THEN make_interval(secs => 0.05 + 2 * ${s.unit('g.i # 16807')}) ELSE interval '0' END,
+           y.at
       FROM generate_series(${from}::bigint, ${to - 1}::bigint) AS g(i)
       CROSS JOIN LATERAL (SELECT (g.i % ${plan.sizes.customers})::int AS c, (g.i / ${plan.sizes.customers})::int AS j) x
       CROSS JOIN LATERAL (SELECT ${s.kind('x.c', 'x.j')} AS kind, ${s.at(s.atMs('x.c', 'x.j'))} AS at) y

@@ -68,7 +68,7 @@ async function debitPart(server: Server, db: pg.Pool, seconds: number): Promise<
     await addCustomers(db, spender.organizationId, 'spend-', 1, 2 * CUSTOMERS);
     await db.query(
       `WITH c AS (UPDATE customers SET available_points = 1000000000 WHERE organization_id = $1 RETURNING id)
-       INSERT INTO points_ledger (organization_id, customer_id, amount, reason) SELECT $1, id, 1000000000, 'behavior' FROM c`,
+       INSERT INTO points_ledger (organization_id, customer_id, amount, reason, occurred_at) SELECT $1, id, 1000000000, 'behavior', now() FROM c`,
       [spender.organizationId],
     );
     const spendIds = await ids(db, spender.organizationId, 'spend-');
@@ -221,8 +221,8 @@ async function expiryPart(server: Server, db: pg.Pool): Promise<Part> {
   const built = performance.now();
   await db.query(
     `WITH c AS (UPDATE customers SET available_points = $2 * 10, lifetime_points = $2 * 10 WHERE organization_id = $1 RETURNING id)
-     INSERT INTO points_ledger (organization_id, customer_id, amount, reason, expires_at, remaining)
-     SELECT $1, c.id, 10, 'behavior', now() - interval '1 hour' + k * interval '1 second', 10 FROM c, generate_series(1, $2) k`,
+     INSERT INTO points_ledger (organization_id, customer_id, amount, reason, expires_at, remaining, occurred_at)
+     SELECT $1, c.id, 10, 'behavior', now() - interval '1 hour' + k * interval '1 second', 10, now() - interval '400 days' FROM c, generate_series(1, $2) k`,
     [expiring.organizationId, CREDITS_EACH],
   );
   await db.query('ANALYZE points_ledger');
