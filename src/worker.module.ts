@@ -6,16 +6,18 @@ import { EventsWorkerModule } from './modules/events/events-worker.module.js';
 import { AudienceJobsWorkerModule } from './modules/creatives/audience-jobs/audience-jobs-worker.module.js';
 import { EventCountersModule } from './modules/metrics/metrics.module.js';
 import { PointsWorkerModule } from './modules/points/points-worker.module.js';
+import { TiersWorkerModule } from './modules/customers-state/tiers/tiers-worker.module.js';
 import { SimulationsWorkerModule } from './modules/simulations/simulations-worker.module.js';
 import { WebhooksWorkerModule } from './modules/webhooks/webhooks-worker.module.js';
 
-/** Each kind of work a worker process may take, and the module that runs it (its processor and sweeper). */
-const WORK: Record<WorkerQueue, Type> = {
-  events: EventsWorkerModule,
-  webhooks: WebhooksWorkerModule,
-  'audience-jobs': AudienceJobsWorkerModule,
-  points: PointsWorkerModule,
-  simulations: SimulationsWorkerModule,
+/** Each kind of work a worker process may take, and the modules that run it (processors and sweepers). */
+const WORK: Record<WorkerQueue, Type[]> = {
+  events: [EventsWorkerModule],
+  webhooks: [WebhooksWorkerModule],
+  'audience-jobs': [AudienceJobsWorkerModule],
+  // Points' expiry and tiers' reviews: the sweepers of balances and standings.
+  points: [PointsWorkerModule, TiersWorkerModule],
+  simulations: [SimulationsWorkerModule],
 };
 
 /**
@@ -26,6 +28,6 @@ const WORK: Record<WorkerQueue, Type> = {
 @Module({})
 export class WorkerModule {
   static forQueues(queues: readonly WorkerQueue[] = WORKER_QUEUES): DynamicModule {
-    return { module: WorkerModule, imports: [CoreModule, LoggingModule.forRoot('worker'), EventCountersModule, ...queues.map((queue) => WORK[queue])] };
+    return { module: WorkerModule, imports: [CoreModule, LoggingModule.forRoot('worker'), EventCountersModule, ...queues.flatMap((queue) => WORK[queue])] };
   }
 }

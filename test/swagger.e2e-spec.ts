@@ -52,6 +52,8 @@ const EXPECTED_ROUTES = [
   `GET ${PRIV}/users/{user_id}`,
   `GET ${PRIV}/users/{user_id}/tier`,
   `GET ${PRIV}/external/users/{external_id}/tier`,
+  `GET ${PRIV}/users/{user_id}/tier/history`,
+  `GET ${PRIV}/external/users/{external_id}/tier/history`,
   `PUT ${PRIV}/users/{user_id}`,
   `GET ${PRIV}/external/users/{external_id}`,
   `PUT ${PRIV}/external/users/{external_id}`,

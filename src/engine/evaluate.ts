@@ -107,7 +107,8 @@ export interface TierMove {
   toTierId: number | null;
   toTierName: string | null;
   direction: 'up' | 'down';
-  reason: TierChangeReason;
+  /** `tier_deleted`: the customer's tier no longer exists (a period policy then gives the one the facts qualify for). */
+  reason: TierChangeReason | 'tier_deleted';
   /** When it took effect: a review's time, else the evaluation's (its `now`). */
   at: number;
 }
@@ -450,7 +451,7 @@ export class Evaluation {
     const standing = tierStanding(tierInput(rules, this.input.customer, this.result, this.input.now));
     const last = standing.changes.at(-1);
     if (standing.tierId !== this.customer.tierId) {
-      const reason = last?.reason ?? 'points';
+      const reason = tierRank(rules, this.customer.tierId) < 0 && this.customer.tierId !== null ? 'tier_deleted' : (last?.reason ?? 'points');
       moveTier(rules, this.customer, this.result, standing.tierId, reason, reason === 'review' ? last!.at : this.input.now);
     }
     this.customer.tierReviewAt = standing.tierId === null ? null : standing.reviewAt;
@@ -476,7 +477,7 @@ function liftTier(rules: CompiledRules, customer: CustomerSnapshot, result: Eval
 }
 
 /** Moves the customer to this tier; the result's change runs from the tier stored before the evaluation. */
-function moveTier(rules: CompiledRules, customer: CustomerSnapshot, result: EvaluationResult, tierId: number | null, reason: TierChangeReason, at: number): void {
+function moveTier(rules: CompiledRules, customer: CustomerSnapshot, result: EvaluationResult, tierId: number | null, reason: TierMove['reason'], at: number): void {
   const from = result.tierChange ? result.tierChange.fromTierId : customer.tierId;
   const rank = tierRank(rules, tierId);
   customer.tierId = tierId;

@@ -15,7 +15,7 @@ let counter = 0;
 /** Bootstraps an organization through the admin API, as a user would. */
 export async function createTenant(
   app: INestApplication,
-  organization: { name?: string; multi_org_enabled?: boolean; time_zone?: string; points_expire_after_days?: number | null } = {},
+  organization: { name?: string; multi_org_enabled?: boolean; time_zone?: string; points_expire_after_days?: number | null; tier_policy?: Record<string, unknown> } = {},
 ): Promise<TestTenant> {
   counter += 1;
   const res = await request(app.getHttpServer())

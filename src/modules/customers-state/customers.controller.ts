@@ -8,7 +8,7 @@ import type { Tenant } from '../../common/http/request-context.js';
 import { ApiExternalIdParam, ApiUserIdParam } from '../../common/http/api-params.js';
 import { CreateUserBody, NotificationsResponse, TimelineResponse, UpdateUserBody, UserResponse } from './dto/user.dto.js';
 import { CustomersService } from './customers.service.js';
-import { TierStandingResponse } from './dto/tier-standing.dto.js';
+import { TierHistoryResponse, TierStandingResponse } from './dto/tier-standing.dto.js';
 
 const WRITE_ERRORS =
   'Errors: 400 missing_data when the `user` wrapper or a required member is absent or null; 400 argument_error for a member ' +
@@ -20,9 +20,14 @@ const UPDATE =
 const TIER =
   "The customer's tier and what it stands on: the organization's tier policy (basis), the qualifying points, the points that keep " +
   'the tier, and the next tier up with the points still needed. Under the lifetime basis (the default) the qualifying points are ' +
-  'the lifetime points and period, review_at and tier_after_review are null. 404 not_found when it is not a customer of the ' +
-  "api key's organization.";
+  'the lifetime points and period, review_at and tier_after_review are null. Under the period basis: the running period, its ' +
+  'qualifying points, when the next review takes effect and the tier it would give with the points so far; a review that is due ' +
+  "is answered before the workers have written it. 404 not_found when it is not a customer of the api key's organization.";
 const PAGE = '`limit` (1-100, default 10) and `page` (from 1) page it; out of range is 400 validation. ';
+const TIER_HISTORY =
+  "Every move of the customer's tier, newest first: from and to (null: no tier), why (points, outcome, review, policy, " +
+  `tier_deleted) and when it took effect. Written when an evaluation, a reversal or a review moves the tier. ${PAGE}` +
+  "404 not_found when it is not a customer of the api key's organization.";
 
 @ApiTags('customers')
 @ApiKeyAuth()
@@ -87,6 +92,24 @@ export class CustomersController {
   @ApiErrors('not_found')
   async tierExternal(@CurrentTenant() tenant: Tenant, @Param('external_id') externalId: string): Promise<TierStandingResponse> {
     return { status: 'ok', tier: await this.customers.tier(tenant, { externalId }) };
+  }
+
+  @Get('users/:user_id/tier/history')
+  @ApiOperation({ summary: "A customer's tier history, by user_id", description: TIER_HISTORY })
+  @ApiUserIdParam()
+  @ApiOkResponse({ type: TierHistoryResponse, description: "A page of the customer's tier moves, newest first" })
+  @ApiErrors('validation', 'not_found')
+  tierHistory(@CurrentTenant() tenant: Tenant, @Param('user_id') userId: string, @Query() query: PageQuery): Promise<TierHistoryResponse> {
+    return this.customers.tierHistory(tenant, { userId }, query);
+  }
+
+  @Get('external/users/:external_id/tier/history')
+  @ApiOperation({ summary: "A customer's tier history, by external_id", description: TIER_HISTORY })
+  @ApiExternalIdParam()
+  @ApiOkResponse({ type: TierHistoryResponse, description: "A page of the customer's tier moves, newest first" })
+  @ApiErrors('validation', 'not_found')
+  tierHistoryExternal(@CurrentTenant() tenant: Tenant, @Param('external_id') externalId: string, @Query() query: PageQuery): Promise<TierHistoryResponse> {
+    return this.customers.tierHistory(tenant, { externalId }, query);
   }
 
   @Put('users/:user_id')

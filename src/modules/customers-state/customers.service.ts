@@ -8,7 +8,8 @@ import type { Tenant } from '../../common/http/request-context.js';
 import { Customer, EventRecord, Tier } from '../../database/entities/index.js';
 import { holdLiveDivision } from '../tenancy/divisions/hold-division.js';
 import type { CreateUserInput, NotificationsResponse, TimelineResponse, UpdateUserInput, UserView } from './dto/user.dto.js';
-import type { TierStandingView } from './dto/tier-standing.dto.js';
+import type { TierHistoryResponse, TierStandingView } from './dto/tier-standing.dto.js';
+import { tierHistoryPage } from './tiers/tier-history.repository.js';
 import { retainPointsOf } from './tiers/tiers.service.js';
 import { TierStandings, type PeriodStanding } from './tiers/tier-standings.js';
 import type { CompiledRules, RankedTier } from '../../engine/index.js';
@@ -78,6 +79,14 @@ export class CustomersService {
       review_at: null,
       tier_after_review: null,
     };
+  }
+
+  /** A page of the customer's tier moves, newest first (contract §17). */
+  async tierHistory(tenant: Tenant, ref: CustomerRef, query: PageQuery): Promise<TierHistoryResponse> {
+    const customer = await this.find(tenant, ref);
+    const { take, skip } = pageWindow(query);
+    const { entries, total } = await tierHistoryPage(this.db, customer.id, { limit: take, offset: skip });
+    return { status: 'ok', history: entries, page: query.page, limit: query.limit, total };
   }
 
   async update(tenant: Tenant, ref: CustomerRef, input: UpdateUserInput): Promise<UserView> {

@@ -23,6 +23,8 @@ export interface Reversal {
   budgets: Array<{ campaign_id: number; completions: number; points: number }>;
   webhookId: string;
   now: string;
+  /** Under a period tier policy the customer's tier is reviewed now (the reversed credits qualify no more, §17). */
+  reviewTier: boolean;
 }
 
 export interface ReversedRow extends BalanceRow {
@@ -78,7 +80,8 @@ export class ReversalRepository {
            SELECT $1, $2, -$4::int, 'reversal', jsonb_build_object('transaction_id', $6::text, 'description', $7::text), $8::timestamptz WHERE $4 > 0
            RETURNING 1
          ), customer AS (
-           UPDATE customers SET available_points = available_points - $4, lifetime_points = GREATEST(0, lifetime_points - $5), updated_at = now()
+           UPDATE customers SET available_points = available_points - $4, lifetime_points = GREATEST(0, lifetime_points - $5), updated_at = now(),
+                  tier_review_at = CASE WHEN $16 THEN $8::timestamptz ELSE tier_review_at END
             WHERE id = $2
            RETURNING available_points, lifetime_points, tier_id
          ), progress AS (
@@ -121,6 +124,7 @@ export class ReversalRepository {
         r.webhookId,
         r.externalId,
         JSON.stringify(r.budgets),
+        r.reviewTier,
       ],
     });
     return row;

@@ -3,7 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
-import { undoCompletions } from '../../engine/index.js';
+import { customerTierStanding, tierName as tierNameOf, undoCompletions } from '../../engine/index.js';
+import { tierFactsOf } from '../customers-state/tiers/tier-facts.repository.js';
 import { EvaluationPipeline } from '../evaluation/evaluation.pipeline.js';
 import { EvaluationRepository, type CustomerKey } from '../evaluation/evaluation.repository.js';
 import type { ReversalInput, ReversalResponse } from './dto/points.dto.js';
@@ -13,8 +14,8 @@ import { ReversalRepository } from './reversal.repository.js';
  * Contract §13: a reversal takes back what a submission earned (a refund, fraud), on the customer locked as an
  * evaluation locks it. Its events are found by transaction id in the month the key names; the points they credited
  * leave the balance (as far as it goes) and lifetime_points; each completion they caused is undone by the engine
- * (undoCompletions), freeing room under the caps. Goal progress, notifications, offers, tags and the tier stay
- * (docs/points.md says why).
+ * (undoCompletions), freeing room under the caps. Goal progress, notifications, offers and tags stay, and so does the
+ * tier under lifetime (docs/points.md says why); under a period policy the tier is the one the credits left give (§17).
  */
 @Injectable()
 export class ReversalUseCase {
@@ -49,8 +50,14 @@ export class ReversalUseCase {
         const taken = Math.min(credited, customer.snapshot.availablePoints);
         const campaigns = new Set([...byCampaign.keys(), ...completed.map((c) => c.campaign_id)]);
         const budgets = [...campaigns].map((c) => ({ campaign_id: c, completions: completed.filter((x) => x.campaign_id === c).length, points: byCampaign.get(c) ?? 0 }));
-        const row = await commitWith(
-          this.reversals.reverse(uow, {
+        // Under a period tier policy the credits taken back qualify no more: the answer says the tier they leave, and
+        // the review sweeper writes it (with its history and webhook) within seconds.
+        const rules = await this.pipeline.rulesAt(tenant.organizationId, customer.rulesVersion, uow);
+        const reviewTier = rules.tierRules.policy.basis === 'period';
+        const now = this.clock.now();
+        const [row, facts] = await commitWith(
+          Promise.all([
+            this.reversals.reverse(uow, {
             organizationId: tenant.organizationId,
             apiKeyId: tenant.apiKeyId,
             transactionId,
@@ -64,14 +71,18 @@ export class ReversalUseCase {
             progress: Object.entries(undone.progress).map(([behaviorId, state]) => ({ behavior_id: Number(behaviorId), state, achieved: state.achieved })),
             budgets,
             webhookId: randomUUID(),
-            now: new Date(this.clock.now()).toISOString(),
+            now: new Date(now).toISOString(),
+            reviewTier,
           }),
+            reviewTier ? tierFactsOf(uow, [id]) : null,
+          ]),
         );
+        const tier = facts ? tierNameOf(rules, customerTierStanding(rules, { tierFacts: facts.get(id), tierFloorId: customer.snapshot.tierFloorId }, now).tierId) : row.tier;
         return {
           answer: {
             status: 'ok' as const,
             reversal: { id: String(row.id), transaction_id: transactionId, events: events.length, points: taken, achievements: undone.undone },
-            user: { available_points: Number(row.available_points), lifetime_points: Number(row.lifetime_points), tier: row.tier },
+            user: { available_points: Number(row.available_points), lifetime_points: Number(row.lifetime_points), tier },
           },
           deliveryIds: (row.delivery_ids ?? []).map(String),
         };

@@ -42,3 +42,26 @@ export class TierStandingResponse {
   @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
   @ApiProperty({ type: TierStandingView }) tier: TierStandingView;
 }
+
+/** One move of a customer's tier (contract §17). */
+export class TierHistoryEntry {
+  @ApiProperty(nullableObject(TIER_REF, { id: 2, name: 'Gold' }, 'The tier before; null when the customer had none')) from: TierRef | null;
+  @ApiProperty(nullableObject(TIER_REF, { id: 1, name: 'Silver' }, 'The tier after; null when the customer has none')) to: TierRef | null;
+  @ApiProperty({
+    enum: ['points', 'outcome', 'review', 'policy', 'tier_deleted'],
+    example: 'review',
+    description:
+      "Why: `points` (qualifying points reached it, or reversed credits no longer do), `outcome` (a tier outcome), `review` (a period's " +
+      'review), `policy` (a policy change), `tier_deleted` (the tier no longer exists)',
+  })
+  reason: 'points' | 'outcome' | 'review' | 'policy' | 'tier_deleted';
+  @ApiProperty({ type: String, format: 'date-time', example: '2027-01-01T05:00:00.000Z', description: "When it took effect: a review's time, else when it was decided" }) at: string;
+}
+
+export class TierHistoryResponse {
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
+  @ApiProperty({ type: [TierHistoryEntry], description: 'Newest first (by at, then the order written)' }) history: TierHistoryEntry[];
+  @ApiProperty({ example: 1, type: 'integer' }) page: number;
+  @ApiProperty({ example: 10, type: 'integer' }) limit: number;
+  @ApiProperty({ example: 1, type: 'integer', description: 'Every move of the customer, across pages' }) total: number;
+}
