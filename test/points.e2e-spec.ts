@@ -8,6 +8,8 @@ import { createCustomer } from './factories/customer.factory.js';
 
 const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const DAY = 86_400_000;
+/** The default tier policy (contract §17), answered with the settings. */
+const LIFETIME = { basis: 'lifetime' };
 
 type Customer = Awaited<ReturnType<typeof createCustomer>>;
 
@@ -83,12 +85,12 @@ describe('points: ledger, settings and debits (contract §13)', () => {
   describe('settings: points_expire_after_days', () => {
     it('is given at bootstrap, read and changed with management/settings, and validated', async () => {
       const { tenant } = await earningTenant({ points_expire_after_days: 30 });
-      expect((await api(app, tenant).get('/management/settings').expect(200)).body).toEqual({ status: 'ok', settings: { points_expire_after_days: 30 } });
+      expect((await api(app, tenant).get('/management/settings').expect(200)).body).toEqual({ status: 'ok', settings: { points_expire_after_days: 30, tier_policy: LIFETIME } });
       const put = await api(app, tenant).put('/management/settings').send({ settings: { points_expire_after_days: 365 } }).expect(200);
-      expect(put.body).toEqual({ status: 'ok', settings: { points_expire_after_days: 365 } });
-      expect((await api(app, tenant).get('/management/settings').expect(200)).body.settings).toEqual({ points_expire_after_days: 365 });
+      expect(put.body).toEqual({ status: 'ok', settings: { points_expire_after_days: 365, tier_policy: LIFETIME } });
+      expect((await api(app, tenant).get('/management/settings').expect(200)).body.settings).toEqual({ points_expire_after_days: 365, tier_policy: LIFETIME });
       await api(app, tenant).put('/management/settings').send({ settings: { points_expire_after_days: null } }).expect(200);
-      expect((await api(app, tenant).get('/management/settings').expect(200)).body.settings).toEqual({ points_expire_after_days: null });
+      expect((await api(app, tenant).get('/management/settings').expect(200)).body.settings).toEqual({ points_expire_after_days: null, tier_policy: LIFETIME });
 
       expect(expectError(await api(app, tenant).put('/management/settings').send({ settings: { points_expire_after_days: 0 } }), 400, 'validation')).toEqual([
         'settings.points_expire_after_days',
@@ -100,7 +102,7 @@ describe('points: ledger, settings and debits (contract §13)', () => {
 
     it('defaults to null at bootstrap, and the change is in the audit log', async () => {
       const { tenant } = await earningTenant();
-      expect((await api(app, tenant).get('/management/settings').expect(200)).body.settings).toEqual({ points_expire_after_days: null });
+      expect((await api(app, tenant).get('/management/settings').expect(200)).body.settings).toEqual({ points_expire_after_days: null, tier_policy: LIFETIME });
       await api(app, tenant).put('/management/settings').send({ settings: { points_expire_after_days: 90 } }).expect(200);
       const audit = (await api(app, tenant).get('/management/audit_log').expect(200)).body;
       expect(JSON.stringify(audit)).toContain('"points_expire_after_days":90');

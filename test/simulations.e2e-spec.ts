@@ -175,6 +175,8 @@ describe('simulations (contract §15)', () => {
       expect(results.by_day.reduce((sum: number, d: Json) => sum + d.achievements, 0)).toBe(results.achievements);
       expect(results.by_day.reduce((sum: number, d: Json) => sum + d.points, 0)).toBe(results.points);
       expect(results.by_day.map((d: Json) => d.day)).toEqual([...results.by_day.map((d: Json) => d.day)].sort());
+      // The organization has no tier: every replayed customer ends on none.
+      expect(results.tiers).toEqual({ none: 3 });
       expect(simulation.explanations).toBeNull();
       // The live campaign's own progress, and the draft's, are as they were: nothing but the simulation is written.
       expect(await liveResults(tenant, customers)).toEqual(expected);
@@ -206,7 +208,7 @@ describe('simulations (contract §15)', () => {
       const from = new Date(Date.parse(live.starts_at) - 10 * DAY).toISOString();
       const simulation = await simulated(tenant, draft.id, { from, to: live.starts_at });
       expect(simulation).toEqual(expect.objectContaining({ status: 'completed', customers: 0, events_replayed: 0 }));
-      expect(simulation.results).toEqual({ points: 0, achievements: 0, customers_achieved: 0, behaviors: {}, by_day: [], states: {}, effects: {} });
+      expect(simulation.results).toEqual({ points: 0, achievements: 0, customers_achieved: 0, behaviors: {}, by_day: [], states: {}, effects: {}, tiers: {} });
     });
 
     it('lists the campaign’s simulations newest first, without results', async () => {

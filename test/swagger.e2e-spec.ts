@@ -238,6 +238,7 @@ describe('Swagger', () => {
       multi_org_enabled: expect.objectContaining({ type: 'boolean', example: false }),
       time_zone: expect.objectContaining({ type: 'string', example: 'UTC' }),
       points_expire_after_days: expect.objectContaining({ type: 'integer', nullable: true, minimum: 1, example: 365 }),
+      tier_policy: expect.objectContaining({ allOf: [{ $ref: '#/components/schemas/TierPolicyInput' }] }),
     });
     const application = resolve(body.properties!.application);
     expect(application.properties!.name).toEqual(expect.objectContaining({ type: 'string', example: 'Web' }));

@@ -18,7 +18,7 @@ function errorBody(code: string) {
 function bootstrapShape(org: { name: string; multi_org_enabled: boolean; time_zone: string }, appName: string) {
   return {
     status: 'ok',
-    organization: { id: expect.any(Number), points_expire_after_days: null, ...org, root_division_id: expect.any(Number) },
+    organization: { id: expect.any(Number), points_expire_after_days: null, tier_policy: { basis: 'lifetime' }, ...org, root_division_id: expect.any(Number) },
     application: { id: expect.any(Number), name: appName },
     api_key: expect.any(String),
     api_secret: expect.any(String),

@@ -483,7 +483,7 @@ export interface paths {
         };
         /**
          * A customer's tier standing, by user_id
-         * @description The customer's tier and what it stands on: the organization's tier policy (basis), the qualifying points, the points that keep the tier, and the next tier up with the points still needed. Under the lifetime basis (the default) the qualifying points are the lifetime points and period, review_at and tier_after_review are null. 404 not_found when it is not a customer of the api key's organization.
+         * @description The customer's tier and what it stands on: the organization's tier policy (basis), the qualifying points, the points that keep the tier, and the next tier up with the points still needed. Under the lifetime basis (the default) the qualifying points are the lifetime points and period, review_at and tier_after_review are null. Under the period basis: the running period, its qualifying points, when the next review takes effect and the tier it would give with the points so far; a review that is due is answered before the workers have written it. 404 not_found when it is not a customer of the api key's organization.
          */
         get: operations["Customers_tier"];
         put?: never;
@@ -503,9 +503,49 @@ export interface paths {
         };
         /**
          * A customer's tier standing, by external_id
-         * @description The customer's tier and what it stands on: the organization's tier policy (basis), the qualifying points, the points that keep the tier, and the next tier up with the points still needed. Under the lifetime basis (the default) the qualifying points are the lifetime points and period, review_at and tier_after_review are null. 404 not_found when it is not a customer of the api key's organization.
+         * @description The customer's tier and what it stands on: the organization's tier policy (basis), the qualifying points, the points that keep the tier, and the next tier up with the points still needed. Under the lifetime basis (the default) the qualifying points are the lifetime points and period, review_at and tier_after_review are null. Under the period basis: the running period, its qualifying points, when the next review takes effect and the tier it would give with the points so far; a review that is due is answered before the workers have written it. 404 not_found when it is not a customer of the api key's organization.
          */
         get: operations["Customers_tierExternal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/priv/v1/apps/{api_key}/users/{user_id}/tier/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's tier history, by user_id
+         * @description Every move of the customer's tier, newest first: from and to (null: no tier), why (points, outcome, review, policy, tier_deleted) and when it took effect. Written when an evaluation, a reversal or a review moves the tier. `limit` (1-100, default 10) and `page` (from 1) page it; out of range is 400 validation. 404 not_found when it is not a customer of the api key's organization.
+         */
+        get: operations["Customers_tierHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/priv/v1/apps/{api_key}/external/users/{external_id}/tier/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's tier history, by external_id
+         * @description Every move of the customer's tier, newest first: from and to (null: no tier), why (points, outcome, review, policy, tier_deleted) and when it took effect. Written when an evaluation, a reversal or a review moves the tier. `limit` (1-100, default 10) and `page` (from 1) page it; out of range is 400 validation. 404 not_found when it is not a customer of the api key's organization.
+         */
+        get: operations["Customers_tierHistoryExternal"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2240,6 +2280,31 @@ export interface components {
              */
             total: number;
         };
+        TierPolicyInput: {
+            /**
+             * @example period
+             * @enum {string}
+             */
+            basis: "lifetime" | "period";
+            /**
+             * @description Months of a period (basis period, required): calendar years (12), halves, quarters or months
+             * @example 12
+             * @enum {integer}
+             */
+            period_months?: 1 | 3 | 6 | 12;
+            /**
+             * @description What a review does to a customer who did not keep their tier (basis period, required)
+             * @example one_level
+             * @enum {string}
+             */
+            downgrade?: "one_level" | "to_qualified";
+            /**
+             * @description Days after a period ends that its review takes effect (basis period)
+             * @default 0
+             * @example 0
+             */
+            grace_days?: number;
+        };
         OrganizationInput: {
             /** @example Acme */
             name: string;
@@ -2261,6 +2326,8 @@ export interface components {
              * @example 365
              */
             points_expire_after_days?: number | null;
+            /** @description How tiers qualify. `lifetime` (the default): the highest tier whose min_points the lifetime points reach, never lowered. `period`: the points credited by events of each calendar period (1, 3, 6 or 12 months, in the organization's time zone) qualify; a customer moves up at once, and each period is reviewed `grace_days` after it ends (the tier is kept when the period's points reach its retain_points; else `one_level` moves down one tier, `to_qualified` to what the period qualified for). A change never lowers a tier by itself before the first review after it. */
+            tier_policy?: components["schemas"]["TierPolicyInput"];
         };
         ApplicationInput: {
             /**
@@ -2281,6 +2348,30 @@ export interface components {
             id: number;
             /** @example Web */
             name: string;
+        };
+        TierPolicyView: {
+            /**
+             * @example period
+             * @enum {string}
+             */
+            basis: "lifetime" | "period";
+            /**
+             * @description basis period only
+             * @example 12
+             * @enum {integer}
+             */
+            period_months?: 1 | 3 | 6 | 12;
+            /**
+             * @description basis period only
+             * @example one_level
+             * @enum {string}
+             */
+            downgrade?: "one_level" | "to_qualified";
+            /**
+             * @description basis period only
+             * @example 0
+             */
+            grace_days?: number;
         };
         OrganizationView: {
             /**
@@ -2305,6 +2396,8 @@ export interface components {
              * @example null
              */
             points_expire_after_days: number | null;
+            /** @description How tiers qualify. `lifetime` (the default): the highest tier whose min_points the lifetime points reach, never lowered. `period`: the points credited by events of each calendar period (1, 3, 6 or 12 months, in the organization's time zone) qualify; a customer moves up at once, and each period is reviewed `grace_days` after it ends (the tier is kept when the period's points reach its retain_points; else `one_level` moves down one tier, `to_qualified` to what the period qualified for). A change never lowers a tier by itself before the first review after it. */
+            tier_policy: components["schemas"]["TierPolicyView"];
             /**
              * @description The root division, created with the organization (parent of the first divisions)
              * @example 1
@@ -2718,6 +2811,64 @@ export interface components {
              */
             status: "ok";
             tier: components["schemas"]["TierStandingView"];
+        };
+        TierHistoryEntry: {
+            /**
+             * @description The tier before; null when the customer had none
+             * @example {
+             *       "id": 2,
+             *       "name": "Gold"
+             *     }
+             */
+            from?: {
+                /** @example 2 */
+                id: number;
+                /** @example Gold */
+                name: string;
+            } | null;
+            /**
+             * @description The tier after; null when the customer has none
+             * @example {
+             *       "id": 1,
+             *       "name": "Silver"
+             *     }
+             */
+            to?: {
+                /** @example 2 */
+                id: number;
+                /** @example Gold */
+                name: string;
+            } | null;
+            /**
+             * @description Why: `points` (qualifying points reached it, or reversed credits no longer do), `outcome` (a tier outcome), `review` (a period's review), `policy` (a policy change), `tier_deleted` (the tier no longer exists)
+             * @example review
+             * @enum {string}
+             */
+            reason: "points" | "outcome" | "review" | "policy" | "tier_deleted";
+            /**
+             * Format: date-time
+             * @description When it took effect: a review's time, else when it was decided
+             * @example 2027-01-01T05:00:00.000Z
+             */
+            at: string;
+        };
+        TierHistoryResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            /** @description Newest first (by at, then the order written) */
+            history: components["schemas"]["TierHistoryEntry"][];
+            /** @example 1 */
+            page: number;
+            /** @example 10 */
+            limit: number;
+            /**
+             * @description Every move of the customer, across pages
+             * @example 1
+             */
+            total: number;
         };
         UpdateUserInput: {
             /**
@@ -5388,6 +5539,8 @@ export interface components {
              * @example 365
              */
             points_expire_after_days: number | null;
+            /** @description How tiers qualify. `lifetime` (the default): the highest tier whose min_points the lifetime points reach, never lowered. `period`: the points credited by events of each calendar period (1, 3, 6 or 12 months, in the organization's time zone) qualify; a customer moves up at once, and each period is reviewed `grace_days` after it ends (the tier is kept when the period's points reach its retain_points; else `one_level` moves down one tier, `to_qualified` to what the period qualified for). A change never lowers a tier by itself before the first review after it. */
+            tier_policy: components["schemas"]["TierPolicyView"];
         };
         SettingsResponse: {
             /**
@@ -5403,6 +5556,8 @@ export interface components {
              * @example 365
              */
             points_expire_after_days?: number | null;
+            /** @description How tiers qualify. `lifetime` (the default): the highest tier whose min_points the lifetime points reach, never lowered. `period`: the points credited by events of each calendar period (1, 3, 6 or 12 months, in the organization's time zone) qualify; a customer moves up at once, and each period is reviewed `grace_days` after it ends (the tier is kept when the period's points reach its retain_points; else `one_level` moves down one tier, `to_qualified` to what the period qualified for). A change never lowers a tier by itself before the first review after it. */
+            tier_policy?: components["schemas"]["TierPolicyInput"];
         };
         SettingsBody: {
             settings: components["schemas"]["SettingsInput"];
@@ -5628,6 +5783,17 @@ export interface components {
                  *     }
                  */
                 effects?: {
+                    [key: string]: number;
+                };
+                /**
+                 * @description Replayed customers by the tier they reach at the end of the replay under the organization's tier policy (`none`: no tier), from their current tier and the points this campaign credits them in the simulation
+                 * @example {
+                 *       "none": 1200,
+                 *       "Silver": 250,
+                 *       "Gold": 50
+                 *     }
+                 */
+                tiers?: {
                     [key: string]: number;
                 };
             } | null;
@@ -8158,6 +8324,192 @@ export interface operations {
                 };
             };
             /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Customers_tierHistory: {
+        parameters: {
+            query?: {
+                /** @description Items per page */
+                limit?: number;
+                /** @description Page number, from 1 */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The customer's UUID, assigned by the service when the customer is created (the `id` of POST .../users). An unknown id, another organization's customer, or a value that is not a UUID answers 404 not_found */
+                user_id: string;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the customer's tier moves, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TierHistoryResponse"];
+                };
+            };
+            /** @description validation, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Customers_tierHistoryExternal: {
+        parameters: {
+            query?: {
+                /** @description Items per page */
+                limit?: number;
+                /** @description Page number, from 1 */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The customer's external_id: your own id for the customer, given on create (URL-encoded). An unknown one answers 404 not_found */
+                external_id: string;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the customer's tier moves, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TierHistoryResponse"];
+                };
+            };
+            /** @description validation, invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;

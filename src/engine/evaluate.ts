@@ -6,7 +6,7 @@ import { budgetRefusal, completionPoints, spend, type BudgetLeft, type BudgetUse
 import { applyToGoal } from './goals.js';
 import { cloneProgress, emptyBehaviorProgress, goalsCounted, groupCounts, hasCycleProgress, requiredGoalCount, resetCycle } from './progress.js';
 import { iso } from './time.js';
-import { tierStanding, type TierChangeReason, type TierFact, type TierInput, type TierStanding } from './tier-standing.js';
+import { tierStanding, type TierChange, type TierChangeReason, type TierFact, type TierInput, type TierPolicy, type TierStanding } from './tier-standing.js';
 import type { RewardContext } from './rewards.js';
 import type { BehaviorProgress, CustomerSnapshot, EventInstance, ProgressMap } from './types.js';
 
@@ -148,6 +148,8 @@ export class Evaluation {
   /** What is left of the budgets as completions use them (a copy of the input's). */
   protected readonly budgetLeft: Record<number, BudgetLeft>;
   private readonly explains: boolean;
+  /** A tier decision made before any event was explained (a review found due): it goes on the first event. */
+  private pendingTierNote: string | null = null;
 
   constructor(protected readonly input: EvaluateInput) {
     const c = input.customer;
@@ -208,6 +210,8 @@ export class Evaluation {
     for (const id of this.changed) this.result.progress[id] = this.progress[id];
     const move = this.result.tierChange;
     if (move && move.reason !== 'review') move.at = this.input.now;
+    const first = this.result.explanation[0];
+    if (this.pendingTierNote && first) first.detail = first.detail ? `${this.pendingTierNote}; ${first.detail}` : this.pendingTierNote;
     // The next evaluation of the customer (a batch's next event) starts from these facts.
     if (this.input.rules.tierRules.policy.basis === 'period') this.customer.tierFacts = [...tierInput(this.input.rules, this.input.customer, this.result, this.input.now).facts];
     return this.result;
@@ -443,18 +447,31 @@ export class Evaluation {
    */
   protected recomputeTier(): void {
     const { rules } = this.input;
+    const before = this.customer.tierId;
     if (rules.tierRules.policy.basis === 'lifetime') {
       const earned = rules.tiers.filter((t) => t.minPoints <= this.customer.lifetimePoints).at(-1);
       if (earned) liftTier(rules, this.customer, this.result, earned.id, 'points', this.input.now);
+      if (this.customer.tierId !== before) this.explainTier(before, `${this.customer.lifetimePoints} lifetime points reach its min_points ${earned!.minPoints} (lifetime policy)`);
       return;
     }
     const standing = tierStanding(tierInput(rules, this.input.customer, this.result, this.input.now));
     const last = standing.changes.at(-1);
-    if (standing.tierId !== this.customer.tierId) {
-      const reason = tierRank(rules, this.customer.tierId) < 0 && this.customer.tierId !== null ? 'tier_deleted' : (last?.reason ?? 'points');
-      moveTier(rules, this.customer, this.result, standing.tierId, reason, reason === 'review' ? last!.at : this.input.now);
+    if (standing.tierId !== before) {
+      const reason = tierRank(rules, before) < 0 && before !== null ? 'tier_deleted' : (last?.reason ?? 'points');
+      moveTier(rules, this.customer, this.result, standing.tierId, reason, reason === 'review' && last ? last.at : this.input.now);
+      this.explainTier(before, periodDecision(rules, reason, last));
     }
     this.customer.tierReviewAt = standing.tierId === null ? null : standing.reviewAt;
+  }
+
+  /** The explanation names the tier decision, on the event being evaluated (the first one for a review found due). */
+  private explainTier(from: number | null, why: string): void {
+    if (!this.explains) return;
+    const rules = this.input.rules;
+    const note = `tier ${tierName(rules, from) ?? 'none'} → ${tierName(rules, this.customer.tierId) ?? 'none'}: ${why}`;
+    const entry = this.result.explanation.at(-1);
+    if (entry) entry.detail = entry.detail ? `${entry.detail}; ${note}` : note;
+    else this.pendingTierNote = note;
   }
 
   protected checkCampaignCompleted(campaign: CompiledCampaign): void {
@@ -483,6 +500,17 @@ function moveTier(rules: CompiledRules, customer: CustomerSnapshot, result: Eval
   customer.tierId = tierId;
   result.tierChange =
     from === tierId ? null : { fromTierId: from, toTierId: tierId, toTierName: rank < 0 ? null : rules.tiers[rank].name, direction: rank > tierRank(rules, from) ? 'up' : 'down', reason, at };
+}
+
+/** Why a period policy moved the tier: the rule, the period and its qualifying points. */
+function periodDecision(rules: CompiledRules, reason: TierMove['reason'], change: TierChange | undefined): string {
+  const policy = rules.tierRules.policy as Extract<TierPolicy, { basis: 'period' }>;
+  const rule = `period policy of ${policy.periodMonths} month(s), ${policy.downgrade}, ${policy.graceDays} grace day(s)`;
+  if (reason === 'tier_deleted') return `the tier no longer exists; the qualifying points give this one (${rule})`;
+  if (!change?.period) return `the tier held at the policy change is kept until the first review after it (${rule})`;
+  const period = `the period ${iso(change.period.start)} to ${iso(change.period.end)}`;
+  const what = reason === 'review' ? `review of ${period}, ${change.points} qualifying point(s)` : reason === 'outcome' ? `a tier outcome in ${period}` : `${change.points} qualifying point(s) in ${period}`;
+  return `${what} (${rule})`;
 }
 
 /** What the tier standing is asked: the customer's stored facts and `more`, the policy-change floor, the rules' policy. */

@@ -17,6 +17,7 @@ import type {
   ProgressMap,
   RuleSet,
   TierRule,
+  TierRules,
 } from './types.js';
 
 /** Monday 2026-01-05 10:00:00 UTC. */
@@ -92,7 +93,7 @@ export function campaign(p: Partial<CampaignRule> = {}): CampaignRule {
 }
 
 export function rules(
-  p: { campaigns: CampaignRule[]; offers?: OfferRule[]; tiers?: TierRule[]; creatives?: CreativeRule[]; divisionAncestors?: Record<number, number[]> },
+  p: { campaigns: CampaignRule[]; offers?: OfferRule[]; tiers?: TierRule[]; tierRules?: TierRules; creatives?: CreativeRule[]; divisionAncestors?: Record<number, number[]> },
   extensions: Partial<EngineExtensions> = {},
 ): CompiledRules {
   const set: RuleSet = { offers: [], tiers: [], creatives: [], divisionAncestors: { 1: [1] }, ...p };

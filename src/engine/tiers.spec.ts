@@ -1,12 +1,12 @@
 import { behavior, campaign, customer, event, goal, group, MINUTE, rules, Session, T0 } from './spec-fixtures.js';
-import type { CustomerSnapshot, OutcomeRule } from './types.js';
+import type { CustomerSnapshot, OutcomeRule, TierRules } from './types.js';
 
 const SILVER = 1;
 const GOLD = 2;
 const BRONZE = 3;
 
 /** Behaviors: purchase (+10 points), earn (+600 points), vip (tier Gold outcome), silver (tier Silver outcome). */
-function session(start: CustomerSnapshot, extraOutcomes: OutcomeRule[] = []) {
+function session(start: CustomerSnapshot, extraOutcomes: OutcomeRule[] = [], tierRules?: TierRules) {
   const listen = (name: string) => [group([goal({ name })])];
   const compiled = rules({
     campaigns: [
@@ -26,6 +26,7 @@ function session(start: CustomerSnapshot, extraOutcomes: OutcomeRule[] = []) {
       { id: BRONZE, name: 'Bronze', minPoints: 0 },
       { id: SILVER, name: 'Silver', minPoints: 100 },
     ],
+    ...(tierRules ? { tierRules } : {}),
   });
   const s = new Session(compiled, start);
   let minute = 0;
@@ -90,6 +91,50 @@ describe('Tiers', () => {
     const { send } = session(customer({ lifetimePoints: 200, tierId: SILVER }));
     const result = send('purchase');
     expect(result.customer.tierId).toBe(SILVER);
+    expect(result.tierChange).toBeNull();
+  });
+});
+
+describe('Tiers under a period policy (contract §17)', () => {
+  const YEARLY: TierRules = { policy: { basis: 'period', periodMonths: 12, downgrade: 'one_level', graceDays: 0 }, timeZone: 'UTC', policyChangedAt: null };
+  const YEAR = 365 * 24 * 60 * MINUTE;
+
+  it("moves up at once on the period's points, and the explanation names the period, the points and the rule", () => {
+    const { send } = session(customer({ lifetimePoints: 0, tierFacts: [{ at: T0 - 4 * 24 * 60 * MINUTE, points: 95 }] }), [], YEARLY);
+    const result = send('purchase');
+    expect(result.customer.tierId).toBe(SILVER);
+    expect(result.tierChange).toMatchObject({ fromTierId: null, toTierId: SILVER, direction: 'up', reason: 'points' });
+    expect(result.explanation[0].detail).toContain(
+      'tier Bronze → Silver: 105 qualifying point(s) in the period 2026-01-01T00:00:00.000Z to 2027-01-01T00:00:00.000Z (period policy of 12 month(s), one_level, 0 grace day(s))',
+    );
+    // The next evaluation of a batch starts from the facts with this one's credit.
+    expect(result.customer.tierFacts).toEqual([{ at: T0 - 4 * 24 * 60 * MINUTE, points: 95 }, { at: T0 + MINUTE, points: 10 }]);
+    expect(result.customer.tierReviewAt).toBe(Date.UTC(2027, 0, 1));
+  });
+
+  it('lowers a tier whose review is due, from the stored tier, before the event counts', () => {
+    // Gold from 2025's 600 points; 2026 went by without one: at its review in 2027, one level down (Silver).
+    const start = customer({ lifetimePoints: 600, tierId: GOLD, tierFacts: [{ at: T0 - YEAR, points: 600 }] });
+    const s = new Session(session(start, [], YEARLY).s.compiled, start);
+    const result = s.send(event('purchase', { occurredAt: T0 + YEAR + MINUTE }));
+    expect(result.customer.tierId).toBe(SILVER);
+    expect(result.tierChange).toMatchObject({ fromTierId: GOLD, toTierId: SILVER, direction: 'down', reason: 'review', at: Date.UTC(2027, 0, 1) });
+    expect(result.explanation[0].detail).toMatch(/^tier Gold → Silver: review of the period 2026-01-01T00:00:00.000Z to 2027-01-01T00:00:00.000Z, 0 qualifying point\(s\)/);
+  });
+
+  it('counts a tier outcome for its tier in its period instead of lifting for good', () => {
+    const { send } = session(customer({ lifetimePoints: 0, tierFacts: [] }), [], YEARLY);
+    const result = send('vip');
+    expect(result.customer.tierId).toBe(GOLD);
+    expect(result.tierChange).toMatchObject({ toTierId: GOLD, direction: 'up', reason: 'outcome' });
+    expect(result.tierOutcomes).toEqual([expect.objectContaining({ tierId: GOLD })]);
+  });
+
+  it("keeps the tier held at a policy change until the first review after it, whatever the period's points", () => {
+    const changed: TierRules = { ...YEARLY, policyChangedAt: T0 - MINUTE };
+    const { send } = session(customer({ lifetimePoints: 600, tierId: GOLD, tierFloorId: GOLD, tierFacts: [] }), [], changed);
+    const result = send('purchase');
+    expect(result.customer.tierId).toBe(GOLD);
     expect(result.tierChange).toBeNull();
   });
 });

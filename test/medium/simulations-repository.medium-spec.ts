@@ -5,7 +5,7 @@ import { MAX_ATTEMPTS, SimulationsRepository } from '../../src/modules/simulatio
 import { createMediumContext, type MediumContext } from './support/module.js';
 import { seedCampaign, seedTenant } from './support/seed.js';
 
-const RESULTS = { points: 0, achievements: 0, customers_achieved: 0, behaviors: {}, by_day: [], states: {}, effects: {} };
+const RESULTS = { points: 0, achievements: 0, customers_achieved: 0, behaviors: {}, by_day: [], states: {}, effects: {}, tiers: {} };
 
 /**
  * The simulations table's claims on the run's database (contract §15): one runner per simulation, at most N running

@@ -106,7 +106,11 @@ export class RunSimulationUseCase {
       const held = new Map<string, Customer>();
       for (let page = await stream.next(); page !== null && !lease.lost(); page = await stream.next()) {
         onTime();
-        if (order === 'customer') held.clear(); // a page holds its customers' every event
+        if (order === 'customer') {
+          // A page holds its customers' every event: the last page's customers are replayed to the end.
+          for (const customer of held.values()) tally.reached(customer.snapshot.tierId);
+          held.clear();
+        }
         for (const snapshot of page.customers) held.set(snapshot.id, { ...HistoryReplay.start(snapshot), achieved: new Set() });
         progress.customers += page.customers.length;
         for (const event of page.events) {
@@ -125,6 +129,7 @@ export class RunSimulationUseCase {
           }
         }
       }
+      for (const customer of held.values()) tally.reached(customer.snapshot.tierId);
     } finally {
       lease.stop();
       await stream.close();

@@ -5,9 +5,13 @@ import { SimulationTally } from './simulation-results.js';
 
 const CAMPAIGN = 10;
 
-/** A campaign whose 'Buyer' completes on every 2 purchases (10 points, at most 2 times) and 'Visitor' on each visit (3). */
+/**
+ * A campaign whose 'Buyer' completes on every 2 purchases (10 points, at most 2 times) and 'Visitor' on each visit (3);
+ * the organization's Silver tier starts at 12 points.
+ */
 function compiled(budget: { maxCompletions: number | null; maxPoints: number | null } | null = null) {
   return rules({
+    tiers: [{ id: 1, name: 'Silver', minPoints: 12 }],
     campaigns: [
       campaign({
         id: CAMPAIGN,
@@ -30,6 +34,7 @@ function replay(events: Record<string, Array<{ name: string; at: number }>>, bud
   for (const [id, list] of Object.entries(events)) {
     const state = { ...HistoryReplay.start(customer({ id })), achieved: new Set<number>() };
     for (const e of list) tally.add(history.next(state, { instance: event(e.name, { occurredAt: e.at }), qualify: false }), state.achieved);
+    tally.reached(state.snapshot.tierId);
   }
   return tally.results();
 }
@@ -52,6 +57,7 @@ describe('a replay tallied (contract §15 results)', () => {
       by_day: [{ day: '2026-01-05', achievements: 2, points: 13 }],
       states: { qualified: 4 },
       effects: {},
+      tiers: { Silver: 1, none: 1 },
     });
   });
 

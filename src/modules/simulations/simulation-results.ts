@@ -1,4 +1,4 @@
-import { localDay, type CompiledRules, type EvaluationResult } from '../../engine/index.js';
+import { localDay, tierName, type CompiledRules, type EvaluationResult } from '../../engine/index.js';
 
 export interface BehaviorResults {
   achievements: number;
@@ -15,12 +15,14 @@ export interface SimulationResults {
   by_day: Array<{ day: string; achievements: number; points: number }>;
   states: Record<string, number>;
   effects: Record<string, number>;
+  /** Replayed customers by the tier they reach at the end of the replay (`none`: no tier). */
+  tiers: Record<string, number>;
 }
 
 /**
  * Adds up what a replay's evaluations did, event by event: points credited, completions (achievements) and the
  * customers who had one, by behavior and by day of the organization's time zone, and how many events ended in each
- * campaign state. Holds one entry per behavior and day, never per customer: the behaviors a customer completed are
+ * campaign state, and the tier each replayed customer ends on. Holds one entry per behavior, day and tier, never per customer: the behaviors a customer completed are
  * kept with the customer's replay state (`achieved`), so the tally stays small whatever the number of customers.
  */
 export class SimulationTally {
@@ -31,6 +33,7 @@ export class SimulationTally {
   private readonly days = new Map<string, { achievements: number; points: number }>();
   private readonly states = new Map<string, number>();
   private readonly effects = new Map<string, number>();
+  private readonly tiers = new Map<string, number>();
 
   constructor(
     private readonly rules: CompiledRules,
@@ -57,6 +60,12 @@ export class SimulationTally {
     }
   }
 
+  /** A replayed customer's tier once its events are all replayed. */
+  reached(tierId: number | null): void {
+    const name = tierName(this.rules, tierId) ?? 'none';
+    this.tiers.set(name, (this.tiers.get(name) ?? 0) + 1);
+  }
+
   results(): SimulationResults {
     const behaviors: Record<string, BehaviorResults> = {};
     for (const [id, b] of [...this.behaviors].sort(([a], [c]) => a - c)) {
@@ -77,6 +86,7 @@ export class SimulationTally {
         .map(([day, d]) => ({ day, achievements: d.achievements, points: d.points })),
       states: Object.fromEntries([...this.states].sort(([a], [b]) => (a < b ? -1 : 1))),
       effects: Object.fromEntries([...this.effects].sort(([a], [b]) => (a < b ? -1 : 1))),
+      tiers: Object.fromEntries([...this.tiers].sort(([a], [b]) => (a < b ? -1 : 1))),
     };
   }
 

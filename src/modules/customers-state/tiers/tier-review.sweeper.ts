@@ -98,7 +98,7 @@ export function review(rules: CompiledRules, customer: DueCustomer, now: number)
       direction: rank(standing.tierId) > rank(customer.tierId) ? 'up' : 'down',
       reason,
       // A review's own time (its history row is unique by it); any other move (credits reversed) happens now.
-      at: new Date(reason === 'review' ? last!.at : now).toISOString(),
+      at: new Date(reason === 'review' && last ? last.at : now).toISOString(),
     },
   };
 }

@@ -99,6 +99,14 @@ const RESULTS: ApiPropertyOptions = {
       example: { coupon: 4 },
       description: "After-commit effects the rewards would have asked for, by reward kind (an extension's; a simulation runs none)",
     },
+    tiers: {
+      type: 'object',
+      additionalProperties: { type: 'integer' },
+      example: { none: 1200, Silver: 250, Gold: 50 },
+      description:
+        "Replayed customers by the tier they reach at the end of the replay under the organization's tier policy (`none`: no tier), " +
+        "from their current tier and the points this campaign credits them in the simulation",
+    },
   },
   description: 'Once completed (null before, and in lists)',
 };
