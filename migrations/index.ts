@@ -18,6 +18,7 @@ import { RewardEffects1765400000000 } from './1765400000000-reward-effects.js';
 import { TierQualification1765500000000 } from './1765500000000-tier-qualification.js';
 import { TierRetainPoints1765600000000 } from './1765600000000-tier-retain-points.js';
 import { TierPolicy1765700000000 } from './1765700000000-tier-policy.js';
+import { LedgerBackfillIndex1765800000000 } from './1765800000000-ledger-backfill-index.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -41,4 +42,5 @@ export const migrations = [
   TierQualification1765500000000,
   TierRetainPoints1765600000000,
   TierPolicy1765700000000,
+  LedgerBackfillIndex1765800000000,
 ];

@@ -44,6 +44,15 @@ const CREDIT = `l.amount > 0 AND l.reason NOT IN ('debit', 'expired', 'reversal'
  */
 @Injectable()
 export class LedgerBackfillRepository {
+  /**
+   * Where a run starts: just before the first credit still lacking its occurred_at; null when none is left (the
+   * partial index points_ledger_occurred_at_missing answers either at once).
+   */
+  async start(db: Queryable): Promise<string | null> {
+    const [row] = (await db.query(`SELECT (min(l.id) - 1)::text AS start FROM points_ledger l WHERE l.occurred_at IS NULL AND ${CREDIT}`)) as Array<{ start: string | null }>;
+    return row.start;
+  }
+
   async step(db: Queryable, after: string, size = BACKFILL_BATCH): Promise<BackfillStep> {
     const rows = (await db.query(
       `WITH read AS (

@@ -48,7 +48,8 @@ export interface BackfillReport {
  * paced (after each batch a pause as long as the batch took), until no row is left. The cursor lives in the run: a run
  * killed at any point leaves only whole batches done, and the next run (the next worker start, or
  * `npm run cli -- ledger:backfill`) walks again from the start, writing only what is still null: the same result.
- * Once everything is filled, a run only reads (about 5 ms per batch).
+ * It starts at the first credit still lacking its occurred_at (an index holds them): once everything is filled, a run
+ * reads one index page and ends.
  */
 @Injectable()
 export class LedgerBackfill implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -100,10 +101,12 @@ export class LedgerBackfill implements OnApplicationBootstrap, OnApplicationShut
   private async walk(db: Queryable, options: BackfillOptions): Promise<BackfillReport> {
     const started = performance.now();
     const report: BackfillReport = { rows: 0, reversed: 0, batches: 0, skipped: 0, complete: false, seconds: 0 };
-    let cursor = '0';
+    const start = await this.repository.start(db);
+    let cursor = start ?? '0';
     let retries = 0;
     let logged = started;
-    for (;;) {
+    if (start === null) report.complete = true;
+    for (; start !== null; ) {
       if (options.stop?.()) break;
       const batchStarted = performance.now();
       const step = await this.repository.step(db, cursor, BACKFILL_BATCH);
