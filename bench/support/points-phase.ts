@@ -17,6 +17,7 @@ import { CPU_COLUMNS, interleavedNamed, load, measured, percentile, send, summar
 import { openLoop, succeeded, type OpenLoopResult } from './open-loop.js';
 import { startNode, stopChild } from './processes.js';
 import { bootstrap, startServer } from './server.js';
+import { sweepRate } from './sweep-rate.js';
 import { fmt, ratio, type Figure } from './summary.js';
 import { checkTallies, clean, tallyLines, type Tally } from './verdict.js';
 
@@ -231,21 +232,7 @@ async function expiryPart(server: Server, db: pg.Pool): Promise<Part> {
   const buildSeconds = (performance.now() - built) / 1000;
   const due = async () => Number((await db.query(`SELECT count(*) AS n FROM points_ledger WHERE remaining > 0 AND expires_at <= now()`)).rows[0].n);
   const dueBefore = await due();
-  /** From a worker's start (with `env` added) to its first credit expired, then what it expires in `work`'s time. */
-  const sweeping = async <T>(env: Record<string, string>, work: () => Promise<T>) => {
-    const worker = startNode('dist/src/worker.js', { ...server.env, ...env });
-    try {
-      const first = performance.now();
-      const before = await due();
-      while ((await due()) === before && performance.now() - first < 60_000) await sleep(100);
-      const [from, began] = [await due(), performance.now()];
-      const result = await work();
-      const left = await due();
-      return { result, left, rate: (from - left) / ((performance.now() - began) / 1000) };
-    } finally {
-      await stopChild(worker);
-    }
-  };
+  const sweeping = <T>(env: Record<string, string>, work: () => Promise<T>) => sweepRate({ ...server.env, ...env }, due, work);
   const paced = await sweeping({}, () => windows(SWEEP_SECONDS));
   const drained = await sweeping({ POINTS_EXPIRY_RATE: '1000000' }, async () => {
     while ((await due()) > 0) await sleep(1000);

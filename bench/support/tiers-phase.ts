@@ -13,6 +13,7 @@ import { CPU_COLUMNS, interleavedNamed, load, measured, percentile, send, summar
 import { openLoop, succeeded, type OpenLoopResult } from './open-loop.js';
 import { startNode, stopChild } from './processes.js';
 import { bootstrap, startServer } from './server.js';
+import { sweepRate } from './sweep-rate.js';
 import { fmt, type Figure } from './summary.js';
 import { checkTallies, clean, tallyLines, type Tally } from './verdict.js';
 
@@ -190,21 +191,7 @@ async function reviewPart(server: Server, db: pg.Pool): Promise<Part> {
   execFileSync('sync'); // the kernel writes the build's pages now, not during the windows measured
   const buildSeconds = (performance.now() - built) / 1000;
   const due = async () => Number((await db.query(`SELECT count(*) AS n FROM customers WHERE organization_id = $1 AND tier_review_at <= now()`, [yearEnd.organizationId])).rows[0].n);
-  /** From a worker's start (with `env` added) to its first review written, then what it reviews in `work`'s time. */
-  const reviewing = async <T>(env: Record<string, string>, work: () => Promise<T>) => {
-    const worker = startNode('dist/src/worker.js', { ...server.env, ...env });
-    try {
-      const first = performance.now();
-      const before = await due();
-      while ((await due()) === before && performance.now() - first < 60_000) await sleep(100);
-      const [from, began] = [await due(), performance.now()];
-      const result = await work();
-      const left = await due();
-      return { result, left, rate: (from - left) / ((performance.now() - began) / 1000) };
-    } finally {
-      await stopChild(worker);
-    }
-  };
+  const reviewing = <T>(env: Record<string, string>, work: () => Promise<T>) => sweepRate({ ...server.env, ...env }, due, work);
   const paced = await reviewing({}, () => windows(REVIEW_SECONDS));
   const drained = await reviewing({ TIER_REVIEW_RATE: '1000000' }, async () => {
     while ((await due()) > 0) await sleep(1000);

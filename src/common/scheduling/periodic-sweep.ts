@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Logger } from '../logging/logger.js';
@@ -50,4 +52,24 @@ export abstract class PeriodicSweep implements OnApplicationBootstrap, OnApplica
 
   /** One sweep's work, inside the transaction that holds the lock. */
   protected abstract sweepLocked(em: EntityManager): Promise<number>;
+}
+
+/** A sweep stops starting batches after this long, so a backlog never delays the next sweep's start by much. */
+const SWEEP_BUDGET_MS = 4_000;
+
+/**
+ * Batches one after the other until one says it was the last (nothing more due, or every due row busy) or the sweep's
+ * time is up, at most `perSecond` items a second (a backlog is spread out, so that its writes do not take the event
+ * path's latency with them). Answers the items done.
+ */
+export async function pacedBatches(perSecond: number, batch: () => Promise<{ items: number; last: boolean }>): Promise<number> {
+  const started = performance.now();
+  let done = 0;
+  for (;;) {
+    const { items, last } = await batch();
+    done += items;
+    if (last || performance.now() - started > SWEEP_BUDGET_MS) return done;
+    const ahead = (done / perSecond) * 1000 - (performance.now() - started);
+    if (ahead > 0) await sleep(ahead);
+  }
 }

@@ -1,5 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -7,7 +5,7 @@ import { CLOCK, type Clock } from '../../common/clock.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
-import { PeriodicSweep } from '../../common/scheduling/periodic-sweep.js';
+import { pacedBatches, PeriodicSweep } from '../../common/scheduling/periodic-sweep.js';
 import { AfterCommit } from '../evaluation/after-commit.js';
 import { CustomerTransactions } from '../evaluation/customer-transactions.js';
 import { PointsRepository } from './points.repository.js';
@@ -17,8 +15,6 @@ import { PointsRepository } from './points.repository.js';
  * credits. Its customers are locked briefly, and its WAL is small.
  */
 export const EXPIRY_BATCH = { customers: 50, credits: 500 };
-/** One sweep stops starting batches after this long, so a backlog never delays the next sweep's start by much. */
-const SWEEP_BUDGET_MS = 4_000;
 
 /**
  * Contract §13: credits past their `expires_at` leave the balance within 60 seconds, for every customer, active or not.
@@ -45,17 +41,12 @@ export class PointsExpirySweeper extends PeriodicSweep {
 
   /** Batches until nothing more is due (or every due customer is busy), or the sweep's time is up; answers the credits expired. */
   protected async sweepLocked(): Promise<number> {
-    const started = performance.now();
-    let expired = 0;
-    for (;;) {
+    const expired = await pacedBatches(this.config.pointsExpiryRate, async () => {
       const now = new Date(this.clock.now()).toISOString();
       const batch = await this.transactions.run(null, (tx) => tx.commitWith(this.points.expireDue(tx.uow, now, EXPIRY_BATCH)));
       void this.afterCommit.run(batch, {});
-      expired += batch.credits;
-      if (batch.credits === 0 || performance.now() - started > SWEEP_BUDGET_MS) break;
-      const ahead = (expired / this.config.pointsExpiryRate) * 1000 - (performance.now() - started);
-      if (ahead > 0) await sleep(ahead);
-    }
+      return { items: batch.credits, last: batch.credits === 0 };
+    });
     if (expired > 0) this.logger.info({ credits: expired }, 'points expired');
     return expired;
   }

@@ -1,11 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../../common/clock.js';
 import { LOGGER, type Logger } from '../../../common/logging/logger.js';
-import { PeriodicSweep } from '../../../common/scheduling/periodic-sweep.js';
+import { pacedBatches, PeriodicSweep } from '../../../common/scheduling/periodic-sweep.js';
 import { APP_CONFIG } from '../../../config/config.module.js';
 import type { AppConfig } from '../../../config/config.js';
 import { customerTierStanding, type CompiledRules } from '../../../engine/index.js';
@@ -16,8 +14,6 @@ import { TierReviewsRepository, type DueCustomer, type ReviewedCustomer } from '
 
 /** Customers one transaction reviews at most: their rows are locked briefly, and its WAL is small. */
 export const REVIEW_BATCH = 1_000;
-/** One sweep stops starting batches after this long, so a backlog never delays the next sweep's start by much. */
-const SWEEP_BUDGET_MS = 4_000;
 
 /**
  * Contract §17: a customer's tier review (the end of a qualification period plus its grace days) is written within 60
@@ -46,10 +42,8 @@ export class TierReviewSweeper extends PeriodicSweep {
 
   /** Batches until no review is due (or every due customer is busy), or the sweep's time is up; answers the customers reviewed. */
   protected async sweepLocked(): Promise<number> {
-    const started = performance.now();
-    let reviewed = 0;
     let moved = 0;
-    for (;;) {
+    const reviewed = await pacedBatches(this.config.tierReviewRate, async () => {
       const batch = await this.transactions.run(null, async (tx) => {
         const now = this.clock.now();
         const due = await this.reviews.lockDue(tx.uow, new Date(now).toISOString(), REVIEW_BATCH);
@@ -58,12 +52,9 @@ export class TierReviewSweeper extends PeriodicSweep {
         return { customers: due.length, ...written };
       });
       void this.afterCommit.run(batch, {});
-      reviewed += batch.customers;
       moved += batch.moved;
-      if (batch.customers < REVIEW_BATCH || performance.now() - started > SWEEP_BUDGET_MS) break;
-      const ahead = (reviewed / this.config.tierReviewRate) * 1000 - (performance.now() - started);
-      if (ahead > 0) await sleep(ahead);
-    }
+      return { items: batch.customers, last: batch.customers < REVIEW_BATCH };
+    });
     if (reviewed > 0) this.logger.info({ customers: reviewed, moved }, 'tier reviews applied');
     return reviewed;
   }
