@@ -74,6 +74,7 @@ const EXPECTED_ROUTES = [
   `GET ${PRIV}/management/tiers/{tier_id}`,
   `PUT ${PRIV}/management/tiers/{tier_id}`,
   `DELETE ${PRIV}/management/tiers/{tier_id}`,
+  `POST ${PRIV}/management/tier_policy/preview`,
   `POST ${PRIV}/management/campaigns`,
   `GET ${PRIV}/management/campaigns`,
   `GET ${PRIV}/management/campaigns/{campaign_id}`,

@@ -686,6 +686,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/priv/v1/apps/{api_key}/management/tier_policy/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a tier policy
+         * @description Before changing the settings' tier_policy (contract §17): for every customer of the organization, the tier they have now against the tier the proposed policy would give them now had it always been in force, from their credits (not reversed) and tier outcomes by the time their events occurred, without the floor a policy change keeps until its first review. The tier now is the one reads answer (GET .../users/:user_id/tier): under lifetime the stored tier or the highest tier the lifetime points reach, whichever ranks higher; under a period policy the standing as of now, with the floor of the last policy change. Answers the counts by tier (every live tier and `none`, zeros included) and how many customers would move up, down or stay, tiers ranked by min_points. Nothing is written, and the settings are unchanged: send the policy to PUT .../management/settings to apply it. One consistent read of the organization (a snapshot): about 14 s for 1,000,000 customers with 20,000,000 ledger credits under a 12-month policy, more with short periods and one_level (docs/performance.md). Errors: 400 missing_data without the `tier_policy` wrapper or a member the basis requires (period: period_months, downgrade); 400 argument_error for a member not listed; 400 validation naming the member for a value out of range (basis lifetime or period; period_months 1, 3, 6 or 12; downgrade one_level or to_qualified; grace_days an integer from 0 to 365; a period member under basis lifetime).
+         */
+        post: operations["TierPolicy_preview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/priv/v1/apps/{api_key}/management/campaigns": {
         parameters: {
             query?: never;
@@ -3103,6 +3123,79 @@ export interface components {
         UpdateTierBody: {
             /** @description Partial: only the members sent change */
             tier: components["schemas"]["UpdateTierInput"];
+        };
+        TierPreviewCounts: {
+            /**
+             * @description Customers in the tier now, as reads answer it under the current policy
+             * @example 1200
+             */
+            now: number;
+            /**
+             * @description Customers the proposed policy would put in the tier now, had it always been in force
+             * @example 950
+             */
+            under_policy: number;
+        };
+        TierPolicyPreviewBody: {
+            /** @description The policy to preview, validated as the settings' tier_policy. How tiers qualify. `lifetime` (the default): the highest tier whose min_points the lifetime points reach, never lowered. `period`: the points credited by events of each calendar period (1, 3, 6 or 12 months, in the organization's time zone) qualify; a customer moves up at once, and each period is reviewed `grace_days` after it ends (the tier is kept when the period's points reach its retain_points; else `one_level` moves down one tier, `to_qualified` to what the period qualified for). A change never lowers a tier by itself before the first review after it. */
+            tier_policy: components["schemas"]["TierPolicyInput"];
+        };
+        TierPreviewMoves: {
+            /**
+             * @description Customers the proposed policy would put in a higher tier than their tier now
+             * @example 40
+             */
+            up: number;
+            /**
+             * @description Customers it would put in a lower tier (or no tier)
+             * @example 250
+             */
+            down: number;
+            /**
+             * @description Customers it would leave in their tier (no tier included)
+             * @example 1710
+             */
+            same: number;
+        };
+        TierPolicyPreviewResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            /**
+             * Format: date-time
+             * @description The time the tiers are computed as of (now)
+             * @example 2026-11-27T10:00:00.000Z
+             */
+            as_of: string;
+            /**
+             * @description Customers of the organization: the sum of each column of tiers
+             * @example 2000
+             */
+            customers: number;
+            /**
+             * @description By tier name, every live tier of the organization and `none` (no tier), zeros included; a deleted tier some customers still have now (under lifetime, with its marked name) is added with its count
+             * @example {
+             *       "none": {
+             *         "now": 300,
+             *         "under_policy": 600
+             *       },
+             *       "Silver": {
+             *         "now": 1200,
+             *         "under_policy": 950
+             *       },
+             *       "Gold": {
+             *         "now": 500,
+             *         "under_policy": 450
+             *       }
+             *     }
+             */
+            tiers: {
+                [key: string]: components["schemas"]["TierPreviewCounts"];
+            };
+            /** @description Each customer counted once, comparing the tiers by min_points */
+            moves: components["schemas"]["TierPreviewMoves"];
         };
         /** @description A condition {field, op, value}; a list of them holds when every one holds */
         Criterion: {
@@ -9327,6 +9420,87 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    TierPolicy_preview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TierPolicyPreviewBody"];
+            };
+        };
+        responses: {
+            /** @description The counts now and under the proposed policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TierPolicyPreviewResponse"];
+                };
+            };
+            /** @description missing_data, argument_error, validation, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

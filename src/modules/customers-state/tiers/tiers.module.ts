@@ -1,12 +1,15 @@
 import { Module } from '@nestjs/common';
+import { RulesModule } from '../../campaigns/rules/rules.module.js';
 import { TenancyModule } from '../../tenancy/tenancy.module.js';
+import { TierPolicyController } from './tier-policy.controller.js';
+import { TierPolicyPreview } from './tier-policy-preview.js';
 import { TiersController } from './tiers.controller.js';
 import { TiersService } from './tiers.service.js';
 
 @Module({
-  imports: [TenancyModule],
-  controllers: [TiersController],
-  providers: [TiersService],
-  exports: [TiersService],
+  imports: [TenancyModule, RulesModule],
+  controllers: [TiersController, TierPolicyController],
+  providers: [TiersService, TierPolicyPreview],
+  exports: [TiersService, TierPolicyPreview],
 })
 export class TiersModule {}
