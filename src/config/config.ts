@@ -180,7 +180,7 @@ export function loadConfig(env: Env): AppConfig {
     workerNice: integer(env, 'WORKER_NICE', 0, 0, 19),
     sweepAfterSeconds: integer(env, 'SWEEP_AFTER_SECONDS', 30, 1, 86_400),
     pointsExpiryRate: integer(env, 'POINTS_EXPIRY_RATE', 2_000, 1, 1_000_000),
-    tierReviewRate: integer(env, 'TIER_REVIEW_RATE', 5_000, 1, 1_000_000),
+    tierReviewRate: integer(env, 'TIER_REVIEW_RATE', 2_000, 1, 1_000_000),
     simulationsPerOrganization: integer(env, 'SIMULATIONS_PER_ORGANIZATION', 2, 1, 100),
     simulationMaxSeconds: integer(env, 'SIMULATION_MAX_SECONDS', 900, 1, 86_400),
     eventRetentionDays: env.EVENT_RETENTION_DAYS ? integer(env, 'EVENT_RETENTION_DAYS', 0, 1, 36_500) : null,

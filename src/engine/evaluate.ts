@@ -6,7 +6,8 @@ import { budgetRefusal, completionPoints, spend, type BudgetLeft, type BudgetUse
 import { applyToGoal } from './goals.js';
 import { cloneProgress, emptyBehaviorProgress, goalsCounted, groupCounts, hasCycleProgress, requiredGoalCount, resetCycle } from './progress.js';
 import { iso } from './time.js';
-import { tierStanding, type TierChange, type TierChangeReason, type TierFact, type TierInput, type TierPolicy, type TierStanding } from './tier-standing.js';
+import { tierStanding } from './tier-standing.js';
+import { liftTier, moveTier, periodDecision, tierInput, tierRank, type TierMove } from './tier-moves.js';
 import type { RewardContext } from './rewards.js';
 import type { BehaviorProgress, CustomerSnapshot, EventInstance, ProgressMap } from './types.js';
 
@@ -102,17 +103,6 @@ export interface EvaluationResult {
   tierOutcomes: Array<{ eventIndex: number; tierId: number; at: number }>;
 }
 
-export interface TierMove {
-  fromTierId: number | null;
-  toTierId: number | null;
-  toTierName: string | null;
-  direction: 'up' | 'down';
-  /** `tier_deleted`: the customer's tier no longer exists (a period policy then gives the one the facts qualify for). */
-  reason: TierChangeReason | 'tier_deleted';
-  /** When it took effect: a review's time, else the evaluation's (its `now`). */
-  at: number;
-}
-
 /** A reward's after-commit effect, as the evaluation asked for it. */
 export interface RewardEffect {
   eventIndex: number;
@@ -150,6 +140,8 @@ export class Evaluation {
   private readonly explains: boolean;
   /** A tier decision made before any event was explained (a review found due): it goes on the first event. */
   private pendingTierNote: string | null = null;
+  /** The credits and tier outcomes the last tier standing counted (period policies): -1 before the first. */
+  private tierFactsCounted = -1;
 
   constructor(protected readonly input: EvaluateInput) {
     const c = input.customer;
@@ -454,6 +446,10 @@ export class Evaluation {
       if (this.customer.tierId !== before) this.explainTier(before, `${this.customer.lifetimePoints} lifetime points reach its min_points ${earned!.minPoints} (lifetime policy)`);
       return;
     }
+    // Only new credits or tier outcomes can move the standing within an evaluation (its `now` is one).
+    const counted = this.result.credits.length + this.result.tierOutcomes.length;
+    if (counted === this.tierFactsCounted) return;
+    this.tierFactsCounted = counted;
     const standing = tierStanding(tierInput(rules, this.input.customer, this.result, this.input.now));
     const last = standing.changes.at(-1);
     if (standing.tierId !== before) {
@@ -486,56 +482,6 @@ export class Evaluation {
       this.result.completedCampaignIds.push(id);
     }
   }
-}
-
-/** Moves the customer up to this tier if it ranks higher; never down (lifetime). */
-function liftTier(rules: CompiledRules, customer: CustomerSnapshot, result: EvaluationResult, tierId: number, reason: TierChangeReason, at: number): void {
-  if (tierRank(rules, tierId) > tierRank(rules, customer.tierId)) moveTier(rules, customer, result, tierId, reason, at);
-}
-
-/** Moves the customer to this tier; the result's change runs from the tier stored before the evaluation. */
-function moveTier(rules: CompiledRules, customer: CustomerSnapshot, result: EvaluationResult, tierId: number | null, reason: TierMove['reason'], at: number): void {
-  const from = result.tierChange ? result.tierChange.fromTierId : customer.tierId;
-  const rank = tierRank(rules, tierId);
-  customer.tierId = tierId;
-  result.tierChange =
-    from === tierId ? null : { fromTierId: from, toTierId: tierId, toTierName: rank < 0 ? null : rules.tiers[rank].name, direction: rank > tierRank(rules, from) ? 'up' : 'down', reason, at };
-}
-
-/** Why a period policy moved the tier: the rule, the period and its qualifying points. */
-function periodDecision(rules: CompiledRules, reason: TierMove['reason'], change: TierChange | undefined): string {
-  const policy = rules.tierRules.policy as Extract<TierPolicy, { basis: 'period' }>;
-  const rule = `period policy of ${policy.periodMonths} month(s), ${policy.downgrade}, ${policy.graceDays} grace day(s)`;
-  if (reason === 'tier_deleted') return `the tier no longer exists; the qualifying points give this one (${rule})`;
-  if (!change?.period) return `the tier held at the policy change is kept until the first review after it (${rule})`;
-  const period = `the period ${iso(change.period.start)} to ${iso(change.period.end)}`;
-  const what = reason === 'review' ? `review of ${period}, ${change.points} qualifying point(s)` : reason === 'outcome' ? `a tier outcome in ${period}` : `${change.points} qualifying point(s) in ${period}`;
-  return `${what} (${rule})`;
-}
-
-/** What the tier standing is asked: the customer's stored facts and `more`, the policy-change floor, the rules' policy. */
-function customerTierInput(rules: CompiledRules, stored: Pick<CustomerSnapshot, 'tierFacts' | 'tierFloorId'>, now: number, more: TierFact[] = []): TierInput {
-  const { policy, timeZone, policyChangedAt } = rules.tierRules;
-  const input: TierInput = { policy, tiers: rules.rankedTiers, facts: [...(stored.tierFacts ?? []), ...more], now, timeZone };
-  if (policyChangedAt !== null) input.floor = { tierId: stored.tierFloorId ?? null, at: policyChangedAt };
-  return input;
-}
-
-/** A customer's tier standing as of `now` under the rules' policy, from their stored facts (what reads answer, §17). */
-export function customerTierStanding(rules: CompiledRules, stored: Pick<CustomerSnapshot, 'tierFacts' | 'tierFloorId'>, now: number): TierStanding {
-  return tierStanding(customerTierInput(rules, stored, now));
-}
-
-/** The standing's input during an evaluation: the stored facts with the evaluation's credits and tier outcomes. */
-function tierInput(rules: CompiledRules, stored: CustomerSnapshot, result: EvaluationResult, now: number): TierInput {
-  const facts: TierFact[] = [];
-  for (const credit of result.credits) facts.push({ at: credit.at, points: credit.amount });
-  for (const outcome of result.tierOutcomes) facts.push({ at: outcome.at, tierId: outcome.tierId });
-  return customerTierInput(rules, stored, now, facts);
-}
-
-function tierRank(rules: CompiledRules, tierId: number | null): number {
-  return tierId === null ? -1 : rules.tiers.findIndex((t) => t.id === tierId);
 }
 
 /** Where a completion's credits and offers come from. */

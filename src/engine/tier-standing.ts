@@ -78,12 +78,28 @@ export interface TierStanding {
   changes: TierChange[];
 }
 
+/** Periods already found, by zone, length and the local month they hold (a customer's facts and reviews ask for few). */
+const periods = new Map<string, Period>();
+const PERIODS_MAX = 10_000;
+
 /** The calendar period of `months` months holding the instant, in the zone (12: years from 1 January; 3: quarters). */
 export function periodAt(ms: number, months: number, timeZone: string): Period {
   const p = localParts(ms, timeZone);
-  const first = Math.floor((p.month - 1) / months) * months + 1;
+  const key = `${timeZone}|${months}|${p.year}|${p.month}`;
+  let period = periods.get(key);
+  if (!period) {
+    if (periods.size >= PERIODS_MAX) periods.clear();
+    periods.set(key, (period = calendarPeriod(p.year, p.month, months, timeZone)));
+  }
+  return period;
+}
+
+/** The period of `months` months holding the local month; frozen, since periodAt hands the same one to every caller. */
+function calendarPeriod(year: number, month: number, months: number, timeZone: string): Period {
+  const first = Math.floor((month - 1) / months) * months + 1;
   const next = first + months;
-  return { start: startOfLocalDay(p.year, first, 1, timeZone), end: next > 12 ? startOfLocalDay(p.year + 1, next - 12, 1, timeZone) : startOfLocalDay(p.year, next, 1, timeZone) };
+  const end = next > 12 ? startOfLocalDay(year + 1, next - 12, 1, timeZone) : startOfLocalDay(year, next, 1, timeZone);
+  return Object.freeze({ start: startOfLocalDay(year, first, 1, timeZone), end });
 }
 
 /** When a period's review takes effect: the start of the local day `graceDays` after it ends. */

@@ -84,12 +84,14 @@ export class EvaluationPipeline {
       const [customer, guessed, facts] = await Promise.all([
         this.repository.customer(tx.uow, org, key, write),
         this.repository.progressByKey(tx.uow, org, key, guess),
-        hint?.tierRules.policy.basis === 'period' ? this.repository.tierFactsByKey(tx.uow, org, key) : null,
+        hint?.tierRules.policy.basis === 'period' ? this.repository.tierFactsByKey(tx.uow, org, key, hint.tierRules.timeZone) : null,
       ]);
       if (!customer) throw AppError.notFound('user');
       const rules = await this.rules.get(org, customer.rulesVersion, tx.uow);
       if (rules.tierRules.policy.basis === 'period') {
-        customer.snapshot.tierFacts = facts ?? (await this.repository.tierFacts(tx.uow, [customer.snapshot.id])).get(customer.snapshot.id);
+        // Read with the hint's zone: the rules may have changed it since (a new organization's zone never changes).
+        const fresh = facts && hint?.tierRules.timeZone === rules.tierRules.timeZone;
+        customer.snapshot.tierFacts = fresh ? facts : (await this.repository.tierFacts(tx.uow, [customer.snapshot.id], rules.tierRules.timeZone)).get(customer.snapshot.id);
       }
       // The hint is the current rules on a warm cache: what they involve was read already.
       const missing = rules === hint ? [] : evaluation.involved(rules).filter((id) => !guess.includes(id));

@@ -124,19 +124,24 @@ export class EvaluationRepository {
    * The qualifying facts of the customer the key names, under a period tier policy (§17): see tierFacts(). Asked for
    * with the locking read of customer(), it runs once the lock is held.
    */
-  async tierFactsByKey(uow: UnitOfWork, organizationId: number, key: CustomerKey): Promise<TierFact[]> {
+  async tierFactsByKey(uow: UnitOfWork, organizationId: number, key: CustomerKey, timeZone: string): Promise<TierFact[]> {
     if ('userId' in key && !UUID.test(key.userId)) return [];
-    const rows = await uow.run<TierFactRow>({
-      name: `tier-facts-by-${'userId' in key ? 'id' : 'external-id'}`,
-      text: tierFactsQuery(`c.organization_id = $1 AND ${'userId' in key ? 'c.id' : 'c.external_id'} = $2`),
-      values: [organizationId, keyValue(key)],
-    });
+    // By id, the customer read beside it checks the organization (another's customer answers 404, its facts unused).
+    const rows = await uow.run<TierFactRow>(
+      'userId' in key
+        ? { name: 'tier-facts-by-id', text: tierFactsQuery(`= $1::uuid`, '$2::text'), values: [key.userId, timeZone] }
+        : {
+            name: 'tier-facts-by-external-id',
+            text: tierFactsQuery(`= (SELECT id FROM customers WHERE organization_id = $1 AND external_id = $2)`, '$3::text'),
+            values: [organizationId, key.externalId, timeZone],
+          },
+    );
     return rows.map(tierFact);
   }
 
   /** Customers' qualifying facts under a period tier policy (§17), by customer (tier-facts.ts). */
-  tierFacts(db: Queryable, customerIds: string[]): Promise<Map<string, TierFact[]>> {
-    return tierFactsOf(db, customerIds);
+  tierFacts(db: Queryable, customerIds: string[], timeZone: string): Promise<Map<string, TierFact[]>> {
+    return tierFactsOf(db, customerIds, timeZone);
   }
 
   /**

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
-import { addBudgetUse, type BudgetLeft, type CompiledRules, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
+import { addBudgetUse, type BudgetLeft, type CompiledRules, type CustomerSnapshot, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
 import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import { webhookOccurrences, type WebhookEventType, type WebhookOccurrence } from '../webhooks/occurrences.js';
 import { WebhookSubscriptions } from '../webhooks/subscriptions.js';
@@ -106,12 +106,18 @@ export class StoredEventsEvaluation {
         });
       }
       const behaviorIds = new Set(groups.flatMap((g) => g.events.flatMap((e) => involvedBehaviors(rules.get(g.organizationId)!.rules, [e.instance], e.campaignId))));
-      const underPeriod = groups.filter((g) => rules.get(g.organizationId)!.rules.tierRules.policy.basis === 'period').map((g) => g.customer.snapshot);
-      const [progress, facts] = await Promise.all([
+      // Under a period tier policy, each organization's customers' qualifying facts, in its zone.
+      const underPeriod = new Map<number, CustomerSnapshot[]>();
+      for (const g of groups) {
+        if (rules.get(g.organizationId)!.rules.tierRules.policy.basis === 'period') underPeriod.set(g.organizationId, [...(underPeriod.get(g.organizationId) ?? []), g.customer.snapshot]);
+      }
+      const [progress] = await Promise.all([
         this.repository.progress(tx.uow, groups.map((g) => g.customer.snapshot.id), [...behaviorIds]),
-        this.repository.tierFacts(tx.uow, underPeriod.map((c) => c.id)),
+        ...[...underPeriod].map(async ([org, customers]) => {
+          const facts = await this.repository.tierFacts(tx.uow, customers.map((c) => c.id), rules.get(org)!.rules.tierRules.timeZone);
+          for (const customer of customers) customer.tierFacts = facts.get(customer.id);
+        }),
       ]);
-      for (const customer of underPeriod) customer.tierFacts = facts.get(customer.id);
       const now = this.clock.now();
       // Every customer of the batch spends from the same budgets, one after the other (campaign ids are unique across organizations).
       const budgets = await this.repository.budgets(tx.uow, locked, true);

@@ -74,7 +74,7 @@ export class ReversalUseCase {
             now: new Date(now).toISOString(),
             reviewTier,
           }),
-            reviewTier ? tierFactsOf(uow, [id]) : null,
+            reviewTier ? tierFactsOf(uow, [id], rules.tierRules.timeZone) : null,
           ]),
         );
         const tier = facts ? tierNameOf(rules, customerTierStanding(rules, { tierFacts: facts.get(id), tierFloorId: customer.snapshot.tierFloorId }, now).tierId) : row.tier;

@@ -14,30 +14,33 @@ export interface TierFactRow {
   tier_id: number | null;
 }
 
-/** The month of the organization's zone an instant falls in, as epoch ms of its start. */
-const monthStart = (column: string) => `(extract(epoch FROM date_trunc('month', ${column} AT TIME ZONE o.time_zone) AT TIME ZONE o.time_zone) * 1000)::bigint`;
+/** A local month (a timestamp without zone, from date_trunc) as epoch ms of its start in the zone. */
+const epochMs = (month: string, zone: string) => `(extract(epoch FROM ${month} AT TIME ZONE ${zone}) * 1000)::bigint`;
 
-/** The qualifying facts of the customers `which` selects (a condition on `customers c`). */
-export function tierFactsQuery(which: string): string {
-  return `SELECT l.customer_id, ${monthStart('l.occurred_at')} AS at, sum(l.amount)::bigint AS points, NULL::int AS tier_id
-         FROM customers c JOIN organizations o ON o.id = c.organization_id JOIN points_ledger l ON l.customer_id = c.id
-        WHERE ${which} AND l.occurred_at IS NOT NULL AND l.reversed_at IS NULL
-        GROUP BY l.customer_id, 2
+/**
+ * The qualifying facts of the customers whose id `who` matches (`= $1::uuid`, `= ANY($1::uuid[])`...), all of one
+ * organization, whose time zone is `zone` (a parameter): the credits grouped by local month first, so each month's
+ * start is converted once, not each credit.
+ */
+export function tierFactsQuery(who: string, zone: string): string {
+  return `SELECT f.customer_id, ${epochMs('f.month', zone)} AS at, f.points, NULL::int AS tier_id
+         FROM (SELECT l.customer_id, date_trunc('month', l.occurred_at AT TIME ZONE ${zone}) AS month, sum(l.amount)::bigint AS points
+                 FROM points_ledger l WHERE l.customer_id ${who} AND l.occurred_at IS NOT NULL AND l.reversed_at IS NULL
+                GROUP BY 1, 2) f
        UNION ALL
-       SELECT t.customer_id, ${monthStart('t.occurred_at')}, NULL, t.tier_id
-         FROM customers c JOIN organizations o ON o.id = c.organization_id JOIN customer_tier_outcomes t ON t.customer_id = c.id
-        WHERE ${which}`;
+       SELECT t.customer_id, ${epochMs(`date_trunc('month', t.occurred_at AT TIME ZONE ${zone})`, zone)}, NULL, t.tier_id
+         FROM customer_tier_outcomes t WHERE t.customer_id ${who}`;
 }
 
 export function tierFact(row: TierFactRow): TierFact {
   return row.tier_id === null ? { at: Number(row.at), points: Number(row.points) } : { at: Number(row.at), tierId: row.tier_id };
 }
 
-/** The facts of these customers, by customer (an empty list for one without any). */
-export async function tierFactsOf(db: Queryable, customerIds: string[]): Promise<Map<string, TierFact[]>> {
+/** The facts of these customers of one organization (its time zone), by customer (an empty list for one without any). */
+export async function tierFactsOf(db: Queryable, customerIds: string[], timeZone: string): Promise<Map<string, TierFact[]>> {
   const byCustomer = new Map<string, TierFact[]>(customerIds.map((id) => [id, []]));
   if (customerIds.length === 0) return byCustomer;
-  const rows = (await db.query(tierFactsQuery(`c.id = ANY($1::uuid[])`), [customerIds])) as TierFactRow[];
+  const rows = (await db.query(tierFactsQuery(`= ANY($1::uuid[])`, '$2::text'), [customerIds, timeZone])) as TierFactRow[];
   for (const row of rows) byCustomer.get(row.customer_id)?.push(tierFact(row));
   return byCustomer;
 }

@@ -31,13 +31,18 @@ export interface ReviewedCustomer {
 export class TierReviewsRepository {
   /** Up to `limit` customers whose review is due at `now`, soonest first, locked until the transaction ends. */
   async lockDue(uow: UnitOfWork, now: string, limit: number): Promise<DueCustomer[]> {
-    const rows = await uow.run<{ id: string; organization_id: number; external_id: string; tier_id: number | null; tier_floor_id: number | null; lifetime_points: string }>({
+    const rows = await uow.run<{ id: string; organization_id: number; external_id: string; tier_id: number | null; tier_floor_id: number | null; lifetime_points: string; time_zone: string }>({
       name: 'tier-reviews-due',
-      text: `SELECT c.id, c.organization_id, c.external_id, c.tier_id, c.tier_floor_id, c.lifetime_points FROM customers c
-        WHERE c.tier_review_at <= $1::timestamptz ORDER BY c.tier_review_at, c.id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`,
+      text: `SELECT c.id, c.organization_id, c.external_id, c.tier_id, c.tier_floor_id, c.lifetime_points, o.time_zone
+         FROM customers c JOIN organizations o ON o.id = c.organization_id
+        WHERE c.tier_review_at <= $1::timestamptz ORDER BY c.tier_review_at, c.id LIMIT $2 FOR NO KEY UPDATE OF c SKIP LOCKED`,
       values: [now, limit],
     });
-    const facts = await tierFactsOf(uow, rows.map((r) => r.id));
+    // The facts of each time zone's customers (their months are those of their organization's zone).
+    const facts = new Map<string, TierFact[]>();
+    for (const zone of new Set(rows.map((r) => r.time_zone))) {
+      for (const [id, list] of await tierFactsOf(uow, rows.filter((r) => r.time_zone === zone).map((r) => r.id), zone)) facts.set(id, list);
+    }
     return rows.map((r) => ({
       id: r.id,
       organizationId: r.organization_id,
@@ -57,7 +62,7 @@ export class TierReviewsRepository {
            SELECT * FROM json_to_recordset($1::json) AS t(id uuid, tier_id int, tier_review_at timestamptz, move jsonb)
          ), customers_written AS (
            UPDATE customers c SET tier_id = t.tier_id, tier_review_at = t.tier_review_at, updated_at = CASE WHEN t.move IS NULL THEN c.updated_at ELSE now() END
-             FROM t WHERE c.id = t.id
+             FROM t WHERE c.id = ANY($3::uuid[]) AND c.id = t.id
            RETURNING c.id, c.organization_id, c.external_id, c.lifetime_points
          ), history AS (
            INSERT INTO tier_history (customer_id, from_tier_id, to_tier_id, reason, at)
@@ -79,7 +84,8 @@ export class TierReviewsRepository {
            RETURNING id
          )
          SELECT (SELECT count(*) FROM history) AS moved, (SELECT array_agg(id ORDER BY id) FROM delivered) AS delivery_ids`,
-      values: [JSON.stringify(reviewed), createdAt],
+      // The id list makes the update an index lookup per customer, not a scan of customers joined to the batch.
+      values: [JSON.stringify(reviewed), createdAt, reviewed.map((r) => r.id)],
     });
     return { moved: Number(row.moved), deliveryIds: (row.delivery_ids ?? []).map(String) };
   }

@@ -29,7 +29,7 @@ export class TierStandings {
   async of(customer: Pick<Customer, 'id' | 'organizationId' | 'tierFloorId'>): Promise<PeriodStanding | null> {
     const rules = await this.rules.get(customer.organizationId);
     if (rules.tierRules.policy.basis !== 'period') return null;
-    const facts = (await tierFactsOf(this.db, [customer.id])).get(customer.id);
+    const facts = (await tierFactsOf(this.db, [customer.id], rules.tierRules.timeZone)).get(customer.id);
     return { rules, standing: customerTierStanding(rules, { tierFacts: facts, tierFloorId: customer.tierFloorId }, this.clock.now()) };
   }
 }

@@ -1,0 +1,71 @@
+/**
+ * How an evaluation moves the customer's tier (contract §5, §17): up under lifetime, up and down under a period policy
+ * (tierStanding), with the reason and the explanation's words for it.
+ */
+import type { CompiledRules } from './compile.js';
+import type { EvaluationResult } from './evaluate.js';
+import { iso } from './time.js';
+import { tierStanding, type TierChange, type TierChangeReason, type TierFact, type TierInput, type TierPolicy, type TierStanding } from './tier-standing.js';
+import type { CustomerSnapshot } from './types.js';
+
+export interface TierMove {
+  fromTierId: number | null;
+  toTierId: number | null;
+  toTierName: string | null;
+  direction: 'up' | 'down';
+  /** `tier_deleted`: the customer's tier no longer exists (a period policy then gives the one the facts qualify for). */
+  reason: TierChangeReason | 'tier_deleted';
+  /** When it took effect: a review's time, else the evaluation's (its `now`). */
+  at: number;
+}
+
+/** Moves the customer up to this tier if it ranks higher; never down (lifetime). */
+export function liftTier(rules: CompiledRules, customer: CustomerSnapshot, result: EvaluationResult, tierId: number, reason: TierChangeReason, at: number): void {
+  if (tierRank(rules, tierId) > tierRank(rules, customer.tierId)) moveTier(rules, customer, result, tierId, reason, at);
+}
+
+/** Moves the customer to this tier; the result's change runs from the tier stored before the evaluation. */
+export function moveTier(rules: CompiledRules, customer: CustomerSnapshot, result: EvaluationResult, tierId: number | null, reason: TierMove['reason'], at: number): void {
+  const from = result.tierChange ? result.tierChange.fromTierId : customer.tierId;
+  const rank = tierRank(rules, tierId);
+  customer.tierId = tierId;
+  result.tierChange =
+    from === tierId ? null : { fromTierId: from, toTierId: tierId, toTierName: rank < 0 ? null : rules.tiers[rank].name, direction: rank > tierRank(rules, from) ? 'up' : 'down', reason, at };
+}
+
+/** Why a period policy moved the tier: the rule, the period and its qualifying points. */
+export function periodDecision(rules: CompiledRules, reason: TierMove['reason'], change: TierChange | undefined): string {
+  const policy = rules.tierRules.policy as Extract<TierPolicy, { basis: 'period' }>;
+  const rule = `period policy of ${policy.periodMonths} month(s), ${policy.downgrade}, ${policy.graceDays} grace day(s)`;
+  if (reason === 'tier_deleted') return `the tier no longer exists; the qualifying points give this one (${rule})`;
+  if (!change?.period) return `the tier held at the policy change is kept until the first review after it (${rule})`;
+  const period = `the period ${iso(change.period.start)} to ${iso(change.period.end)}`;
+  const what = reason === 'review' ? `review of ${period}, ${change.points} qualifying point(s)` : reason === 'outcome' ? `a tier outcome in ${period}` : `${change.points} qualifying point(s) in ${period}`;
+  return `${what} (${rule})`;
+}
+
+/** What the tier standing is asked: the customer's stored facts and `more`, the policy-change floor, the rules' policy. */
+function customerTierInput(rules: CompiledRules, stored: Pick<CustomerSnapshot, 'tierFacts' | 'tierFloorId'>, now: number, more: TierFact[] = []): TierInput {
+  const { policy, timeZone, policyChangedAt } = rules.tierRules;
+  const input: TierInput = { policy, tiers: rules.rankedTiers, facts: [...(stored.tierFacts ?? []), ...more], now, timeZone };
+  if (policyChangedAt !== null) input.floor = { tierId: stored.tierFloorId ?? null, at: policyChangedAt };
+  return input;
+}
+
+/** A customer's tier standing as of `now` under the rules' policy, from their stored facts (what reads answer, §17). */
+export function customerTierStanding(rules: CompiledRules, stored: Pick<CustomerSnapshot, 'tierFacts' | 'tierFloorId'>, now: number): TierStanding {
+  return tierStanding(customerTierInput(rules, stored, now));
+}
+
+/** The standing's input during an evaluation: the stored facts with the evaluation's credits and tier outcomes. */
+export function tierInput(rules: CompiledRules, stored: CustomerSnapshot, result: EvaluationResult, now: number): TierInput {
+  const facts: TierFact[] = [];
+  for (const credit of result.credits) facts.push({ at: credit.at, points: credit.amount });
+  for (const outcome of result.tierOutcomes) facts.push({ at: outcome.at, tierId: outcome.tierId });
+  return customerTierInput(rules, stored, now, facts);
+}
+
+export function tierRank(rules: CompiledRules, tierId: number | null): number {
+  return tierId === null ? -1 : rules.tiers.findIndex((t) => t.id === tierId);
+}
+
