@@ -13,7 +13,7 @@ import { CustomerTransactions } from '../../evaluation/customer-transactions.js'
 import { TierReviewsRepository, type DueCustomer, type ReviewedCustomer } from './tier-reviews.repository.js';
 
 /** Customers one transaction reviews at most: their rows are locked briefly, and its WAL is small. */
-export const REVIEW_BATCH = 1_000;
+export const REVIEW_BATCH = 500;
 
 /**
  * Contract §17: a customer's tier review (the end of a qualification period plus its grace days) is written within 60

@@ -29,13 +29,16 @@ export interface ReviewedCustomer {
  * sends its webhook once.
  */
 export class TierReviewsRepository {
-  /** Up to `limit` customers whose review is due at `now`, soonest first, locked until the transaction ends. */
+  /**
+   * Up to `limit` customers whose review is due at `now`, soonest first (in the order of the index customers_tier_review:
+   * a tie-break on another column would sort every due customer at each batch), locked until the transaction ends.
+   */
   async lockDue(uow: UnitOfWork, now: string, limit: number): Promise<DueCustomer[]> {
     const rows = await uow.run<{ id: string; organization_id: number; external_id: string; tier_id: number | null; tier_floor_id: number | null; lifetime_points: string; time_zone: string }>({
       name: 'tier-reviews-due',
       text: `SELECT c.id, c.organization_id, c.external_id, c.tier_id, c.tier_floor_id, c.lifetime_points, o.time_zone
          FROM customers c JOIN organizations o ON o.id = c.organization_id
-        WHERE c.tier_review_at <= $1::timestamptz ORDER BY c.tier_review_at, c.id LIMIT $2 FOR NO KEY UPDATE OF c SKIP LOCKED`,
+        WHERE c.tier_review_at <= $1::timestamptz ORDER BY c.tier_review_at LIMIT $2 FOR NO KEY UPDATE OF c SKIP LOCKED`,
       values: [now, limit],
     });
     // The facts of each time zone's customers (their months are those of their organization's zone).
