@@ -128,6 +128,8 @@ export function replayInMemory(setup: ReplaySetup, events: ReplayEvent[], snapsh
   let [replayed, customers] = [0, 0];
   for (const event of events) {
     if (current !== event.customerId) {
+      // A customer's events are all replayed: the tier it ends on is tallied.
+      if (current !== null && held.has(current)) tally.reached(held.get(current)!.snapshot.tierId);
       if (current !== null) held.delete(current);
       current = event.customerId;
       const snapshot = snapshots.get(current);
@@ -142,6 +144,7 @@ export function replayInMemory(setup: ReplaySetup, events: ReplayEvent[], snapsh
     tally.add(result, customer.achieved);
     replayed += 1;
   }
+  for (const customer of held.values()) tally.reached(customer.snapshot.tierId);
   const results = tally.results();
   return { events: replayed, customers, seconds: (performance.now() - started) / 1000, results };
 }
