@@ -7,7 +7,7 @@ import { applyToGoal } from './goals.js';
 import { cloneProgress, emptyBehaviorProgress, goalsCounted, groupCounts, hasCycleProgress, requiredGoalCount, resetCycle } from './progress.js';
 import { iso } from './time.js';
 import { tierStanding } from './tier-standing.js';
-import { liftTier, moveTier, periodDecision, tierInput, tierRank, type TierMove } from './tier-moves.js';
+import { liftTier, moveTier, periodDecision, periodMove, tierInput, type TierMove } from './tier-moves.js';
 import type { RewardContext } from './rewards.js';
 import type { BehaviorProgress, CustomerSnapshot, EventInstance, ProgressMap } from './types.js';
 
@@ -204,8 +204,6 @@ export class Evaluation {
     if (move && move.reason !== 'review') move.at = this.input.now;
     const first = this.result.explanation[0];
     if (this.pendingTierNote && first) first.detail = first.detail ? `${this.pendingTierNote}; ${first.detail}` : this.pendingTierNote;
-    // The next evaluation of the customer (a batch's next event) starts from these facts.
-    if (this.input.rules.tierRules.policy.basis === 'period') this.customer.tierFacts = [...tierInput(this.input.rules, this.input.customer, this.result, this.input.now).facts];
     return this.result;
   }
 
@@ -450,14 +448,16 @@ export class Evaluation {
     const counted = this.result.credits.length + this.result.tierOutcomes.length;
     if (counted === this.tierFactsCounted) return;
     this.tierFactsCounted = counted;
-    const standing = tierStanding(tierInput(rules, this.input.customer, this.result, this.input.now));
-    const last = standing.changes.at(-1);
+    const input = tierInput(rules, this.input.customer, this.result, this.input.now);
+    const standing = tierStanding(input);
     if (standing.tierId !== before) {
-      const reason = tierRank(rules, before) < 0 && before !== null ? 'tier_deleted' : (last?.reason ?? 'points');
-      moveTier(rules, this.customer, this.result, standing.tierId, reason, reason === 'review' && last ? last.at : this.input.now);
-      this.explainTier(before, periodDecision(rules, reason, last));
+      const { reason, at, change } = periodMove(rules, before, standing, this.input.now, 'points');
+      moveTier(rules, this.customer, this.result, standing.tierId, reason, at);
+      this.explainTier(before, periodDecision(rules, reason, change));
     }
     this.customer.tierReviewAt = standing.tierId === null ? null : standing.reviewAt;
+    // The next evaluation of the customer (a batch's next event) starts from these facts.
+    this.customer.tierFacts = input.facts;
   }
 
   /** The explanation names the tier decision, on the event being evaluated (the first one for a review found due). */

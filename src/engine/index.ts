@@ -11,7 +11,7 @@ export { byName } from './definitions.js';
 export type { EngineExtensions } from './extensions.js';
 export { evaluate } from './evaluate.js';
 export type { EvaluateInput, EvaluationResult, PointsCredit, NotificationDraft, BehaviorDelta, GoalDelta, RewardEffect } from './evaluate.js';
-export { customerTierStanding } from './tier-moves.js';
+export { customerTierStanding, periodMove, tierDirection } from './tier-moves.js';
 export type { TierMove } from './tier-moves.js';
 export { campaignState, tierName } from './campaign-state.js';
 export type { CampaignState, EventExplanation } from './explanation.js';

@@ -29,8 +29,29 @@ export function moveTier(rules: CompiledRules, customer: CustomerSnapshot, resul
   const from = result.tierChange ? result.tierChange.fromTierId : customer.tierId;
   const rank = tierRank(rules, tierId);
   customer.tierId = tierId;
-  result.tierChange =
-    from === tierId ? null : { fromTierId: from, toTierId: tierId, toTierName: rank < 0 ? null : rules.tiers[rank].name, direction: rank > tierRank(rules, from) ? 'up' : 'down', reason, at };
+  result.tierChange = from === tierId ? null : { fromTierId: from, toTierId: tierId, toTierName: rank < 0 ? null : rules.tiers[rank].name, direction: tierDirection(rules, from, tierId), reason, at };
+}
+
+/** Up when `to` ranks above `from` (no tier, or a deleted one, ranks below every tier). */
+export function tierDirection(rules: CompiledRules, from: number | null, to: number | null): TierMove['direction'] {
+  return tierRank(rules, to) > tierRank(rules, from) ? 'up' : 'down';
+}
+
+/**
+ * Why, and when, a period policy's standing moves a customer off the tier `from` (an evaluation's and a review's move
+ * alike): a deleted tier's customer moves for that reason; otherwise the standing's last move says why (`otherwise`
+ * when it has none). A review's move takes effect at its time, any other now.
+ */
+export function periodMove(
+  rules: CompiledRules,
+  from: number | null,
+  standing: TierStanding,
+  now: number,
+  otherwise: TierChangeReason,
+): { reason: TierMove['reason']; at: number; change: TierChange | undefined } {
+  const change = standing.changes.at(-1);
+  const reason = from !== null && tierRank(rules, from) < 0 ? 'tier_deleted' : (change?.reason ?? otherwise);
+  return { reason, at: reason === 'review' && change ? change.at : now, change };
 }
 
 /** Why a period policy moved the tier: the rule, the period and its qualifying points. */

@@ -152,7 +152,7 @@ export interface CustomerSnapshot {
    * Under a period tier policy: the customer's stored qualifying facts (credits not reversed, summed per local month
    * and placed at its start; tier outcomes likewise), for the engine to add the evaluation's own to. Absent otherwise.
    */
-  tierFacts?: TierFact[];
+  tierFacts?: readonly TierFact[];
   /** The tier the customer had at the last policy change (kept until the first review after it). */
   tierFloorId?: number | null;
   /** When the customer's next tier review takes effect (period policies; null: none, or no tier to review). */

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
-import { addBudgetUse, type BudgetLeft, type CompiledRules, type CustomerSnapshot, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
+import { addBudgetUse, tierDirection, type BudgetLeft, type CompiledRules, type CustomerSnapshot, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
 import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import { webhookOccurrences, type WebhookEventType, type WebhookOccurrence } from '../webhooks/occurrences.js';
 import { WebhookSubscriptions } from '../webhooks/subscriptions.js';
@@ -230,8 +230,7 @@ function evaluateEvents(
     combined.tierOutcomes.push(...result.tierOutcomes.map((t) => ({ ...t, eventIndex: i })));
     if (result.tierChange) {
       const from = combined.tierChange?.fromTierId ?? result.tierChange.fromTierId;
-      const rank = (id: number | null) => rules.tiers.findIndex((t) => t.id === id);
-      combined.tierChange = { ...result.tierChange, fromTierId: from, direction: rank(result.tierChange.toTierId) > rank(from) ? 'up' : 'down' };
+      combined.tierChange = { ...result.tierChange, fromTierId: from, direction: tierDirection(rules, from, result.tierChange.toTierId) };
     }
     Object.assign(combined.progress, result.progress);
   });

@@ -6,7 +6,7 @@ import { LOGGER, type Logger } from '../../../common/logging/logger.js';
 import { pacedBatches, PeriodicSweep } from '../../../common/scheduling/periodic-sweep.js';
 import { APP_CONFIG } from '../../../config/config.module.js';
 import type { AppConfig } from '../../../config/config.js';
-import { customerTierStanding, type CompiledRules } from '../../../engine/index.js';
+import { customerTierStanding, periodMove, tierDirection, tierName, type CompiledRules } from '../../../engine/index.js';
 import { RulesCacheService } from '../../campaigns/rules/rules-cache.service.js';
 import { AfterCommit } from '../../evaluation/after-commit.js';
 import { CustomerTransactions } from '../../evaluation/customer-transactions.js';
@@ -73,23 +73,20 @@ export function review(rules: CompiledRules, customer: DueCustomer, now: number)
   const standing = customerTierStanding(rules, { tierFacts: customer.facts, tierFloorId: customer.tierFloorId }, now);
   const reviewAt = standing.tierId === null || standing.reviewAt === null ? null : new Date(standing.reviewAt).toISOString();
   if (standing.tierId === customer.tierId) return { id: customer.id, tier_id: customer.tierId, tier_review_at: reviewAt, move: null };
-  const rank = (id: number | null) => rules.rankedTiers.findIndex((t) => t.id === id);
-  const name = (id: number | null) => rules.rankedTiers.find((t) => t.id === id)?.name ?? null;
-  const last = standing.changes.at(-1);
-  const reason = rank(customer.tierId) < 0 && customer.tierId !== null ? 'tier_deleted' : (last?.reason ?? 'review');
+  const { reason, at } = periodMove(rules, customer.tierId, standing, now, 'review');
   return {
     id: customer.id,
     tier_id: standing.tierId,
     tier_review_at: reviewAt,
     move: {
       from_tier_id: customer.tierId,
-      from_name: name(customer.tierId),
+      from_name: tierName(rules, customer.tierId),
       to_tier_id: standing.tierId,
-      to_name: name(standing.tierId),
-      direction: rank(standing.tierId) > rank(customer.tierId) ? 'up' : 'down',
+      to_name: tierName(rules, standing.tierId),
+      direction: tierDirection(rules, customer.tierId, standing.tierId),
       reason,
       // A review's own time (its history row is unique by it); any other move (credits reversed) happens now.
-      at: new Date(reason === 'review' && last ? last.at : now).toISOString(),
+      at: new Date(at).toISOString(),
     },
   };
 }
