@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { percentile } from './load.js';
 
 export interface OpenLoopResult {
   /** Requests due over the run (perSecond × seconds), all of them sent. */
@@ -81,3 +82,17 @@ export async function openLoop(request: (i: number) => Request, perSecond: numbe
 export function succeeded(r: OpenLoopResult): number {
   return Object.entries(r.statuses).reduce((n, [status, count]) => n + (/^2\d\d$/.test(status) ? count : 0), 0);
 }
+
+/** `seconds` of `request` at `perSecond`, in windows of `window` seconds (a p99 per window shows when it was slow). */
+export async function openLoopWindows(request: (i: number) => Request, perSecond: number, window: number, seconds: number): Promise<OpenLoopResult[]> {
+  const list: OpenLoopResult[] = [];
+  for (let t = 0; t < seconds; t += window) list.push(await openLoop(request, perSecond, window));
+  return list;
+}
+
+/** Requests sent, and answered 2xx, over windows. */
+export const sentIn = (list: OpenLoopResult[]) => list.reduce((n, r) => n + r.scheduled, 0);
+export const answeredIn = (list: OpenLoopResult[]) => list.reduce((n, r) => n + succeeded(r), 0);
+/** Every latency of the windows, and each window's p99 (ms, space-separated). */
+export const latenciesIn = (list: OpenLoopResult[]) => list.flatMap((r) => r.latenciesMs);
+export const p99OfEach = (list: OpenLoopResult[]) => list.map((r) => percentile(r.latenciesMs, 99).toFixed(0)).join(' ');

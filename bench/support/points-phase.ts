@@ -14,7 +14,7 @@ import { PointsRepository } from '../../src/modules/points/points.repository.js'
 import { addCustomers } from './customers.js';
 import { createLiveCampaign } from './campaign.js';
 import { CPU_COLUMNS, interleavedNamed, load, measured, percentile, send, summary, table } from './load.js';
-import { openLoop, succeeded, type OpenLoopResult } from './open-loop.js';
+import { answeredIn, latenciesIn, openLoopWindows, p99OfEach, sentIn } from './open-loop.js';
 import { startNode, stopChild } from './processes.js';
 import { bootstrap, startServer } from './server.js';
 import { sweepRate } from './sweep-rate.js';
@@ -200,11 +200,7 @@ async function budgetPart(server: Server, db: pg.Pool, seconds: number): Promise
  */
 async function expiryPart(server: Server, db: pg.Pool): Promise<Part> {
   const visitors = await visitTenant(server, db, 'Visitors', VISITORS);
-  const windows = async (total: number) => {
-    const list: OpenLoopResult[] = [];
-    for (let t = 0; t < total; t += WINDOW) list.push(await openLoop(visitors.request, V1_RATE, WINDOW));
-    return list;
-  };
+  const windows = (total: number) => openLoopWindows(visitors.request, V1_RATE, WINDOW, total);
   // Without the sweep: a worker running with nothing due, as long as the sweep is measured.
   const visits = () => db.query(`SELECT count(*)::int AS n FROM events WHERE organization_id = $1`, [visitors.tenant.organizationId]).then((r) => r.rows[0].n as number);
   const idle = startNode('dist/src/worker.js', server.env);
@@ -213,9 +209,7 @@ async function expiryPart(server: Server, db: pg.Pool): Promise<Part> {
   const alone = await windows(SWEEP_SECONDS);
   await stopChild(idle);
   // The baseline (V1 without the sweep): no error, one event stored per answer 2xx.
-  const sent = (list: OpenLoopResult[]) => list.reduce((n, r) => n + r.scheduled, 0);
-  const answered = (list: OpenLoopResult[]) => list.reduce((n, r) => n + succeeded(r), 0);
-  const baseline: Tally = { name: 'V1 at a fixed rate, nothing due', role: 'baseline', errors: sent(alone) - answered(alone), stored: (await visits()) - aloneFrom, expected: answered(alone), unit: 'events' };
+  const baseline: Tally = { name: 'V1 at a fixed rate, nothing due', role: 'baseline', errors: sentIn(alone) - answeredIn(alone), stored: (await visits()) - aloneFrom, expected: answeredIn(alone), unit: 'events' };
   checkTallies([baseline]);
   const expiring = await bootstrap(server.url, 'Expiring');
   await addCustomers(db, expiring.organizationId, 'x-', 1, DUE_CUSTOMERS);
@@ -245,9 +239,7 @@ async function expiryPart(server: Server, db: pg.Pool): Promise<Part> {
       )
     ).rows[0].n,
   );
-  const latencies = (list: OpenLoopResult[]) => list.flatMap((r) => r.latenciesMs);
-  const [p99Alone, p99During] = [percentile(latencies(alone), 99), percentile(latencies(paced.result), 99)];
-  const windowsOf = (list: OpenLoopResult[]) => list.map((r) => percentile(r.latenciesMs, 99).toFixed(0)).join(' ');
+  const [p99Alone, p99During] = [percentile(latenciesIn(alone), 99), percentile(latenciesIn(paced.result), 99)];
   const metRatio = p99During <= 1.5 * p99Alone;
   return {
     output:
@@ -255,12 +247,12 @@ async function expiryPart(server: Server, db: pg.Pool): Promise<Part> {
         ['due credits expired', `${fmt(dueBefore - drained.left)} of ${fmt(dueBefore)} (built in ${buildSeconds.toFixed(1)} s)`, 'all', met(drained.left === 0)],
         ['credits expired per second, POINTS_EXPIRY_RATE default (2,000)', fmt(paced.rate), '', ''],
         ['credits expired per second, no rate limit (the rest)', fmt(drained.rate), '', ''],
-        [`V1 p99 at ${V1_RATE}/s, a worker with nothing due (${SWEEP_SECONDS} s)`, `${p99Alone.toFixed(1)} ms (${latencies(alone).length} requests)`, '', ''],
-        [`V1 p99 at ${V1_RATE}/s while it sweeps at the default rate (${SWEEP_SECONDS} s)`, `${p99During.toFixed(1)} ms (${latencies(paced.result).length} requests)`, `≤ 1.5× (${(1.5 * p99Alone).toFixed(1)} ms)`, met(metRatio)],
+        [`V1 p99 at ${V1_RATE}/s, a worker with nothing due (${SWEEP_SECONDS} s)`, `${p99Alone.toFixed(1)} ms (${latenciesIn(alone).length} requests)`, '', ''],
+        [`V1 p99 at ${V1_RATE}/s while it sweeps at the default rate (${SWEEP_SECONDS} s)`, `${p99During.toFixed(1)} ms (${latenciesIn(paced.result).length} requests)`, `≤ 1.5× (${(1.5 * p99Alone).toFixed(1)} ms)`, met(metRatio)],
         ['customers whose ledger sum differs from available_points after the sweep', String(mismatched), '0', met(mismatched === 0)],
       ]) +
-      `V1 p99 of each ${WINDOW} s window (ms), nothing due: ${windowsOf(alone)}; sweeping: ${windowsOf(paced.result)}\n` +
-      tallyLines([baseline, { name: 'V1 at a fixed rate while it sweeps', role: 'workload', errors: sent(paced.result) - answered(paced.result), stored: answered(paced.result), expected: sent(paced.result), unit: 'answers 2xx' }]),
+      `V1 p99 of each ${WINDOW} s window (ms), nothing due: ${p99OfEach(alone)}; sweeping: ${p99OfEach(paced.result)}\n` +
+      tallyLines([baseline, { name: 'V1 at a fixed rate while it sweeps', role: 'workload', errors: sentIn(paced.result) - answeredIn(paced.result), stored: answeredIn(paced.result), expected: sentIn(paced.result), unit: 'answers 2xx' }]),
     figures: [
       { figure: 'expiry sweeper, default rate', value: paced.rate, unit: 'credits/s' },
       { figure: 'expiry sweeper, no rate limit', value: drained.rate, unit: 'credits/s', target: 'all expired', met: drained.left === 0 },

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { addCustomers } from './customers.js';
 import { createLiveCampaign } from './campaign.js';
 import { CPU_COLUMNS, interleavedNamed, load, measured, percentile, send, summary, table } from './load.js';
-import { openLoop, succeeded, type OpenLoopResult } from './open-loop.js';
+import { answeredIn, latenciesIn, openLoopWindows, p99OfEach, sentIn } from './open-loop.js';
 import { startNode, stopChild } from './processes.js';
 import { bootstrap, startServer } from './server.js';
 import { sweepRate } from './sweep-rate.js';
@@ -152,20 +152,14 @@ async function reviewPart(server: Server, db: pg.Pool): Promise<Part> {
     headers: headersOf(visitors),
     body: JSON.stringify({ events: { visit: { store_id: `s${i % 13}` } } }),
   });
-  const windows = async (total: number) => {
-    const list: OpenLoopResult[] = [];
-    for (let t = 0; t < total; t += WINDOW) list.push(await openLoop(request, V1_RATE, WINDOW));
-    return list;
-  };
+  const windows = (total: number) => openLoopWindows(request, V1_RATE, WINDOW, total);
   const visits = () => db.query(`SELECT count(*)::int AS n FROM events WHERE organization_id = $1`, [visitors.organizationId]).then((r) => r.rows[0].n as number);
   const idle = startNode('dist/src/worker.js', server.env);
   await windows(WINDOW); // warm-up
   const aloneFrom = await visits();
   const alone = await windows(REVIEW_SECONDS);
   await stopChild(idle);
-  const sent = (list: OpenLoopResult[]) => list.reduce((n, r) => n + r.scheduled, 0);
-  const answered = (list: OpenLoopResult[]) => list.reduce((n, r) => n + succeeded(r), 0);
-  const baseline: Tally = { name: 'V1 at a fixed rate, no review due', role: 'baseline', errors: sent(alone) - answered(alone), stored: (await visits()) - aloneFrom, expected: answered(alone), unit: 'events' };
+  const baseline: Tally = { name: 'V1 at a fixed rate, no review due', role: 'baseline', errors: sentIn(alone) - answeredIn(alone), stored: (await visits()) - aloneFrom, expected: answeredIn(alone), unit: 'events' };
   checkTallies([baseline]);
 
   const yearEnd = await programTenant(server, 'Year end', MONTHLY);
@@ -205,9 +199,7 @@ async function reviewPart(server: Server, db: pg.Pool): Promise<Part> {
       )
     ).rows[0].n,
   );
-  const latencies = (list: OpenLoopResult[]) => list.flatMap((r) => r.latenciesMs);
-  const [p99Alone, p99During] = [percentile(latencies(alone), 99), percentile(latencies(paced.result), 99)];
-  const windowsOf = (list: OpenLoopResult[]) => list.map((r) => percentile(r.latenciesMs, 99).toFixed(0)).join(' ');
+  const [p99Alone, p99During] = [percentile(latenciesIn(alone), 99), percentile(latenciesIn(paced.result), 99)];
   const metRatio = p99During <= 1.5 * p99Alone;
   return {
     output:
@@ -215,12 +207,12 @@ async function reviewPart(server: Server, db: pg.Pool): Promise<Part> {
         ['due reviews written', `${fmt(DUE_CUSTOMERS - drained.left)} of ${fmt(DUE_CUSTOMERS)} (built in ${buildSeconds.toFixed(1)} s)`, 'all', met(drained.left === 0)],
         ['reviews per second, TIER_REVIEW_RATE default (2,000)', fmt(paced.rate), '', ''],
         ['reviews per second, no rate limit (the rest)', fmt(drained.rate), '', ''],
-        [`V1 p99 at ${V1_RATE}/s, a worker with no review due (${REVIEW_SECONDS} s)`, `${p99Alone.toFixed(1)} ms (${latencies(alone).length} requests)`, '', ''],
-        [`V1 p99 at ${V1_RATE}/s while it reviews at the default rate (${REVIEW_SECONDS} s)`, `${p99During.toFixed(1)} ms (${latencies(paced.result).length} requests)`, `≤ 1.5× (${(1.5 * p99Alone).toFixed(1)} ms)`, met(metRatio)],
+        [`V1 p99 at ${V1_RATE}/s, a worker with no review due (${REVIEW_SECONDS} s)`, `${p99Alone.toFixed(1)} ms (${latenciesIn(alone).length} requests)`, '', ''],
+        [`V1 p99 at ${V1_RATE}/s while it reviews at the default rate (${REVIEW_SECONDS} s)`, `${p99During.toFixed(1)} ms (${latenciesIn(paced.result).length} requests)`, `≤ 1.5× (${(1.5 * p99Alone).toFixed(1)} ms)`, met(metRatio)],
         ['customers not on Silver, or without exactly one history row', String(wrong), '0', met(wrong === 0)],
       ]) +
-      `V1 p99 of each ${WINDOW} s window (ms), no review due: ${windowsOf(alone)}; reviewing: ${windowsOf(paced.result)}\n` +
-      tallyLines([baseline, { name: 'V1 at a fixed rate while it reviews', role: 'workload', errors: sent(paced.result) - answered(paced.result), stored: answered(paced.result), expected: sent(paced.result), unit: 'answers 2xx' }]),
+      `V1 p99 of each ${WINDOW} s window (ms), no review due: ${p99OfEach(alone)}; reviewing: ${p99OfEach(paced.result)}\n` +
+      tallyLines([baseline, { name: 'V1 at a fixed rate while it reviews', role: 'workload', errors: sentIn(paced.result) - answeredIn(paced.result), stored: answeredIn(paced.result), expected: sentIn(paced.result), unit: 'answers 2xx' }]),
     figures: [
       { figure: 'tier reviews, default rate', value: paced.rate, unit: 'reviews/s' },
       { figure: 'tier reviews, no rate limit', value: drained.rate, unit: 'reviews/s', target: 'all written, once', met: drained.left === 0 && wrong === 0 },
