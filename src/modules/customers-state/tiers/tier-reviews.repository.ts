@@ -1,4 +1,4 @@
-import type { UnitOfWork } from '../../../common/database/unit-of-work.js';
+import type { Queryable, UnitOfWork } from '../../../common/database/unit-of-work.js';
 import type { TierFact } from '../../../engine/index.js';
 import { tierFactsOf } from './tier-facts.repository.js';
 
@@ -92,4 +92,16 @@ export class TierReviewsRepository {
     });
     return { moved: Number(row.moved), deliveryIds: (row.delivery_ids ?? []).map(String) };
   }
+}
+
+/**
+ * A tier policy change (§17): every customer of the organization keeps the tier they have as their floor, and the
+ * tiered ones are reviewed at `review` (the first review after the change; null under lifetime: none).
+ */
+export async function keepTiersUntil(db: Queryable, organizationId: number, review: Date | null): Promise<void> {
+  await db.query(
+    `UPDATE customers SET tier_floor_id = tier_id, tier_review_at = CASE WHEN tier_id IS NULL THEN NULL ELSE $2::timestamptz END
+      WHERE organization_id = $1 AND (tier_id IS NOT NULL OR tier_floor_id IS NOT NULL OR tier_review_at IS NOT NULL)`,
+    [organizationId, review],
+  );
 }

@@ -10,6 +10,7 @@ import { nextReviewAfter } from '../../../engine/index.js';
 import { ConfigChangesService } from '../../audit/config-changes.service.js';
 import type { SettingsInput, SettingsView } from './dto/settings.dto.js';
 import { storedTierPolicy } from './dto/tier-policy.dto.js';
+import { keepTiersUntil } from '../../customers-state/tiers/tier-reviews.repository.js';
 
 const view = (o: Organization): SettingsView => ({ points_expire_after_days: o.pointsExpireAfterDays, tier_policy: o.tierPolicy });
 
@@ -54,11 +55,7 @@ export class SettingsService {
   private async keepTiers(em: EntityManager, organization: Organization): Promise<void> {
     const at = organization.tierPolicyChangedAt!.getTime();
     const review = nextReviewAfter(tierPolicy(organization.tierPolicy), at, organization.timeZone);
-    await em.query(
-      `UPDATE customers SET tier_floor_id = tier_id, tier_review_at = CASE WHEN tier_id IS NULL THEN NULL ELSE $2::timestamptz END
-        WHERE organization_id = $1 AND (tier_id IS NOT NULL OR tier_floor_id IS NOT NULL OR tier_review_at IS NOT NULL)`,
-      [organization.id, review === null ? null : new Date(review)],
-    );
+    await keepTiersUntil(em, organization.id, review === null ? null : new Date(review));
   }
 
   private organization(em: EntityManager, tenant: Tenant, lock = false): Promise<Organization> {
