@@ -30,6 +30,33 @@ describe('tier periods in the organization time zone', () => {
     expect(periodAt(Date.UTC(2026, 5, 1), 12, 'Asia/Tokyo').start).toBe(Date.UTC(2025, 11, 31, 15));
   });
 
+  it('hold the instant, start on the local first of their month and follow one another, whatever order they are asked in', () => {
+    const zones = [NY, 'Europe/Paris', 'Asia/Tokyo', 'Australia/Lord_Howe', 'America/Santiago', 'UTC'];
+    const localDay = (ms: number, timeZone: string) => {
+      const parts = Object.fromEntries(
+        new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric', hourCycle: 'h23' }).formatToParts(ms).map((p) => [p.type, Number(p.value)]),
+      );
+      return { month: parts.month, day: parts.day };
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: Date.UTC(2015, 0, 1), max: Date.UTC(2035, 0, 1) }), fc.constantFrom(1, 3, 6, 12), fc.constantFrom(...zones)), { minLength: 1, maxLength: 30 }),
+        (asks) => {
+          for (const [ms, months, zone] of asks) {
+            const period = periodAt(ms, months, zone);
+            expect(period.start <= ms && ms < period.end).toBe(true);
+            const first = localDay(period.start, zone);
+            expect([first.day, (first.month - 1) % months]).toEqual([1, 0]);
+            expect(localDay(period.start - 1, zone).day).not.toBe(1);
+            expect(periodAt(period.end, months, zone).start).toBe(period.end);
+            expect(periodAt(period.end - 1, months, zone)).toBe(period);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it('are reviewed the grace days after they end, at the start of that local day', () => {
     const year = periodAt(ny(2026, 6, 1), 12, NY);
     expect(reviewTime(year, 0, NY)).toBe(year.end);

@@ -78,19 +78,31 @@ export interface TierStanding {
   changes: TierChange[];
 }
 
-/** Periods already found, by zone, length and the local month they hold (a customer's facts and reviews ask for few). */
-const periods = new Map<string, Period>();
+/**
+ * Periods already found, by zone and length, ascending and contiguous as found: a customer's facts and reviews ask for
+ * few, and a walk asks for the same ones again and again (a binary search here costs less than the zone's calendar).
+ */
+const calendars = new Map<string, Array<Period[] | undefined>>();
 const PERIODS_MAX = 10_000;
 
 /** The calendar period of `months` months holding the instant, in the zone (12: years from 1 January; 3: quarters). */
 export function periodAt(ms: number, months: number, timeZone: string): Period {
-  const p = localParts(ms, timeZone);
-  const key = `${timeZone}|${months}|${p.year}|${p.month}`;
-  let period = periods.get(key);
-  if (!period) {
-    if (periods.size >= PERIODS_MAX) periods.clear();
-    periods.set(key, (period = calendarPeriod(p.year, p.month, months, timeZone)));
+  let zone = calendars.get(timeZone);
+  if (!zone) calendars.set(timeZone, (zone = []));
+  let known = zone[months];
+  if (!known || known.length >= PERIODS_MAX) zone[months] = known = [];
+  // The last period starting at or before the instant.
+  let low = 0;
+  let high = known.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (known[mid].start <= ms) low = mid + 1;
+    else high = mid;
   }
+  if (low > 0 && ms < known[low - 1].end) return known[low - 1];
+  const p = localParts(ms, timeZone);
+  const period = calendarPeriod(p.year, p.month, months, timeZone);
+  known.splice(low, 0, period);
   return period;
 }
 
@@ -105,9 +117,16 @@ function calendarPeriod(year: number, month: number, months: number, timeZone: s
 /** When a period's review takes effect: the start of the local day `graceDays` after it ends. */
 export function reviewTime(period: Period, graceDays: number, timeZone: string): number {
   if (graceDays === 0) return period.end;
+  const known = reviews.get(period);
+  if (known?.graceDays === graceDays && known.timeZone === timeZone) return known.at;
   const p = localParts(period.end, timeZone);
-  return startOfLocalDay(p.year, p.month, p.day + graceDays, timeZone);
+  const at = startOfLocalDay(p.year, p.month, p.day + graceDays, timeZone);
+  reviews.set(period, { graceDays, timeZone, at });
+  return at;
 }
+
+/** The last review time found for a period (periodAt hands out the same period objects; a policy has one grace). */
+const reviews = new WeakMap<Period, { graceDays: number; timeZone: string; at: number }>();
 
 /** The first review effective after `at` (the ended period's while its grace runs, else the running one's); null under lifetime. */
 export function nextReviewAfter(policy: TierPolicy, at: number, timeZone: string): number | null {

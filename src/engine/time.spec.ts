@@ -1,4 +1,4 @@
-import { dayNumber, isDay, localDay, localParts, startOfNextLocalMonth, startOfNextLocalYear } from './time.js';
+import { dayNumber, isDay, localDay, localParts, startOfLocalDay, startOfNextLocalMonth, startOfNextLocalYear } from './time.js';
 
 const utc = (iso: string) => Date.parse(iso);
 const daysBetween = (a: number, b: number, zone: string) => dayNumber(localDay(b, zone)) - dayNumber(localDay(a, zone));
@@ -102,8 +102,21 @@ describe('Customer time', () => {
       ['Asia/Kolkata', '2026-01-31T18:30:00Z', '2026-02-28T18:30:00.000Z'],
       ['Asia/Kolkata', '2026-12-31T19:00:00Z', '2027-01-31T18:30:00.000Z'],
       ['UTC', '2028-02-10T00:00:00Z', '2028-03-01T00:00:00.000Z'],
+      // Lord Howe moves from +10:30 to +11 at 02:00 on 1 October 2017: its midnight is still at +10:30.
+      ['Australia/Lord_Howe', '2017-09-15T00:00:00Z', '2017-09-30T13:30:00.000Z'],
     ])('in %s, after %s comes %s', (zone, at, expected) => {
       expect(new Date(startOfNextLocalMonth(utc(at), zone)).toISOString()).toBe(expected);
+    });
+  });
+
+  describe('startOfLocalDay', () => {
+    it.each([
+      ['America/New_York', [2026, 3, 8], '2026-03-08T05:00:00.000Z'], // the spring-forward day, switched at 02:00
+      ['Australia/Lord_Howe', [2017, 10, 1], '2017-09-30T13:30:00.000Z'], // +10:30 until 02:00, then +11
+      ['America/Sao_Paulo', [2018, 11, 4], '2018-11-04T03:00:00.000Z'], // midnight skipped: 00:00 -03 became 01:00 -02
+      ['America/Havana', [2018, 11, 4], '2018-11-04T04:00:00.000Z'], // midnight twice (01:00 -04 set back to 00:00 -05): the first
+    ] as const)('in %s, %j starts at %s', (zone, [year, month, day], expected) => {
+      expect(new Date(startOfLocalDay(year, month, day, zone)).toISOString()).toBe(expected);
     });
   });
 

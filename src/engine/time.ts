@@ -123,10 +123,18 @@ function offsetAt(ms: number, timeZone: string): number {
 /** The instant a local calendar date starts in the zone (its first existing minute, if midnight is skipped). */
 export function startOfLocalDay(year: number, month: number, day: number, timeZone: string): number {
   const guess = Date.UTC(year, month - 1, day);
-  let result = guess - offsetAt(guess, timeZone);
-  const second = guess - offsetAt(result, timeZone);
-  if (second !== result) result = Math.min(result, second);
-  return result;
+  // The offset at the guess, then the offset at what that gives: one of the two is the offset at local midnight.
+  const first = guess - offsetAt(guess, timeZone);
+  const second = guess - offsetAt(first, timeZone);
+  if (first === second) return first;
+  const atMidnight = (ms: number) => {
+    const p = localParts(ms, timeZone);
+    return p.hour === 0 && p.minute === 0 && Date.UTC(p.year, p.month - 1, p.day) === guess;
+  };
+  const exact = [first, second].filter(atMidnight);
+  // Midnight twice (the clock set back to it): the first. Midnight skipped: the day starts where the clock jumps,
+  // the later of the two (the instant the new offset begins).
+  return exact.length > 0 ? Math.min(...exact) : Math.max(first, second);
 }
 
 export function monthKey(ms: number, timeZone: string): string {
