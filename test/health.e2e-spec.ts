@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { createTestApp } from './support/app.js';
 
 /** Rejects when `work` has not settled within `ms`, so a hang fails the test with a message instead of a timeout. */
@@ -82,5 +83,28 @@ describe('health', () => {
       await request(created.getHttpServer()).get('/health/ready');
       expect(consoleError.mock.calls.map((args: unknown[]) => args.map(String).join(' '))).toEqual([]);
     }, 15_000);
+  });
+
+  describe('with PostgreSQL unreachable', () => {
+    let app: INestApplication;
+
+    beforeAll(async () => {
+      app = await createTestApp();
+      // The app's pool closed under it: every query fails as with the server gone.
+      await app.get(DataSource).destroy();
+    });
+    afterAll(() => app.close());
+
+    it('GET /health/ready answers 503 service_unavailable whose details name postgres, not redis; /health/live 200', async () => {
+      const res = await within(Promise.resolve(request(app.getHttpServer()).get('/health/ready')), 10_000, 'GET /health/ready');
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 503,
+        body: {
+          status: 'error',
+          errors: { code: 'service_unavailable', message: 'not ready: postgres unreachable', details: [{ field: 'postgres', message: 'unreachable' }] },
+        },
+      });
+      expect((await request(app.getHttpServer()).get('/health/live')).status).toBe(200);
+    });
   });
 });

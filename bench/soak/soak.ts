@@ -13,13 +13,13 @@ import { startCluster, type SoakCluster } from './cluster.js';
 import { faultSchedule, runFaults } from './faults.js';
 import { seeded } from './random.js';
 import { startReceiver } from './receiver.js';
-import { soakReport } from './report.js';
+import { soakReport, type MemorySample } from './report.js';
 import { setUpTenant, SetupApi } from './setup.js';
 import { Traffic } from './traffic.js';
 
 const CUSTOMERS = 300;
 const DRAIN_MAX_MS = 10 * 60_000;
-const MEMORY_AFTER_MS = 60_000;
+const MEMORY_EVERY_MS = 5_000;
 
 const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, seed: { type: 'string' } } });
 const minutes = Number(values.minutes);
@@ -35,7 +35,7 @@ const cluster = await startCluster({ log, env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS:
 const receiver = await startReceiver(seeded(seed + 1));
 const db = new pg.Pool({ connectionString: cluster.databaseUrl, application_name: 'soak-books', max: 2 });
 db.on('error', () => undefined); // its connections are terminated with the others by a fault
-let exitCode = 1;
+let exitCode: number | undefined;
 try {
   const tenant = await setUpTenant(new SetupApi(cluster.apiUrls[0], cluster.adminToken), receiver.url, seeded(seed + 2), durationMs, CUSTOMERS);
   await drained(db, cluster, 120_000, false);
@@ -48,16 +48,15 @@ try {
   const stopFaults = new AbortController();
   traffic.start();
   const faults = runFaults(schedule, cluster, receiver, startedAt, log, stopFaults.signal);
-  await sleep(Math.min(MEMORY_AFTER_MS, durationMs / 2));
-  const memoryStart = cluster.memory();
-  const restartedSince = new Set<string>();
-  await sleep(durationMs - (Date.now() - startedAt));
+  const memory: MemorySample[] = [];
+  const sampling = setInterval(() => memory.push({ at: Date.now(), kb: cluster.memory() }), MEMORY_EVERY_MS);
+  await sleep(durationMs);
+  clearInterval(sampling);
   log('traffic stops');
   await traffic.stop();
   const endedAt = Date.now();
   stopFaults.abort();
   const windows = await faults;
-  for (const w of windows) if (w.startedAt > startedAt + MEMORY_AFTER_MS && (w.fault.kind === 'kill_api' || w.fault.kind === 'kill_worker')) restartedSince.add(`${w.fault.kind === 'kill_api' ? 'api' : 'worker'}-${w.fault.target}`);
 
   receiver.mode('ok');
   await receiver.up();
@@ -68,8 +67,6 @@ try {
   const simulationPairs = await rerunSimulations(cluster, tenant.key, tenant.auth, tenant.everydayId, traffic.simulations);
   await drained(db, cluster, DRAIN_MAX_MS, true);
   const books = await checkBooks(db, tenant.organizationId, traffic.sent, receiver, { simulationPairs });
-  const memoryEnd = cluster.memory();
-  const memory = Object.keys(memoryEnd).map((process) => ({ process, startMb: (memoryStart[process] ?? 0) / 1024, endMb: memoryEnd[process] / 1024, restarted: restartedSince.has(process) }));
   const { text, met } = soakReport({ seed, minutes, startedAt, endedAt, sent: traffic.sent, skipped: traffic.skipped, windows, books, memory, drainMs });
   process.stdout.write(`\n${text}\n`);
   writeFileSync(`soak-${seed}.md`, `${text}\n`);
@@ -79,7 +76,7 @@ try {
   await receiver.close();
   await cluster.stop();
 }
-process.exit(exitCode);
+process.exit(exitCode ?? 1);
 
 /**
  * Waits until nothing is left to do: no event pending, no simulation queued or running and, when `deliveries`, no

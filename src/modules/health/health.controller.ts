@@ -1,11 +1,9 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { HealthCheckService, TypeOrmHealthIndicator, type HealthCheckResult } from '@nestjs/terminus';
 import { AppError } from '../../common/errors/app-error.js';
 import { ApiErrors } from '../../common/http/api-errors.decorator.js';
-import { REDIS } from '../../redis/redis.module.js';
-import type { RedisClient } from '../../redis/connection.js';
+import { RedisHealthIndicator } from './redis.health.js';
 
 class LivenessResponse {
   @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
@@ -21,16 +19,18 @@ class ReadinessResponse {
   @ApiProperty({ type: ReadinessChecks }) checks: ReadinessChecks;
 }
 
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([work, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
-}
+/** How long each dependency has to answer. */
+const CHECK_TIMEOUT_MS = 2000;
+/** The checks, in the order a 503 names them. */
+const DEPENDENCIES = ['postgres', 'redis'] as const;
 
 @ApiTags('health')
 @Controller('health')
 export class HealthController {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
-    @Inject(REDIS) private readonly redis: RedisClient,
+    private readonly health: HealthCheckService,
+    private readonly postgres: TypeOrmHealthIndicator,
+    private readonly redis: RedisHealthIndicator,
   ) {}
 
   @Get('live')
@@ -53,12 +53,13 @@ export class HealthController {
   @ApiOkResponse({ type: ReadinessResponse, description: 'PostgreSQL and Redis answer' })
   @ApiErrors('service_unavailable')
   async ready(): Promise<ReadinessResponse> {
-    const [postgres, redis] = await Promise.all([
-      withTimeout(this.db.query('SELECT 1'), 2000).then(() => true, () => false),
-      withTimeout(this.redis.ping(), 2000).then(() => true, () => false),
-    ]);
-    const down = [...(postgres ? [] : ['postgres']), ...(redis ? [] : ['redis'])];
-    if (down.length) {
+    try {
+      await this.health.check([() => this.postgres.pingCheck('postgres', { timeout: CHECK_TIMEOUT_MS }), () => this.redis.pingCheck('redis', CHECK_TIMEOUT_MS)]);
+    } catch (error) {
+      if (!(error instanceof ServiceUnavailableException)) throw error;
+      // terminus answers its own 503 body; the route keeps the service's error envelope, naming each one down.
+      const failed = (error.getResponse() as HealthCheckResult).error ?? {};
+      const down = DEPENDENCIES.filter((name) => name in failed);
       throw new AppError('service_unavailable', `not ready: ${down.join(', ')} unreachable`, down.map((field) => ({ field, message: 'unreachable' })));
     }
     return { status: 'ok', checks: { postgres: 'up', redis: 'up' } };
