@@ -21,7 +21,8 @@ await runProcess('api', async () => {
   // Loaded here, before any fork: an entry that cannot be loaded stops the process instead of each API process in turn.
   const extensions = await loadExtensions(config.extensions);
   if (cluster.isPrimary && config.apiProcesses > 1) {
-    await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config)]);
+    const [warnings] = await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config)]);
+    for (const warning of warnings) logger.warn(warning);
     for (let i = 0; i < config.apiProcesses; i += 1) cluster.fork();
     let stopping = false;
     cluster.on('exit', (worker, code) => {
@@ -38,7 +39,10 @@ await runProcess('api', async () => {
     }
     return;
   }
-  if (cluster.isPrimary) await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config)]);
+  if (cluster.isPrimary) {
+    const [warnings] = await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config)]);
+    for (const warning of warnings) logger.warn(warning);
+  }
   if (!config.adminToken && cluster.isPrimary) logger.warn('ADMIN_TOKEN is not set: the admin API answers 401 until it is');
   const root = withExtensions(AppModule, extensions);
   const app = await NestFactory.create<NestExpressApplication>(root, { bodyParser: false, logger: new NestPinoLogger(logger) });

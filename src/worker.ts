@@ -26,13 +26,14 @@ function queueWorkers(app: INestApplicationContext): Worker[] {
 
 await runProcess('worker', async () => {
   const config = configFromEnv();
-  await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config)]);
+  const [warnings] = await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config)]);
   const root = withExtensions(WorkerModule.forQueues(config.workerQueues), await loadExtensions(config.extensions));
   const app = await NestFactory.createApplicationContext(root, { logger: new NestPinoLogger(createLogger(config.logLevel, 'worker')) });
   checkExtensionsFound(config.extensions, app.get(ExtensionRegistry));
   // The service's own lines go through the logger the job lines use: one stream, so stdout keeps the order they were
   // logged in (two pino instances write asynchronously, each on its own, and may interleave out of order).
   const logger = app.get<Logger>(LOGGER);
+  for (const warning of warnings) logger.warn(warning);
   const workers = queueWorkers(app);
   // On SIGTERM (or SIGINT) the queue workers stop taking jobs at once, and the stop waits for the jobs in flight;
   // only then does the application close (counters flushed, sweepers stopped, connections closed), so those jobs

@@ -49,7 +49,11 @@ export async function runMigrations(databaseUrl: string, extraMigrations: Migrat
   }
 }
 
-export async function checkPostgres(databaseUrl: string): Promise<void> {
+/**
+ * Checks that PostgreSQL answers and has the schema; answers warnings about settings under which a crash of the server
+ * loses commits the service has already answered 2xx for (synchronous_commit or fsync off: docs/operations.md).
+ */
+export async function checkPostgres(databaseUrl: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();
@@ -58,12 +62,25 @@ export async function checkPostgres(databaseUrl: string): Promise<void> {
       .then((r) => r.rows[0].n as number)
       .catch(() => 0);
     if (pending === 0) throw new DependencyError(`PostgreSQL at ${redactUrl(databaseUrl)} has no schema: run npm run migration:run`);
+    return await durabilityWarnings(client);
   } catch (error) {
     if (error instanceof DependencyError) throw error;
     throw new DependencyError(`PostgreSQL unreachable at ${redactUrl(databaseUrl)} (${reason(error)})`);
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/** The durability settings of the connection's server that lose answered commits in a crash, as warnings. */
+export async function durabilityWarnings(client: Pick<pg.Client, 'query'>): Promise<string[]> {
+  const { rows } = await client.query(`SELECT current_setting('synchronous_commit') AS synchronous_commit, current_setting('fsync') AS fsync`);
+  const settings = rows[0] as { synchronous_commit: string; fsync: string };
+  const warnings: string[] = [];
+  if (settings.synchronous_commit === 'off') {
+    warnings.push('PostgreSQL runs with synchronous_commit off: a crash of the server loses the last commits already answered 2xx (docs/operations.md)');
+  }
+  if (settings.fsync === 'off') warnings.push('PostgreSQL runs with fsync off: a crash of the machine can lose or corrupt committed data (docs/operations.md)');
+  return warnings;
 }
 
 export async function checkRedis(target: RedisTarget): Promise<void> {
