@@ -25,6 +25,27 @@ export function histogramKey(prefix: string, name: EventHistogram): string {
   return `${prefix}:metrics:${name}`;
 }
 
+/**
+ * Counters of the other queues' work, shared the same way: each one metric with an `outcome` label, counted by the
+ * worker that did the work and served by every API.
+ */
+export const OUTCOME_COUNTERS = {
+  webhook_deliveries_total: {
+    help: 'Webhook delivery attempts across every worker, by outcome: delivered, retrying (the attempt failed, another will follow), failed (the last attempt failed)',
+    outcomes: ['delivered', 'retrying', 'failed'],
+  },
+  simulations_total: {
+    help: 'Simulation runs ended across every worker, by outcome: completed, cancelled, failed (a run that failed for good)',
+    outcomes: ['completed', 'cancelled', 'failed'],
+  },
+} as const;
+export type OutcomeCounter = keyof typeof OUTCOME_COUNTERS;
+export type Outcome<M extends OutcomeCounter> = (typeof OUTCOME_COUNTERS)[M]['outcomes'][number];
+
+export function outcomeKey(prefix: string, metric: OutcomeCounter, outcome: string): string {
+  return `${prefix}:metrics:${metric}:${outcome}`;
+}
+
 interface PendingHistogram {
   /** Observations per bucket, not cumulative; the last one is +Inf. */
   buckets: number[];
@@ -35,12 +56,15 @@ interface PendingHistogram {
 const FLUSH_MS = 1000;
 
 /**
- * Counts events (and latency observations) locally and adds them to the shared Redis counters once a second (no Redis round trip on the
- * request path). A Redis outage loses counts, never a request; counts pending at shutdown are flushed.
+ * Counts events, latency observations and other jobs' outcomes (OUTCOME_COUNTERS) locally and adds them to the shared
+ * Redis counters once a second (no Redis round trip on the request path). A Redis outage loses counts, never a request;
+ * counts pending at shutdown are flushed.
  */
 @Injectable()
 export class EventCounters implements OnModuleDestroy {
   private pending: Partial<Record<EventCounter, number>> = {};
+  /** Outcome counts by their Redis key. */
+  private outcomes = new Map<string, number>();
   private histograms = new Map<EventHistogram, PendingHistogram>();
   private readonly timer: NodeJS.Timeout;
 
@@ -54,6 +78,12 @@ export class EventCounters implements OnModuleDestroy {
 
   add(counts: Partial<Record<EventCounter, number>>): void {
     for (const [name, n] of Object.entries(counts) as Array<[EventCounter, number]>) if (n > 0) this.pending[name] = (this.pending[name] ?? 0) + n;
+  }
+
+  /** One more job of another queue ended with this outcome (a webhook delivery attempt, a simulation run). */
+  count<M extends OutcomeCounter>(metric: M, outcome: Outcome<M>): void {
+    const key = outcomeKey(this.config.queuePrefix, metric, outcome);
+    this.outcomes.set(key, (this.outcomes.get(key) ?? 0) + 1);
   }
 
   observe(name: EventHistogram, seconds: number[]): void {
@@ -76,11 +106,14 @@ export class EventCounters implements OnModuleDestroy {
   async flush(): Promise<void> {
     const entries = Object.entries(this.pending) as Array<[EventCounter, number]>;
     const histograms = [...this.histograms];
-    if (entries.length === 0 && histograms.length === 0) return;
+    const outcomes = [...this.outcomes];
+    if (entries.length === 0 && histograms.length === 0 && outcomes.length === 0) return;
     this.pending = {};
     this.histograms = new Map();
+    this.outcomes = new Map();
     const pipeline = this.redis.pipeline();
     for (const [name, n] of entries) pipeline.incrby(counterKey(this.config.queuePrefix, name), n);
+    for (const [key, n] of outcomes) pipeline.incrby(key, n);
     for (const [name, h] of histograms) {
       const key = histogramKey(this.config.queuePrefix, name);
       h.buckets.forEach((n, i) => n > 0 && pipeline.hincrby(key, `b${i}`, n));

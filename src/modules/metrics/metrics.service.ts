@@ -1,17 +1,22 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { CLOCK, type Clock } from '../../common/clock.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { QueueName } from '../../queues/queue-names.js';
 import { REDIS } from '../../redis/redis.module.js';
 import type { RedisClient } from '../../redis/connection.js';
 import { counterKey, EVENT_COUNTERS, EVENT_HISTOGRAMS, EventHistogram, histogramKey, LATENCY_BUCKETS } from './event-counters.js';
+import { registerExpiryBacklogGauge, registerOutcomeCounters, registerPoolGauge } from './service-gauges.js';
 
 /**
- * Prometheus metrics of this API process (requests by route and status, their latency, Node's own), plus the
- * cluster's event counters (from Redis) and the events queue's depth, read at scrape time.
+ * Prometheus metrics of this API process (requests by route and status, their latency, its PostgreSQL pool, Node's
+ * own), plus the cluster's event, webhook delivery and simulation counters (from Redis), the events queue's depth and
+ * the points expiry backlog, read at scrape time.
  */
 @Injectable()
 export class MetricsService {
@@ -29,8 +34,13 @@ export class MetricsService {
     @Inject(REDIS) redis: RedisClient,
     @Inject(APP_CONFIG) config: AppConfig,
     @InjectQueue(QueueName.Events) queue: Queue,
+    @InjectDataSource() db: DataSource,
+    @Inject(CLOCK) clock: Clock,
   ) {
     collectDefaultMetrics({ register: this.registry });
+    registerOutcomeCounters(this.registry, redis, config.queuePrefix);
+    registerPoolGauge(this.registry, db);
+    registerExpiryBacklogGauge(this.registry, db, clock);
     new Gauge({
       name: 'events_total',
       help: 'Events by outcome across every process: accepted (stored), duplicates (ignored transaction ids), processed, rejected (unknown customer), failed (job attempts failed)',

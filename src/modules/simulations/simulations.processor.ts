@@ -4,6 +4,7 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { QueueName } from '../../queues/queue-names.js';
+import { EventCounters } from '../metrics/event-counters.js';
 import type { SimulationJobData } from './enqueue-simulation.js';
 import { RunSimulationUseCase, SimulationImpossible } from './run-simulation.use-case.js';
 
@@ -14,7 +15,7 @@ const BUSY_RETRY_MS = 2_000;
  * The worker side of the simulations queue, one simulation at a time per worker process (a replay keeps a core
  * busy). One JSON log line per run. A simulation whose organization already runs its share waits, delayed; a failed
  * run throws so that BullMQ retries it, and the last failure (or the simulation's third run, SimulationsRepository)
- * leaves the simulation failed.
+ * leaves the simulation failed. Each run that ends is counted by outcome (`simulations_total` on /metrics).
  */
 @Processor(QueueName.Simulations, { concurrency: 1 })
 export class SimulationsProcessor extends WorkerHost {
@@ -22,6 +23,7 @@ export class SimulationsProcessor extends WorkerHost {
     private readonly useCase: RunSimulationUseCase,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly counters: EventCounters,
   ) {
     super();
   }
@@ -37,10 +39,12 @@ export class SimulationsProcessor extends WorkerHost {
         await job.moveToDelayed(this.clock.now() + BUSY_RETRY_MS, token);
         throw new DelayedError();
       }
+      if (result.outcome !== 'skipped') this.counters.count('simulations_total', result.outcome);
       this.logger.info({ ...base, ...result, duration_ms: this.clock.now() - started }, 'simulation');
     } catch (error) {
       if (error instanceof DelayedError) throw error;
       const impossible = error instanceof SimulationImpossible;
+      if (final || impossible) this.counters.count('simulations_total', 'failed');
       this.logger.warn({ ...base, outcome: final || impossible ? 'failed' : 'retrying', err: (error as Error).message, duration_ms: this.clock.now() - started }, 'simulation');
       throw impossible ? new UnrecoverableError((error as Error).message) : error;
     }

@@ -9,6 +9,7 @@ import { QueueName } from '../../queues/queue-names.js';
 import { DeliverWebhookUseCase } from './deliver-webhook.use-case.js';
 import type { DeliverJobData, EffectJobData } from './enqueue-deliveries.js';
 import { RunRewardEffect } from '../extensions/effects/run-reward-effect.use-case.js';
+import { EventCounters } from '../metrics/event-counters.js';
 
 /** Deliveries wait on remote servers, not on CPU: more run at once than event jobs. */
 const MIN_CONCURRENCY = 16;
@@ -16,7 +17,8 @@ const MIN_CONCURRENCY = 16;
 /**
  * The worker side of the webhooks queue: one job per delivery, one HTTP attempt per run, and one job per reward's
  * after-commit effect, one attempt per run; a failed attempt throws so BullMQ retries it with exponential backoff. One
- * JSON log line per job, without the URL's secret, the body or the effect's payload.
+ * JSON log line per job, without the URL's secret, the body or the effect's payload, and each delivery attempt counted
+ * by outcome (`webhook_deliveries_total` on /metrics).
  */
 @Processor(QueueName.Webhooks)
 export class WebhooksProcessor extends WorkerHost implements OnApplicationBootstrap {
@@ -26,6 +28,7 @@ export class WebhooksProcessor extends WorkerHost implements OnApplicationBootst
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly counters: EventCounters,
   ) {
     super();
   }
@@ -59,6 +62,7 @@ export class WebhooksProcessor extends WorkerHost implements OnApplicationBootst
       this.logger.info({ job_id: job.id, job: job.name, delivery_id: job.data.deliveryId, outcome: 'skipped' }, 'webhook delivery');
       return;
     }
+    this.counters.count('webhook_deliveries_total', result.status);
     const line = {
       job_id: job.id,
       job: job.name,
