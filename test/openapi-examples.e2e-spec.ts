@@ -8,6 +8,8 @@ import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 import { createCampaign } from './factories/campaign.factory.js';
 import { createCustomer } from './factories/customer.factory.js';
 import { createBehavior } from './factories/behavior.factory.js';
+import { ERROR_STATUS, type ErrorCode } from '../src/common/errors/app-error.js';
+import { errorExamples, type DocumentedRoute, type ErrorExample } from '../src/common/http/error-examples.js';
 
 /**
  * Contract §1: "Examples in the OpenAPI document are accepted by the service as they stand."
@@ -47,6 +49,7 @@ interface Operation {
   parameters?: Parameter[];
   requestBody?: { content?: Record<string, MediaType> };
   security?: Array<Record<string, string[]>>;
+  responses?: Record<string, { description?: string; content?: Record<string, MediaType> }>;
 }
 interface Document {
   paths: Record<string, Record<string, Operation>>;
@@ -73,7 +76,11 @@ const uniq = (prefix: string) => `${prefix} ${++seq}-${Date.now().toString(36)}`
  */
 class World {
   private readonly made = new Map<string, Promise<unknown>>();
-  constructor(private readonly app: INestApplication) {}
+  /** `organization`: members of the organization created (multi_org_enabled). */
+  constructor(
+    private readonly app: INestApplication,
+    private readonly organization: Parameters<typeof createTenant>[1] = {},
+  ) {}
 
   private once<T>(key: string, make: () => Promise<T>): Promise<T> {
     if (!this.made.has(key)) this.made.set(key, make());
@@ -88,7 +95,7 @@ class World {
   }
 
   tenant(): Promise<TestTenant> {
-    return this.once('tenant', () => createTenant(this.app));
+    return this.once('tenant', () => createTenant(this.app, this.organization));
   }
   applicationId(): Promise<number> {
     return this.once('application', async () => {
@@ -335,12 +342,12 @@ interface Sent {
 /**
  * Sends `route` in world `w`: path parameters name the world's objects unless `pathValues` sets them; the required
  * query parameters get their example (or a sample of their schema) unless `query` sets them; `body` is sent after
- * its references are replaced; credentials from the route's security scheme.
+ * its references are replaced (unless `asIs`); credentials from the route's security scheme.
  */
 async function send(
   w: World,
   route: Route,
-  options: { pathValues?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown },
+  options: { pathValues?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; rawBody?: string; asIs?: boolean },
 ): Promise<Sent> {
   await SETUP[route.operationId]?.(w);
   const replaced: string[] = [];
@@ -360,10 +367,10 @@ async function send(
     if (parameter.in !== 'query' || !parameter.required) continue;
     query[parameter.name] = parameterExamples(parameter)[0] ?? sample(parameter.schema as Parameters<typeof sample>[0], {}, document);
   }
-  for (const [name, value] of Object.entries({ ...query, ...options.query })) query[name] = await withOwnIds(value, [name], w, replaced);
+  for (const [name, value] of Object.entries({ ...query, ...options.query })) query[name] = options.asIs ? value : await withOwnIds(value, [name], w, replaced);
   url += querystring(query);
 
-  const body = options.body === undefined ? undefined : await withOwnIds(options.body, [], w, replaced);
+  const body = options.body === undefined || options.asIs ? options.body : await withOwnIds(options.body, [], w, replaced);
   let req = request(app.getHttpServer())[route.method as 'get'](url);
   const requirement = (route.security ?? document.security ?? [])[0] ?? {};
   const schemes = Object.keys(requirement).map((name) => document.components.securitySchemes?.[name]);
@@ -373,8 +380,9 @@ async function send(
   } else if (schemes.some((s) => s?.scheme === 'bearer')) {
     req = req.set('Authorization', `Bearer ${TEST_ADMIN_TOKEN}`);
   }
+  if (options.rawBody !== undefined) req = req.set('Content-Type', 'application/json').send(options.rawBody);
   const res = body === undefined ? await req : await req.send(body as object);
-  return { request: `${route.method.toUpperCase()} ${url}`, body, replaced, res };
+  return { request: `${route.method.toUpperCase()} ${url}`, body: body ?? options.rawBody, replaced, res };
 }
 
 const named = (route: Route) => `${route.operationId} (${route.method.toUpperCase()} ${route.path})`;
@@ -443,5 +451,71 @@ describe('Examples in the OpenAPI document (contract §1)', () => {
           expectAccepted(success(sent.res.status), report(route, `the example of path parameter ${parameter.name}`, sent));
         }
       });
+  });
+});
+
+/**
+ * The 400 examples of each operation's error response (error-examples.ts builds them from the operation) are what the
+ * service answers to the request each names: its body example with one member wrong or added, a query parameter out
+ * of range, an empty body, text that is not JSON, or (for a route's own validation) the objects it needs.
+ */
+const errorCases = routes.flatMap((route) => {
+  const response = route.responses?.['400'];
+  // Responses of a schema of their own (a behavior batch's) keep its example.
+  if ((response?.content?.['application/json']?.schema as { $ref?: string } | undefined)?.$ref !== '#/components/schemas/ErrorEnvelope') return [];
+  const codes = (response?.description ?? '').split(', ').filter((code): code is ErrorCode => code in ERROR_STATUS);
+  const documented: DocumentedRoute = { method: route.method, path: route.path, operation: route as never, document: document as never };
+  return errorExamples(documented, codes)
+    .filter((example): example is ErrorExample & { request: NonNullable<ErrorExample['request']> } => example.request !== undefined)
+    .map((example) => ({ title: `${named(route)}: 400 ${example.key}`, route, example }));
+});
+
+/** `body` with the member at `path` set to `value` (added when absent). */
+function withMember(body: unknown, path: string[], value: unknown): unknown {
+  const copy = structuredClone((body ?? {}) as Record<string, unknown>);
+  let at: Record<string, unknown> = copy;
+  for (const key of path.slice(0, -1)) at = (at[key] ??= {}) as Record<string, unknown>;
+  at[path[path.length - 1]] = value;
+  return copy;
+}
+
+describe('Error examples in the OpenAPI document are what the service answers', () => {
+  const shared = new World(app);
+  const multiOrg = new World(app, { multi_org_enabled: true });
+
+  it('the document has 400 examples to check', () => {
+    expect(errorCases.length).toBeGreaterThan(0);
+  });
+
+  it.each(errorCases)('$title', async ({ route, example }) => {
+    const { request: provocation } = example;
+    const w = provocation.setup === 'multi-org customer' ? multiOrg : shared;
+    const pathValues: Record<string, unknown> = {};
+    let expected = example.errors;
+    if (provocation.setup === 'root division') pathValues.division_id = (await w.tenant()).rootDivisionId;
+    if (provocation.setup === 'tier named by a behavior') {
+      const tier = await w.tier();
+      const behavior = await createBehavior(app, await w.tenant(), (await w.campaign()).id, { name: 'Gold upgrade', event: 'gold', outcomes: [{ tier: { name: tier.name } }] });
+      pathValues.tier_id = tier.id;
+      // The example names a behavior of its own; this one has another id.
+      const message = (text: string) => text.replace('(12)', `(${behavior.id})`);
+      expected = { ...expected, message: message(expected.message), details: expected.details?.map((d) => ({ ...d, message: message(d.message) })) };
+    }
+    // The route's body example unless the case says otherwise, so that only what the case sends is wrong.
+    const bodyExample = bodyExamples(route)[0]?.body;
+    const body =
+      provocation.rawBody !== undefined
+        ? undefined
+        : (provocation.body ?? (provocation.member ? withMember(bodyExample, provocation.member.path, provocation.member.value) : bodyExample));
+    // Ids the world has no object for (an audience job): any, since the answer comes before they are looked up.
+    for (const parameter of route.parameters ?? []) if (parameter.in === 'path' && !PATH_PARAMETERS[parameter.name]) pathValues[parameter.name] ??= 1;
+    // Sent as they are: the answer comes before any id in them is looked up, and a case's own ids (division_ids=99) must stay.
+    const sent = await send(w, route, { pathValues, query: provocation.query, body, rawBody: provocation.rawBody, asIs: true });
+    expect({ request: sent.request, sent: sent.body, status: sent.res.status, answer: sent.res.body }).toEqual({
+      request: sent.request,
+      sent: sent.body,
+      status: 400,
+      answer: { status: 'error', errors: expected },
+    });
   });
 });

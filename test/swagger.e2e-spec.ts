@@ -1,6 +1,13 @@
 import type { INestApplication } from '@nestjs/common';
+import { sample } from 'openapi-sampler';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { createTestApp } from './support/app.js';
+import { ERROR_STATUS } from '../src/common/errors/app-error.js';
+import { api, createTenant } from './factories/tenant.factory.js';
+import { createCampaign } from './factories/campaign.factory.js';
+import { createCustomer } from './factories/customer.factory.js';
+import { createBehavior } from './factories/behavior.factory.js';
 
 interface SchemaObject {
   $ref?: string;
@@ -9,23 +16,41 @@ interface SchemaObject {
   required?: string[];
   items?: SchemaObject;
   example?: unknown;
+  enum?: unknown[];
+  oneOf?: SchemaObject[];
+  allOf?: SchemaObject[];
+  additionalProperties?: boolean | SchemaObject;
+  discriminator?: { propertyName: string; mapping?: Record<string, string> };
+}
+
+interface ErrorExample {
+  $ref?: string;
+  summary?: string;
+  value?: { status: string; errors: { code: string; message: string; details?: unknown[] } };
 }
 
 interface Operation {
   security?: Array<Record<string, string[]>>;
-  parameters?: Array<{ name: string; in: string }>;
+  parameters?: Array<{ name: string; in: string; schema?: SchemaObject; style?: string; explode?: boolean }>;
   requestBody?: { content: Record<string, { schema: SchemaObject }> };
-  responses: Record<string, { content?: Record<string, { schema: SchemaObject }> }>;
+  responses: Record<string, { description: string; content?: Record<string, { schema: SchemaObject; examples?: Record<string, ErrorExample> }> }>;
 }
 
 interface OpenApiDocument {
   openapi: string;
   info: { title: string; description?: string };
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, SchemaObject>; securitySchemes: Record<string, Record<string, string>> };
+  components: {
+    schemas: Record<string, SchemaObject>;
+    securitySchemes: Record<string, Record<string, string>>;
+    examples?: Record<string, ErrorExample>;
+  };
 }
 
 const PRIV = '/priv/v1/apps/{api_key}';
+
+/** The HTTP status of each error code (contract's error table). */
+const errorStatus: Record<string, number> = ERROR_STATUS;
 
 /** Every route the API serves, as `METHOD /openapi/{path}`. */
 const EXPECTED_ROUTES = [
@@ -142,11 +167,19 @@ describe('Swagger', () => {
     return op;
   };
   const resolve = (schema: SchemaObject): SchemaObject => {
+    if (schema.allOf?.length === 1 && !schema.properties) return resolve(schema.allOf[0]);
     if (!schema.$ref) return schema;
     const name = schema.$ref.replace('#/components/schemas/', '');
     const found = doc.components.schemas[name];
     if (!found) throw new Error(`${schema.$ref} does not resolve`);
     return found;
+  };
+  /** The examples of an error response, with those kept in components.examples put in place. */
+  const errorExamples = (route: string, status: string): Record<string, ErrorExample> => {
+    const examples = operation(route).responses[status]?.content?.['application/json']?.examples ?? {};
+    return Object.fromEntries(
+      Object.entries(examples).map(([key, example]) => [key, example.$ref ? doc.components.examples![example.$ref.split('/').pop()!] : example]),
+    );
   };
   const requestSchema = (route: string): SchemaObject => {
     const body = operation(route).requestBody;
@@ -176,6 +209,31 @@ describe('Swagger', () => {
   it('says where the queue dashboard is and how to log in to it', () => {
     expect(doc.info.description).toContain('/admin/queues');
     expect(doc.info.description).toContain('ADMIN_TOKEN');
+  });
+
+  it('writes the Bearer placeholder in a code span, where Swagger UI shows it (elsewhere <token> is taken for an HTML tag)', () => {
+    const description = doc.info.description!;
+    expect(description).toContain('`Authorization: Bearer <token>`');
+    // Outside code spans, no <word> the page would swallow.
+    expect(description.replace(/`[^`]*`/g, '')).not.toMatch(/<[A-Za-z_][^>]*>/);
+  });
+
+  it('has no placeholder outside a code span in any description or summary (Swagger UI would drop it as an HTML tag)', () => {
+    const found: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (node === null || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node)) {
+        if ((key === 'description' || key === 'summary') && typeof value === 'string') {
+          if (/<[A-Za-z_][^<>]*>/.test(value.replace(/`[^`]*`/g, ''))) found.push(`${at}/${key}: ${value}`);
+        } else if (key !== 'example' && key !== 'examples') walk(value, `${at}/${key}`);
+      }
+    };
+    walk(doc, '');
+    expect(found).toEqual([]);
+  });
+
+  it('names the four queues the dashboard shows', () => {
+    expect(doc.info.description).toContain('events, webhooks, audience-jobs and simulations queues');
   });
 
   it('documents every route of the app', () => {
@@ -277,6 +335,120 @@ describe('Swagger', () => {
         schema: { $ref: '#/components/schemas/ErrorEnvelope' },
       });
     }
+  });
+
+  it('gives every error response in the envelope an example of each code it lists, with the code and the status of that code', () => {
+    const statusOf = (code: string) => errorStatus[code];
+    const inEnvelope = (response: Operation['responses'][string]) => response.content?.['application/json']?.schema.$ref === '#/components/schemas/ErrorEnvelope';
+    for (const { route, op } of operations()) {
+      for (const [status, response] of Object.entries(op.responses).filter(([s, r]) => Number(s) >= 400 && inEnvelope(r))) {
+        const examples = Object.values(errorExamples(route, status));
+        const codes = examples.map((e) => e.value!.errors.code);
+        expect({ route, status, listed: [...new Set(codes)].sort() }).toEqual({ route, status, listed: response.description.split(', ').sort() });
+        for (const code of codes) expect({ route, code, status: statusOf(code) }).toEqual({ route, code, status: Number(status) });
+      }
+    }
+  });
+
+  it.each([
+    [`GET ${PRIV}/management/campaigns/{campaign_id}`, 'campaign', (apiKey: string) => `/priv/v1/apps/${apiKey}/management/campaigns/2147483647`],
+    [`GET ${PRIV}/users/{user_id}`, 'user', (apiKey: string) => `/priv/v1/apps/${apiKey}/users/00000000-0000-4000-8000-000000000000`],
+  ])('%s: the 401 and 404 examples are its own, and what it answers', async (route, object, url) => {
+    const [unauthorized] = Object.values(errorExamples(route, '401'));
+    const [notFound] = Object.values(errorExamples(route, '404'));
+    expect(unauthorized.value!.errors.code).toBe('unauthorized');
+    expect(notFound.value!.errors).toEqual({ code: 'not_found', message: `${object} not found` });
+    expect(notFound.summary).toBe(`${object} not found`);
+    // The same request answers them: a wrong secret, then an id nothing has.
+    const tenant = await createTenant(app);
+    const wrongSecret = await request(app.getHttpServer()).get(url(tenant.apiKey)).auth(tenant.apiKey, 'wrong-secret');
+    expect({ status: wrongSecret.status, body: wrongSecret.body }).toEqual({ status: 401, body: unauthorized.value });
+    const unknown = await request(app.getHttpServer()).get(url(tenant.apiKey)).auth(tenant.apiKey, tenant.apiSecret);
+    expect({ status: unknown.status, body: unknown.body }).toEqual({ status: 404, body: notFound.value });
+  });
+
+  it("shows a route's own 409 and its own 400 validation member", () => {
+    const debit = `POST ${PRIV}/users/{user_id}/points/debits`;
+    expect(errorExamples(debit, '409').duplicate_transaction.value!.errors).toEqual({
+      code: 'duplicate_transaction',
+      message: 'transaction_id redeem-7f3a has already been processed',
+    });
+    const validation = (route: string) => errorExamples(route, '400').validation.value!.errors;
+    expect(validation(`POST ${PRIV}/management/campaigns`)).toEqual(
+      expect.objectContaining({ code: 'validation', details: [{ field: 'campaign.status', message: expect.stringContaining('must be one of') }] }),
+    );
+    expect(validation(`GET ${PRIV}/management/campaigns`)).toEqual(expect.objectContaining({ code: 'validation', details: [expect.objectContaining({ field: 'limit' })] }));
+    // The first example of each status is the one Swagger UI shows: validation, not invalid_json.
+    expect(Object.keys(errorExamples(`POST ${PRIV}/users`, '400'))[0]).toBe('validation');
+  });
+
+  describe("a creative's issue_audience_csv", () => {
+    const deliveryOf = (route: string) => resolve(requestSchema(route).properties!.creative).properties!.issue_audience_csv;
+
+    it('is one of two forms told apart by delivery_method, each with only the members it allows', () => {
+      for (const route of [`POST ${PRIV}/management/creative_groups/{creative_group_id}/creatives`, `PUT ${PRIV}/management/creatives/{creative_id}`]) {
+        const delivery = deliveryOf(route);
+        expect({ route, forms: delivery.oneOf?.length, by: delivery.discriminator?.propertyName, allOf: delivery.allOf }).toEqual({
+          route,
+          forms: 2,
+          by: 'delivery_method',
+          allOf: undefined,
+        });
+        const [triggered, scheduled] = delivery.oneOf!.map(resolve);
+        expect(triggered.properties!.delivery_method.enum).toEqual(['triggered']);
+        expect(Object.keys(triggered.properties!).sort()).toEqual(['behavior_id', 'delivery_method', 'template_id']);
+        expect(triggered.required?.sort()).toEqual(['behavior_id', 'delivery_method']);
+        expect(scheduled.properties!.delivery_method.enum).toEqual(['scheduled']);
+        expect(Object.keys(scheduled.properties!).sort()).toEqual(['delivery_method', 'scheduled_delivery_date', 'template_id']);
+        expect(scheduled.required?.sort()).toEqual(['delivery_method', 'scheduled_delivery_date']);
+        // Closed: a triggered form with a scheduled_delivery_date fits neither.
+        expect([triggered.additionalProperties, scheduled.additionalProperties]).toEqual([false, false]);
+      }
+    });
+
+    it('in a body sampled from the schema, as Swagger UI and generators build one, is accepted by the service', async () => {
+      const route = `POST ${PRIV}/management/creative_groups/{creative_group_id}/creatives`;
+      const body = sample(requestSchema(route) as Parameters<typeof sample>[0], { skipReadOnly: true }, doc) as {
+        creative: { application_id: number; issue_audience_csv: Record<string, unknown> };
+      };
+      expect(Object.keys(body.creative.issue_audience_csv).sort()).toEqual(['behavior_id', 'delivery_method', 'template_id']);
+
+      const tenant = await createTenant(app);
+      const campaign = await createCampaign(app, tenant);
+      const behavior = await createBehavior(app, tenant, campaign.id, { name: 'Visit', event: 'visit' });
+      const window = { starts_at: new Date(Date.now() - 86_400_000).toISOString(), ends_at: new Date(Date.now() + 30 * 86_400_000).toISOString() };
+      const lineItem = await api(app, tenant).post(`/management/campaigns/${campaign.id}/line_items`).send({ line_item: { name: 'Main', status: 'live', ...window } }).expect(201);
+      const group = await api(app, tenant)
+        .post(`/management/line_items/${lineItem.body.line_items[0].id}/creative_groups`)
+        .send({ creative_group: { name: 'Everyone', status: 'live', ...window } })
+        .expect(201);
+      const [application] = (await app.get(DataSource).query('SELECT id FROM applications WHERE organization_id = $1 ORDER BY id LIMIT 1', [tenant.organizationId])) as Array<{ id: number }>;
+      // The sample's ids are placeholders: this organization's own application and behavior instead.
+      body.creative.application_id = application.id;
+      body.creative.issue_audience_csv.behavior_id = behavior.id;
+      const res = await api(app, tenant).post(`/management/creative_groups/${group.body.creative_groups[0].id}/creatives`).send(body);
+      expect({ status: res.status, body: res.body }).toEqual({ status: 201, body: expect.objectContaining({ status: 'ok' }) });
+    });
+  });
+
+  describe('retrieval', () => {
+    const routes = [`GET ${PRIV}/users/{user_id}/events`, `GET ${PRIV}/external/users/{external_id}/events`];
+
+    it.each(routes)("%s names division_ids[], the seed's form, as a repeated array parameter", (route) => {
+      const parameter = operation(route).parameters?.find((p) => p.name === 'division_ids[]');
+      expect(parameter).toEqual(
+        expect.objectContaining({ in: 'query', style: 'form', explode: true, schema: { type: 'array', items: { type: 'integer' } } }),
+      );
+    });
+
+    it('is answered as the document says for division_ids[]: its 400 example for an id that is not a division', async () => {
+      const tenant = await createTenant(app, { multi_org_enabled: true });
+      const customer = await createCustomer(app, tenant);
+      const ok = await api(app, tenant).get(`/users/${customer.id}/events?division_ids%5B%5D=${tenant.rootDivisionId}&division_ids%5B%5D=${tenant.rootDivisionId}`);
+      expect(ok.status).toBe(200);
+      const refused = await api(app, tenant).get(`/users/${customer.id}/events?division_ids%5B%5D=99`);
+      expect({ status: refused.status, body: refused.body }).toEqual({ status: 400, body: errorExamples(routes[0], '400').validation.value });
+    });
   });
 
   it('documents a success response for every route', () => {

@@ -239,11 +239,11 @@ export interface paths {
         put?: never;
         /**
          * Send events for one or many customers; stored before the answer, evaluated by the workers
-         * @description Takes {"events": <event>} or {"events": [<event>, ...]} (up to 1,000), each naming its customer by user_id or external_id and counting by (a number or a numeric string, default 1). The events are stored before the answer {"status":"ok"} and evaluated by the workers moments later, so the answer carries no progress (read it with GET /priv/v1/apps/{api_key}/users/{user_id}/events).
+         * @description Takes {"events": `<event>`} or {"events": [`<event>`, ...]} (up to 1,000), each naming its customer by user_id or external_id and counting by (a number or a numeric string, default 1). The events are stored before the answer {"status":"ok"} and evaluated by the workers moments later, so the answer carries no progress (read it with GET /priv/v1/apps/{api_key}/users/{user_id}/events).
          *
          *     The customers must exist already (create them with POST /priv/v1/apps/{api_key}/users). The request does not check them: an event whose customer does not exist is stored and answered 200 like any other, then rejected by the worker (reason customer_not_found) and never retried. Rejected events are listed by GET /priv/v1/apps/{api_key}/events/rejected (and by npm run cli -- events:rejected).
          *
-         *     A V2 event has no attributes member: its pivots (such as store_id) go in context, where a unique goal's unique_attribute finds them and goal criteria name them as context.<name>. A repeated transaction_id is accepted and ignored.
+         *     A V2 event has no attributes member: its pivots (such as store_id) go in context, where a unique goal's unique_attribute finds them and goal criteria name them as context.`<name>`. A repeated transaction_id is accepted and ignored.
          *
          *     Errors: any invalid event rejects the whole request and nothing is stored: 400 missing_data naming each index and field (no name, no user_id nor external_id, a malformed member, with multi-org on a context.division_id that is not a division of the organization; also no events at all), 400 argument_error (a member not listed here), 413 payload_too_large (more than 1,000 events, or a body over the size limit).
          */
@@ -378,7 +378,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a division
-         * @description Soft delete of a leaf division that no customer and no campaign (deleted ones aside) uses: it answers 404 afterwards, its name gets " [DELETED AT <ISO>]" appended and is free again. Answers the deleted division with deleted_at. 400 validation for the root division, or while the division has child divisions, customers or campaigns (the message counts them); 404 not_found for an unknown or deleted division.
+         * @description Soft delete of a leaf division that no customer and no campaign (deleted ones aside) uses: it answers 404 afterwards, its name gets " [DELETED AT `<ISO>`]" appended and is free again. Answers the deleted division with deleted_at. 400 validation for the root division, or while the division has child divisions, customers or campaigns (the message counts them); 404 not_found for an unknown or deleted division.
          */
         delete: operations["Divisions_remove"];
         options?: never;
@@ -678,7 +678,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a tier
-         * @description Soft delete: the tier answers 404 afterwards, its name gets " [DELETED AT <ISO>]" appended and is free for a new tier. Customers in the tier keep it (answered with the marked name) until an event lifts them higher. Answers the deleted tier with deleted_at. 400 validation when a behavior's tier outcome names the tier; 404 not_found for an unknown or deleted tier.
+         * @description Soft delete: the tier answers 404 afterwards, its name gets " [DELETED AT `<ISO>`]" appended and is free for a new tier. Customers in the tier keep it (answered with the marked name) until an event lifts them higher. Answers the deleted tier with deleted_at. 400 validation when a behavior's tier outcome names the tier; 404 not_found for an unknown or deleted tier.
          */
         delete: operations["Tiers_remove"];
         options?: never;
@@ -750,7 +750,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a campaign
-         * @description Soft deletes the campaign with its behaviors, line items, creative groups and creatives: they answer not_found afterwards and their names are free again. Answers the campaign as deleted: its name ends with [DELETED AT <timestamp>] and deleted_at is set. Errors: not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         * @description Soft deletes the campaign with its behaviors, line items, creative groups and creatives: they answer not_found afterwards and their names are free again. Answers the campaign as deleted: its name ends with [DELETED AT `<timestamp>`] and deleted_at is set. Errors: not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
          */
         delete: operations["Campaigns_remove"];
         options?: never;
@@ -778,7 +778,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a campaign by permalink
-         * @description Soft deletes the campaign with its behaviors, line items, creative groups and creatives: they answer not_found afterwards and their names are free again. Answers the campaign as deleted: its name ends with [DELETED AT <timestamp>] and deleted_at is set. Errors: not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         * @description Soft deletes the campaign with its behaviors, line items, creative groups and creatives: they answer not_found afterwards and their names are free again. Answers the campaign as deleted: its name ends with [DELETED AT `<timestamp>`] and deleted_at is set. Errors: not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
          */
         delete: operations["Campaigns_removeByPermalink"];
         options?: never;
@@ -850,7 +850,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a line item
-         * @description Soft deletes the line item with its creative groups and creatives: they answer not_found afterwards and their names are free again. Answers the line item as deleted: its name ends with [DELETED AT <timestamp>] and deleted_at is set. Errors: not_found (404) when the line item does not exist, is deleted or belongs to another organization.
+         * @description Soft deletes the line item with its creative groups and creatives: they answer not_found afterwards and their names are free again. Answers the line item as deleted: its name ends with [DELETED AT `<timestamp>`] and deleted_at is set. Errors: not_found (404) when the line item does not exist, is deleted or belongs to another organization.
          */
         delete: operations["LineItems_remove"];
         options?: never;
@@ -918,7 +918,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a behavior
-         * @description Soft deletes the behavior: it stops counting events and answers not_found afterwards, and its name is free again. Answers the behavior as deleted: its name ends with [DELETED AT <timestamp>] and deleted_at is set. Errors: not_found (404) when the behavior does not exist, is deleted or belongs to another organization.
+         * @description Soft deletes the behavior: it stops counting events and answers not_found afterwards, and its name is free again. Answers the behavior as deleted: its name ends with [DELETED AT `<timestamp>`] and deleted_at is set. Errors: not_found (404) when the behavior does not exist, is deleted or belongs to another organization.
          */
         delete: operations["Behaviors_remove"];
         options?: never;
@@ -970,7 +970,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an offer
-         * @description Soft deletes the offer: it is no longer awarded and answers not_found afterwards, and its name is free again. Answers the offer as deleted: its name ends with [DELETED AT <timestamp>] and deleted_at is set. Errors: not_found (404) when the offer does not exist, is deleted or belongs to another organization.
+         * @description Soft deletes the offer: it is no longer awarded and answers not_found afterwards, and its name is free again. Answers the offer as deleted: its name ends with [DELETED AT `<timestamp>`] and deleted_at is set. Errors: not_found (404) when the offer does not exist, is deleted or belongs to another organization.
          */
         delete: operations["Offers_remove"];
         options?: never;
@@ -1022,7 +1022,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a creative group
-         * @description Soft deletes the creative group with its creative: they answer not_found afterwards and their names are free again. Answers the group as deleted: its name ends with [DELETED AT <timestamp>] and deleted_at is set. Errors: not_found (404) when the creative group does not exist, is deleted or belongs to another organization.
+         * @description Soft deletes the creative group with its creative: they answer not_found afterwards and their names are free again. Answers the group as deleted: its name ends with [DELETED AT `<timestamp>`] and deleted_at is set. Errors: not_found (404) when the creative group does not exist, is deleted or belongs to another organization.
          */
         delete: operations["CreativeGroups_remove"];
         options?: never;
@@ -1074,7 +1074,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a creative
-         * @description Soft deletes the creative: it stops sending and answers not_found afterwards (a scheduled audience job is cancelled). Answers creatives holding it as deleted: its name ends with [DELETED AT <timestamp>] and deleted_at is set. Errors: not_found (404) when the creative does not exist, is deleted or belongs to another organization.
+         * @description Soft deletes the creative: it stops sending and answers not_found afterwards (a scheduled audience job is cancelled). Answers creatives holding it as deleted: its name ends with [DELETED AT `<timestamp>`] and deleted_at is set. Errors: not_found (404) when the creative does not exist, is deleted or belongs to another organization.
          */
         delete: operations["Creatives_remove"];
         options?: never;
@@ -2195,7 +2195,7 @@ export interface components {
              */
             transaction_id?: string;
             /**
-             * @description A V2 event has no attributes: everything about it goes here, pivots included. A unique goal finds its unique_attribute (e.g. store_id) here, and goal criteria name these members context.<name>. The seed lists app_name, version and downloaded_at (none required by this service). Flat key → value (boolean, string, integer, decimal or datetime string; no nested objects, arrays or null; keys of 1-100 characters). division_id (digits, e.g. "3") names the division of the event when multi-org is on (a division of the organization, else 400; default the root division); ignored when multi-org is off. String values of at most 1,024 characters by default (LIMIT_ATTRIBUTE_LENGTH); member names other than __proto__, constructor, prototype.
+             * @description A V2 event has no attributes: everything about it goes here, pivots included. A unique goal finds its unique_attribute (e.g. store_id) here, and goal criteria name these members context.`<name>`. The seed lists app_name, version and downloaded_at (none required by this service). Flat key → value (boolean, string, integer, decimal or datetime string; no nested objects, arrays or null; keys of 1-100 characters). division_id (digits, e.g. "3") names the division of the event when multi-org is on (a division of the organization, else 400; default the root division); ignored when multi-org is off. String values of at most 1,024 characters by default (LIMIT_ATTRIBUTE_LENGTH); member names other than __proto__, constructor, prototype.
              * @example {
              *       "app_name": "mobile",
              *       "store_id": "s-12"
@@ -2493,7 +2493,7 @@ export interface components {
              */
             id: number;
             /**
-             * @description A deleted division answers with " [DELETED AT <ISO>]" appended
+             * @description A deleted division answers with " [DELETED AT `<ISO>`]" appended
              * @example Stores North
              */
             name: string;
@@ -2722,7 +2722,7 @@ export interface components {
              */
             lifetime_points: number;
             /**
-             * @description Name of the highest tier the customer has reached, null for none; a deleted tier answers its name with " [DELETED AT <ISO>]"
+             * @description Name of the highest tier the customer has reached, null for none; a deleted tier answers its name with " [DELETED AT `<ISO>`]"
              * @example null
              */
             tier: string | null;
@@ -3055,7 +3055,7 @@ export interface components {
              */
             id: number;
             /**
-             * @description A deleted tier answers with " [DELETED AT <ISO>]" appended
+             * @description A deleted tier answers with " [DELETED AT `<ISO>`]" appended
              * @example Gold
              */
             name: string;
@@ -3200,7 +3200,7 @@ export interface components {
         /** @description A condition {field, op, value}; a list of them holds when every one holds */
         Criterion: {
             /**
-             * @description Targeting (campaign and creative group): user.tags, user.tier, user.division_id, user.lifetime_points, user.available_points or user.attributes.<key>. Goal criteria: count, context.<key> or an attribute of the event
+             * @description Targeting (campaign and creative group): user.tags, user.tier, user.division_id, user.lifetime_points, user.available_points or user.attributes.`<key>`. Goal criteria: count, context.`<key>` or an attribute of the event
              * @example user.tags
              */
             field: string;
@@ -3293,7 +3293,7 @@ export interface components {
             /** @example 42 */
             id: number;
             /**
-             * @description On the answer of a delete it ends with [DELETED AT <timestamp>]
+             * @description On the answer of a delete it ends with [DELETED AT `<timestamp>`]
              * @example Spring visits
              */
             name: string;
@@ -3567,7 +3567,7 @@ export interface components {
             /** @example 42 */
             campaign_id: number;
             /**
-             * @description On the answer of a delete it ends with [DELETED AT <timestamp>]
+             * @description On the answer of a delete it ends with [DELETED AT `<timestamp>`]
              * @example Main
              */
             name: string;
@@ -3649,7 +3649,7 @@ export interface components {
              * @enum {string}
              */
             status: "ok";
-            /** @description The removed line item; its name ends with [DELETED AT <timestamp>] */
+            /** @description The removed line item; its name ends with [DELETED AT `<timestamp>`] */
             line_item: components["schemas"]["LineItemView"];
         };
         /** @description Caps and period of a behavior, and the defaults of its goals; null means not set; other members are stored and echoed */
@@ -3768,7 +3768,7 @@ export interface components {
              */
             required?: boolean;
             /**
-             * @description Conditions on the event instance (fields: an attribute of the event, context.<key>, count), all of which must hold; default none. No attribute or context key may be __proto__, constructor or prototype
+             * @description Conditions on the event instance (fields: an attribute of the event, context.`<key>`, count), all of which must hold; default none. No attribute or context key may be __proto__, constructor or prototype
              * @example [
              *       {
              *         "field": "context.app_name",
@@ -4201,7 +4201,7 @@ export interface components {
             /** @example 42 */
             campaign_id: number;
             /**
-             * @description On the answer of a delete it ends with [DELETED AT <timestamp>]
+             * @description On the answer of a delete it ends with [DELETED AT `<timestamp>`]
              * @example Visit three stores
              */
             name: string;
@@ -4452,7 +4452,7 @@ export interface components {
             /** @example 12 */
             id: number;
             /**
-             * @description On the answer of a delete it ends with [DELETED AT <timestamp>]
+             * @description On the answer of a delete it ends with [DELETED AT `<timestamp>`]
              * @example Free coffee
              */
             name: string;
@@ -4566,7 +4566,7 @@ export interface components {
             /** @example 3 */
             line_item_id: number;
             /**
-             * @description On the answer of a delete it ends with [DELETED AT <timestamp>]
+             * @description On the answer of a delete it ends with [DELETED AT `<timestamp>`]
              * @example Gold
              */
             name: string;
@@ -4666,31 +4666,44 @@ export interface components {
              * @enum {string}
              */
             status: "ok";
-            /** @description The removed group; its name ends with [DELETED AT <timestamp>] */
+            /** @description The removed group; its name ends with [DELETED AT `<timestamp>`] */
             creative_group: components["schemas"]["CreativeGroupView"];
         };
-        IssueAudienceCsvInput: {
+        /** @description Triggered delivery: a notification each time a targeted customer completes behavior_id. No scheduled_delivery_date. */
+        TriggeredDeliveryInput: {
             /**
-             * @description triggered: a notification each time a targeted customer completes behavior_id; scheduled: one audience job at scheduled_delivery_date
-             * @example triggered
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            delivery_method: "triggered" | "scheduled";
+            delivery_method: "triggered";
             /**
-             * @description Required for scheduled delivery, in the future; not allowed for triggered. ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
-             * @example 2030-03-02T09:00:00Z
+             * @description A behavior of the creative's campaign
+             * @example 12
              */
-            scheduled_delivery_date?: string;
+            behavior_id: number;
             /**
              * @description GUID-style template id (1-100 characters)
              * @example 3f2504e0-4f89-11d3-9a0c-0305e82c3301
              */
             template_id?: string;
+        };
+        /** @description Scheduled delivery: one audience job at scheduled_delivery_date. No behavior_id. */
+        ScheduledDeliveryInput: {
             /**
-             * @description Required for triggered delivery: a behavior of the same campaign; not allowed for scheduled
-             * @example 12
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
              */
-            behavior_id?: number;
+            delivery_method: "scheduled";
+            /**
+             * @description In the future. ISO 8601 (2026-03-01T00:00:00Z, 2026-03-01T02:00:00.000+02:00) or 2026-03-01 02:00:00 +0200; no offset means UTC
+             * @example 2030-03-02T09:00:00Z
+             */
+            scheduled_delivery_date: string;
+            /**
+             * @description GUID-style template id (1-100 characters)
+             * @example 3f2504e0-4f89-11d3-9a0c-0305e82c3301
+             */
+            template_id?: string;
         };
         CreateCreativeInput: {
             /** @example You earned the explorer badge! */
@@ -4734,7 +4747,8 @@ export interface components {
              * @example 1
              */
             application_id: number;
-            issue_audience_csv: components["schemas"]["IssueAudienceCsvInput"];
+            /** @description How the creative is delivered: triggered (with behavior_id) or scheduled (with scheduled_delivery_date) */
+            issue_audience_csv: components["schemas"]["TriggeredDeliveryInput"] | components["schemas"]["ScheduledDeliveryInput"];
         };
         CreateCreativeBody: {
             creative: components["schemas"]["CreateCreativeInput"];
@@ -4806,7 +4820,7 @@ export interface components {
             /** @example 5 */
             creative_group_id: number;
             /**
-             * @description On the answer of a delete it ends with [DELETED AT <timestamp>]
+             * @description On the answer of a delete it ends with [DELETED AT `<timestamp>`]
              * @example Explorer push
              */
             name: string;
@@ -4910,8 +4924,8 @@ export interface components {
             creative_type?: "issue-audience-csv" | "issue-audience-csv-no-msg" | "issue-bulk-offer" | "audience-export-vendor1" | "audience-export-vendor2" | "audience-export-vendor3" | "audience-export-vendor4" | "messaging-platform-external" | "messaging-platform-email" | "messaging-platform-push";
             /** @example 1 */
             application_id?: number;
-            /** @description When sent, replaces the stored delivery settings as a whole */
-            issue_audience_csv?: components["schemas"]["IssueAudienceCsvInput"];
+            /** @description When sent, replaces the stored delivery settings as a whole: triggered (with behavior_id) or scheduled (with scheduled_delivery_date) */
+            issue_audience_csv?: components["schemas"]["TriggeredDeliveryInput"] | components["schemas"]["ScheduledDeliveryInput"];
         };
         UpdateCreativeBody: {
             /** @description Partial: only the members sent change */
@@ -5168,14 +5182,14 @@ export interface components {
              */
             domain: "complete_campaign";
             /**
-             * @description The domain action's arguments, checked against its schema (a wrong member: 400 validation under args.<member>); complete_campaign takes none
+             * @description The domain action's arguments, checked against its schema (a wrong member: 400 validation under args.`<member>`); complete_campaign takes none
              * @example {}
              */
             args?: {
                 [key: string]: unknown;
             };
             /**
-             * @description Idempotency key, unique per api key and shared with V1 events: a repeat under the same api key answers 409 duplicate_transaction ("transaction_id <id> has already been processed") and stores nothing. A perform that failed stored nothing, so its transaction_id can be used again.
+             * @description Idempotency key, unique per api key and shared with V1 events: a repeat under the same api key answers 409 duplicate_transaction ("transaction_id `<id>` has already been processed") and stores nothing. A perform that failed stored nothing, so its transaction_id can be used again.
              * @example 0b6d1f3c-8e55-4a57-a2a5-5d1f0a9c1e77
              */
             transaction_id?: string;
@@ -6108,6 +6122,8 @@ export interface operations {
     V1Events_retrieve: {
         parameters: {
             query?: {
+                /** @description Multi-org only: the same ids as division_ids, in the seed's form: repeated with brackets (division_ids[]=1&division_ids[]=2). Sent with division_ids, the ids of both count. */
+                "division_ids[]"?: number[];
                 /** @description Multi-org only: division ids, comma-separated (division_ids=1,2) or repeated with brackets (division_ids[]=1&division_ids[]=2). Limits the behaviors to campaigns of those divisions; every id must be a division of the organization (else 400 validation). Ignored when multi-org is off; absent, every live campaign. */
                 division_ids?: number[];
             };
@@ -6306,6 +6322,8 @@ export interface operations {
     V1Events_retrieveExternal: {
         parameters: {
             query?: {
+                /** @description Multi-org only: the same ids as division_ids, in the seed's form: repeated with brackets (division_ids[]=1&division_ids[]=2). Sent with division_ids, the ids of both count. */
+                "division_ids[]"?: number[];
                 /** @description Multi-org only: division ids, comma-separated (division_ids=1,2) or repeated with brackets (division_ids[]=1&division_ids[]=2). Limits the behaviors to campaigns of those divisions; every id must be a division of the organization (else 400 validation). Ignored when multi-org is off; absent, every live campaign. */
                 division_ids?: number[];
             };
@@ -12625,10 +12643,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The CSV file, as an attachment named audience-job-<job_id>.csv */
+            /** @description The CSV file, as an attachment named audience-job-`<job_id>`.csv */
             200: {
                 headers: {
-                    /** @description attachment; filename="audience-job-<job_id>.csv" */
+                    /** @description attachment; filename="audience-job-`<job_id>`.csv" */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };

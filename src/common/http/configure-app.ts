@@ -5,10 +5,30 @@ import type { AppConfig } from '../../config/config.js';
 import { LOGGER, Logger } from '../logging/logger.js';
 import { completeDocument } from './openapi-document.js';
 import { mountQueueDashboard } from './queue-dashboard.js';
+import { QueueName } from '../../queues/queue-names.js';
 import { requestContext } from './request-id.middleware.js';
 import { LoadShedding } from '../auth/load-shedding.js';
 import { MetricsService } from '../../modules/metrics/metrics.service.js';
 import { ExtensionRegistry } from '../../modules/extensions/extension-registry.js';
+
+/**
+ * The document's description, rendered as Markdown by Swagger UI: a placeholder such as <token> is written in a code
+ * span, where it shows as written (elsewhere the page takes it for an HTML tag and drops it). The queues are the
+ * dashboard's own list.
+ */
+const DESCRIPTION =
+  'Customer events evaluated in real time against live loyalty campaigns. Every /priv route takes the api key in ' +
+  'the path and HTTP Basic credentials api_key:api_secret. Errors share one envelope: ' +
+  '`{"status":"error","errors":{"code","message","details"}}`; each error response shows an example of every code it lists.\n\n' +
+  `Queue dashboard: [/admin/queues](/admin/queues) (a web page, not part of this API): the ${queueList()} queues, their ` +
+  'jobs by state, retry and clean. Log in with ADMIN_TOKEN: the browser asks for a user and password: any user name ' +
+  '(admin, say) and the token as the password (or send `Authorization: Bearer <token>`).';
+
+/** "events, webhooks, audience-jobs and simulations": the queues the dashboard shows. */
+function queueList(): string {
+  const names = Object.values(QueueName);
+  return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
 
 /** Everything main.ts and the e2e tests must set up the same way on the HTTP application. */
 export function configureApp(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
@@ -32,26 +52,20 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): Op
   app.enableShutdownHooks(undefined, { useProcessExit: true });
 
   const extensions = app.get(ExtensionRegistry);
-  const document = completeDocument(SwaggerModule.createDocument(
+  const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('Campaign engine')
-      .setDescription(
-        'Customer events evaluated in real time against live loyalty campaigns. Every /priv route takes the api key in ' +
-          'the path and HTTP Basic credentials api_key:api_secret. Errors share one envelope: ' +
-          '{"status":"error","errors":{"code","message","details"}}.\n\n' +
-          'Queue dashboard: [/admin/queues](/admin/queues) (a web page, not part of this API): the event, webhook and ' +
-          'audience queues, their jobs by state, retry and clean. Log in with ADMIN_TOKEN: the browser asks for a user ' +
-          'and password: any user name (admin, say) and the token as the password (or send Authorization: Bearer <token>).',
-      )
+      .setDescription(DESCRIPTION)
       .setVersion('1')
       .addBasicAuth({ type: 'http', scheme: 'basic', description: 'username = api_key, password = api_secret' }, 'api_key')
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque token', description: 'ADMIN_TOKEN' }, 'admin')
       .build(),
     // Operation ids name the generated clients' methods: CustomersController.create is Customers_create.
     { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`, extraModels: extensions.models() },
-  ));
-  extensions.publish(document);
+  );
+  // The extensions first: the examples of perform's not_available name the domain actions they add.
+  completeDocument(extensions.publish(document));
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
   return document;
 }

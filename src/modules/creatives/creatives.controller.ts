@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeyAuth } from '../../common/auth/api-key-auth.decorator.js';
 import { ApiErrors } from '../../common/http/api-errors.decorator.js';
 import { CurrentTenant } from '../../common/http/current-tenant.decorator.js';
@@ -11,6 +11,8 @@ import {
   CREATE_CREATIVE_EXAMPLES,
   CreateCreativeBody,
   CreativeListResponse,
+  ScheduledDeliveryInput,
+  TriggeredDeliveryInput,
   UPDATE_CREATIVE_EXAMPLES,
   UpdateCreativeBody,
 } from './dto/creative.dto.js';
@@ -29,6 +31,7 @@ const WRITE_PROBLEMS =
   'behavior_id with scheduled and scheduled_delivery_date with triggered delivery.';
 
 @ApiTags('management: creatives')
+@ApiExtraModels(TriggeredDeliveryInput, ScheduledDeliveryInput)
 @ApiKeyAuth()
 @Controller('priv/v1/apps/:api_key/management')
 export class CreativesController {

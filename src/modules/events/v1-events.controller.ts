@@ -9,7 +9,7 @@ import { IdPipe } from '../../common/http/id.pipe.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { BehaviorChange, GoalProgressView, GroupProgressView, RetrievalBehaviorView, V1BehaviorView } from './dto/behavior-progress.dto.js';
 import { ApiIdParam, ApiExternalIdParam, ApiPermalinkParam, ApiUserIdParam } from '../../common/http/api-params.js';
-import { DIVISION_IDS_QUERY, RetrievalQuery, RetrievalResponse } from './dto/retrieval.dto.js';
+import { DIVISION_IDS_BRACKETS_QUERY, DIVISION_IDS_QUERY, RetrievalQuery, RetrievalResponse } from './dto/retrieval.dto.js';
 import { V1AsyncResponse, V1EventResponse, V1QualificationResponse } from './dto/v1-answer.dto.js';
 import { V1EventBody, V1EventQuery } from './dto/v1-event.dto.js';
 import type { CustomerKey } from '../evaluation/evaluation.repository.js';
@@ -176,6 +176,7 @@ export class V1EventsController {
   @ApiOperation({ summary: "A customer's available points and progress in every live campaign's behaviors", description: RETRIEVE })
   @ApiUserIdParam()
   @ApiQuery(DIVISION_IDS_QUERY)
+  @ApiQuery(DIVISION_IDS_BRACKETS_QUERY)
   @ApiOkResponse({ type: RetrievalResponse })
   @ApiErrors('validation', 'not_found')
   retrieve(@CurrentTenant() t: Tenant, @Param('user_id') userId: string, @Query() q: RetrievalQuery): Promise<RetrievalResponse> {
@@ -186,6 +187,7 @@ export class V1EventsController {
   @ApiOperation({ summary: "A customer's (named by external_id) available points and progress in every live campaign's behaviors", description: RETRIEVE })
   @ApiExternalIdParam()
   @ApiQuery(DIVISION_IDS_QUERY)
+  @ApiQuery(DIVISION_IDS_BRACKETS_QUERY)
   @ApiOkResponse({ type: RetrievalResponse })
   @ApiErrors('validation', 'not_found')
   retrieveExternal(@CurrentTenant() t: Tenant, @Param('external_id') externalId: string, @Query() q: RetrievalQuery): Promise<RetrievalResponse> {

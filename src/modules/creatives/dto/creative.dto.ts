@@ -1,4 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { ApiSchemaOf } from '../../../common/http/api-schema.js';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsObject, IsString, IsUrl, Length, Max, Min } from 'class-validator';
 import type { Status } from '../../../engine/index.js';
@@ -19,37 +20,65 @@ import { RequiredObject } from '../../../common/validation/wrappers.js';
 const MAX_ID = 2_147_483_647;
 const PAYLOAD_EXAMPLE = { screen: 'rewards', badge: 'explorer' };
 
+const DELIVERY_DATE_EXAMPLE = '2030-03-02T09:00:00Z';
+const TEMPLATE_ID = { example: '3f2504e0-4f89-11d3-9a0c-0305e82c3301', minLength: 1, maxLength: 100, description: 'GUID-style template id (1-100 characters)' };
+const BEHAVIOR_ID = { example: 12, type: 'integer', minimum: 1, maximum: MAX_ID, description: "A behavior of the creative's campaign" } as const;
+
+/**
+ * The delivery settings as validated: one class for both methods, whose rules across members (a date only for
+ * scheduled, a behavior only for triggered) CreativesService checks. The document shows the two forms instead
+ * (TriggeredDeliveryInput, ScheduledDeliveryInput), so that a body built from it is one the service accepts.
+ */
 export class IssueAudienceCsvInput {
-  @ApiProperty({
-    enum: DELIVERY_METHODS,
-    example: 'triggered',
-    description: 'triggered: a notification each time a targeted customer completes behavior_id; scheduled: one audience job at scheduled_delivery_date',
-  })
   @Required()
   @IsIn(DELIVERY_METHODS)
   delivery_method: DeliveryMethod;
 
-  @ApiPropertyOptional({
-    example: '2030-03-02T09:00:00Z',
-    description: `Required for scheduled delivery, in the future; not allowed for triggered. ${DATETIME_FORMS}`,
-  })
   @Optional()
   @IsDatetime()
   scheduled_delivery_date?: string;
 
-  @ApiPropertyOptional({ example: '3f2504e0-4f89-11d3-9a0c-0305e82c3301', description: 'GUID-style template id (1-100 characters)' })
   @Optional()
   @IsString()
   @Length(1, 100)
   template_id?: string;
 
-  @ApiPropertyOptional({ example: 12, type: 'integer', description: 'Required for triggered delivery: a behavior of the same campaign; not allowed for scheduled' })
   @Optional()
   @IsInt()
   @Min(1)
   @Max(MAX_ID)
   behavior_id?: number;
 }
+
+/** Triggered delivery, as the document shows it: a behavior, no date. Documentation only (IssueAudienceCsvInput validates). */
+@ApiSchemaOf('Triggered delivery: a notification each time a targeted customer completes behavior_id. No scheduled_delivery_date.', false)
+export class TriggeredDeliveryInput {
+  @ApiProperty({ enum: ['triggered'], example: 'triggered' }) delivery_method: 'triggered';
+  @ApiProperty(BEHAVIOR_ID) behavior_id: number;
+  @ApiPropertyOptional(TEMPLATE_ID) template_id?: string;
+}
+
+/** Scheduled delivery, as the document shows it: a date, no behavior. Documentation only (IssueAudienceCsvInput validates). */
+@ApiSchemaOf('Scheduled delivery: one audience job at scheduled_delivery_date. No behavior_id.', false)
+export class ScheduledDeliveryInput {
+  @ApiProperty({ enum: ['scheduled'], example: 'scheduled' }) delivery_method: 'scheduled';
+  @ApiProperty({ example: DELIVERY_DATE_EXAMPLE, description: `In the future. ${DATETIME_FORMS}` }) scheduled_delivery_date: string;
+  @ApiPropertyOptional(TEMPLATE_ID) template_id?: string;
+}
+
+/**
+ * The schema of issue_audience_csv: one of the two forms, told apart by delivery_method. `type: Object` keeps Nest from
+ * adding the member's class (IssueAudienceCsvInput, an `allOf` every body would have to fit as well) beside the forms;
+ * Nest leaves the type out where oneOf is given.
+ */
+const DELIVERY_FORMS = {
+  type: Object,
+  oneOf: [{ $ref: getSchemaPath(TriggeredDeliveryInput) }, { $ref: getSchemaPath(ScheduledDeliveryInput) }],
+  discriminator: {
+    propertyName: 'delivery_method',
+    mapping: { triggered: getSchemaPath(TriggeredDeliveryInput), scheduled: getSchemaPath(ScheduledDeliveryInput) },
+  },
+};
 
 /** Members optional on create and update. */
 class CreativeContent {
@@ -101,7 +130,10 @@ export class CreateCreativeInput extends CreativeContent {
   @Max(MAX_ID)
   application_id: number;
 
-  @RequiredObject(IssueAudienceCsvInput)
+  @ApiProperty({ ...DELIVERY_FORMS, description: 'How the creative is delivered: triggered (with behavior_id) or scheduled (with scheduled_delivery_date)' })
+  @Required()
+  @NestedObject()
+  @Type(() => IssueAudienceCsvInput)
   issue_audience_csv: IssueAudienceCsvInput;
 }
 
@@ -129,7 +161,7 @@ export class UpdateCreativeInput extends CreativeContent {
   @Max(MAX_ID)
   application_id?: number;
 
-  @ApiPropertyOptional({ type: IssueAudienceCsvInput, description: 'When sent, replaces the stored delivery settings as a whole' })
+  @ApiPropertyOptional({ ...DELIVERY_FORMS, description: 'When sent, replaces the stored delivery settings as a whole: triggered (with behavior_id) or scheduled (with scheduled_delivery_date)' })
   @Optional()
   @NestedObject()
   @Type(() => IssueAudienceCsvInput)
@@ -218,7 +250,7 @@ export const CREATE_CREATIVE_EXAMPLES = {
         application_id: 1,
         issue_audience_csv: {
           delivery_method: 'scheduled',
-          scheduled_delivery_date: '2030-03-02T09:00:00Z',
+          scheduled_delivery_date: DELIVERY_DATE_EXAMPLE,
           template_id: '3f2504e0-4f89-11d3-9a0c-0305e82c3301',
         },
       },
@@ -230,6 +262,6 @@ export const UPDATE_CREATIVE_EXAMPLES = {
   partial: { summary: 'Pause it and change its message', value: { creative: { status: 'paused', message: 'Come back for the explorer badge' } } },
   scheduled: {
     summary: 'Deliver it once, at a date, instead',
-    value: { creative: { issue_audience_csv: { delivery_method: 'scheduled', scheduled_delivery_date: '2030-03-02T09:00:00Z' } } },
+    value: { creative: { issue_audience_csv: { delivery_method: 'scheduled', scheduled_delivery_date: DELIVERY_DATE_EXAMPLE } } },
   },
 };

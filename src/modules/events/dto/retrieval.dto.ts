@@ -21,6 +21,22 @@ export const DIVISION_IDS_QUERY = {
     'Ignored when multi-org is off; absent, every live campaign.',
 } as const;
 
+/**
+ * The bracket form of division_ids (`division_ids[]=1&division_ids[]=2`, the seed's), as its own parameter: OpenAPI
+ * cannot say that one parameter takes two spellings, and a client generated from the document, or Swagger UI's "Try
+ * it out", sends only the spellings it names. The query parser reads both into the same list.
+ */
+export const DIVISION_IDS_BRACKETS_QUERY = {
+  name: 'division_ids[]',
+  required: false,
+  schema: { type: 'array', items: { type: 'integer' } },
+  style: 'form',
+  explode: true,
+  description:
+    "Multi-org only: the same ids as division_ids, in the seed's form: repeated with brackets (division_ids[]=1&division_ids[]=2). " +
+    'Sent with division_ids, the ids of both count.',
+} as const;
+
 /** A customer's available points and progress in every live campaign's behaviors. */
 export class RetrievalResponse {
   @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
