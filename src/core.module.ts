@@ -5,7 +5,11 @@ import { DatabaseModule } from './database/database.module.js';
 import { ExtensionsModule } from './modules/extensions/extensions.module.js';
 import { QueuesModule } from './queues/queues.module.js';
 import { RedisModule } from './redis/redis.module.js';
+import { TracingShutdown } from './tracing/tracing-shutdown.js';
 
-/** What both processes share: configuration, the clock, PostgreSQL, Redis, the queues and the extensions. */
-@Module({ imports: [ConfigModule, ClockModule, DatabaseModule, RedisModule, QueuesModule, ExtensionsModule] })
+/**
+ * What both processes share: configuration, the clock, PostgreSQL, Redis, the queues and the extensions; and, when
+ * tracing runs, the export of its last spans at shutdown.
+ */
+@Module({ imports: [ConfigModule, ClockModule, DatabaseModule, RedisModule, QueuesModule, ExtensionsModule], providers: [TracingShutdown] })
 export class CoreModule {}

@@ -49,33 +49,42 @@ export function packJobs(events: QueuedEvent[]): OrganizationJob[] {
  * Queues stored events in jobs of whole customers (packJobs). `counted`: the jobs are new work of their organizations
  * and count in their backlogs (OrganizationBacklog: fair turns between organizations); a sweep queues again what
  * may already be queued, at its organization's current place, uncounted. Job ids derive from the first
- * event id and `origin`, so the same job queued twice while it is waiting is one job.
+ * event id and `origin`, so the same job queued twice while it is waiting is one job. `requestId`: the request that
+ * sent the events, carried in the jobs for the worker's traces.
  */
-export async function enqueueEvents(queue: Queue, events: QueuedEvent[], name: string, origin: string, counted = true): Promise<void> {
-  await queueJobs(queue, packJobs(events), name, origin, counted);
+export async function enqueueEvents(queue: Queue, events: QueuedEvent[], name: string, origin: string, counted = true, requestId?: string): Promise<void> {
+  await queueJobs(queue, packJobs(events), name, origin, counted, requestId);
 }
 
 /**
  * What a job of the events queue carries: its events' ids, their occurred_at (the log's partition key) in the same
- * order, its organization, and whether it counts in the organization's backlog (the worker counts it out when it
- * ends). Jobs queued before `occurredAt` existed carry ids alone (the worker looks their times up); before
- * `organizationId` existed, no organization (queued without priority: BullMQ takes those first).
+ * order, its organization, whether it counts in the organization's backlog (the worker counts it out when it
+ * ends), and the id of the request that sent its events (none for a sweep's). Jobs queued before `occurredAt`
+ * existed carry ids alone (the worker looks their times up); before `organizationId` existed, no organization
+ * (queued without priority: BullMQ takes those first).
  */
 export interface EvaluateJobData {
   eventIds: string[];
   occurredAt?: string[];
   organizationId?: number;
   inBacklog?: boolean;
+  requestId?: string;
 }
 
 /** Queues one job per list of events, as given (no packing); job ids derive from each list's first id and `origin`. */
-export async function queueJobs(queue: Queue, jobs: OrganizationJob[], name: string, origin: string, counted: boolean): Promise<void> {
+export async function queueJobs(queue: Queue, jobs: OrganizationJob[], name: string, origin: string, counted: boolean, requestId?: string): Promise<void> {
   const backlog = new OrganizationBacklog(queue);
   const priorities = await placesOf(backlog, jobs, counted);
   const added = queue.addBulk(
     jobs.map(({ organizationId, keys }, i) => ({
       name,
-      data: { eventIds: keys.map((k) => k.id), occurredAt: keys.map((k) => k.occurredAt), organizationId, inBacklog: counted && organizationId !== undefined },
+      data: {
+        eventIds: keys.map((k) => k.id),
+        occurredAt: keys.map((k) => k.occurredAt),
+        organizationId,
+        inBacklog: counted && organizationId !== undefined,
+        requestId,
+      } satisfies EvaluateJobData,
       opts: { ...JOB_OPTIONS, jobId: `${origin}-${keys[0].id}`, priority: priorities[i] },
     })),
   );

@@ -11,6 +11,7 @@ import { queueJobs, type EvaluateJobData } from './enqueue.js';
 import type { EventKey } from '../evaluation/event-keys.js';
 import { EVALUATION_FAILED } from '../evaluation/event-outcome.js';
 import { StoredEventsEvaluation } from '../evaluation/stored-events.evaluation.js';
+import { markActiveSpan, ORGANIZATION_ATTRIBUTE, REQUEST_ID_ATTRIBUTE } from '../../tracing.js';
 
 /** The worker side of the events queue: each job names stored events to evaluate (one JSON log line per job). */
 @Processor(QueueName.Events)
@@ -33,6 +34,8 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
   }
 
   async process(job: Job<EvaluateJobData>): Promise<void> {
+    // With tracing on, the job's span (BullMQ's, in the trace of the request that queued it) names both.
+    markActiveSpan({ [REQUEST_ID_ATTRIBUTE]: job.data.requestId, [ORGANIZATION_ATTRIBUTE]: job.data.organizationId });
     let ended = true;
     try {
       await this.evaluate(job);
@@ -64,7 +67,7 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
       const customers = keys.length ? await this.evaluation.pendingByCustomer(keys).catch(() => []) : [];
       if (customers.length > 1) {
         const { organizationId } = job.data;
-        await queueJobs(this.eventsQueue, customers.map((keys) => ({ organizationId, keys })), job.name, `split-${job.id}`, true);
+        await queueJobs(this.eventsQueue, customers.map((keys) => ({ organizationId, keys })), job.name, `split-${job.id}`, true, job.data.requestId);
         this.logger.warn({ job_id: job.id, job: job.name, customers: customers.length, err: (error as Error).message }, 'job failed; split into one job per customer');
         return;
       }

@@ -131,7 +131,7 @@ export class V1EventsUseCase {
       return this.repository.storePending(uow, newEventRows(rows));
     });
     this.counters.add({ accepted: stored.length });
-    await enqueueEvents(this.queue, stored.map((key) => ({ ...key, customerId: 'request', organizationId: org })), EventsJob.Evaluate, 'v1').catch((error: Error) =>
+    await enqueueEvents(this.queue, stored.map((key) => ({ ...key, customerId: 'request', organizationId: org })), EventsJob.Evaluate, 'v1', true, req.requestId).catch((error: Error) =>
       this.logger.warn({ req_id: req.requestId, err: error.message, event_ids: stored.map((k) => k.id) }, 'events stored but not queued; the sweeper will queue them'),
     );
     return { status: 'ok' };

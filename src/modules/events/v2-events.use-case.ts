@@ -57,7 +57,7 @@ export class V2EventsUseCase {
     );
     this.counters.add({ accepted: stored.length, duplicates: events.length - stored.length });
     if (stored.length) {
-      await enqueueEvents(this.queue, stored, EventsJob.Evaluate, 'v2').catch((error: Error) =>
+      await enqueueEvents(this.queue, stored, EventsJob.Evaluate, 'v2', true, requestId).catch((error: Error) =>
         this.logger.warn({ req_id: requestId, err: error.message, events: stored.length }, 'events stored but not queued; the sweeper will queue them'),
       );
     }

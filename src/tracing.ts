@@ -1,0 +1,68 @@
+import type { Attributes } from '@opentelemetry/api';
+import type { Telemetry } from 'bullmq';
+
+/** The span attribute naming the request: its x-request-id (the logs' req_id), on the HTTP span and the job's. */
+export const REQUEST_ID_ATTRIBUTE = 'request.id';
+/** The span attribute naming the organization the request or job works for (the logs' organization_id). */
+export const ORGANIZATION_ATTRIBUTE = 'organization.id';
+
+/** What a started SDK offers the rest of the process (src/tracing/sdk.ts). */
+export interface RunningTracing {
+  /** BullMQ's telemetry: a job carries the trace context from the queue's add to the worker's processing. */
+  queueTelemetry: Telemetry;
+  /** Sets attributes on the span active at the call (an HTTP request's, a job's), if any. */
+  markActiveSpan(attributes: Attributes): void;
+  /** Exports the spans still buffered and stops the SDK. */
+  stop(): Promise<void>;
+}
+
+let running: RunningTracing | null = null;
+
+/**
+ * Whether traces are asked for, from the standard OpenTelemetry variables alone: an exporter named in
+ * OTEL_TRACES_EXPORTER (other than none), or an OTLP endpoint in OTEL_EXPORTER_OTLP_ENDPOINT or
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; never when OTEL_SDK_DISABLED is true.
+ */
+export function tracingConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '');
+  if (exporters.includes('none')) return false;
+  if (exporters.length > 0) return true;
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+}
+
+/**
+ * Starts tracing when it is configured (tracingConfigured), before the process loads anything it traces: the entry
+ * points call this first and only then import the rest (src/main.ts, src/worker.ts). Without the variables nothing
+ * of the SDK is loaded and nothing is patched. `serviceName` is the default of OTEL_SERVICE_NAME.
+ */
+export async function startTracing(serviceName: string): Promise<void> {
+  if (running || !tracingConfigured()) return;
+  const { startSdk } = await import('./tracing/sdk.js');
+  running = startSdk(serviceName);
+}
+
+/** Whether this process started the SDK (the queues then carry the trace context in their jobs). */
+export function tracingStarted(): boolean {
+  return running !== null;
+}
+
+/** BullMQ's telemetry for the queues and workers when tracing runs (undefined otherwise: BullMQ traces nothing). */
+export function queueTelemetry(): Telemetry | undefined {
+  return running?.queueTelemetry;
+}
+
+/** Sets attributes on the active span when tracing runs; nothing otherwise. */
+export function markActiveSpan(attributes: Attributes): void {
+  running?.markActiveSpan(attributes);
+}
+
+/** Exports what is buffered and stops the SDK (at shutdown); nothing when tracing is off. */
+export async function stopTracing(): Promise<void> {
+  const stopping = running;
+  running = null;
+  await stopping?.stop();
+}
