@@ -45,11 +45,6 @@ export async function startTracing(serviceName: string): Promise<void> {
   running = startSdk(serviceName);
 }
 
-/** Whether this process started the SDK (the queues then carry the trace context in their jobs). */
-export function tracingStarted(): boolean {
-  return running !== null;
-}
-
 /** BullMQ's telemetry for the queues and workers when tracing runs (undefined otherwise: BullMQ traces nothing). */
 export function queueTelemetry(): Telemetry | undefined {
   return running?.queueTelemetry;
