@@ -22,7 +22,7 @@ describe('load shedding by organization', () => {
 
   const saturate = (utilization: number) => jest.spyOn(app.get(EventLoopLoad), 'utilization').mockReturnValue(utilization);
   /** A request of the organization in progress until the test ends. */
-  const inProgress = async (tenant: TestTenant) => held.push(await turns.take(tenant.organizationId)!);
+  const inProgress = async (tenant: TestTenant) => held.push((await turns.take(tenant.organizationId)!).end);
   // A key's first request is verified by hashing its secret, not from the cache: it is not counted.
   const requests = async (tenant: TestTenant, n: number) => {
     for (let i = 0; i < n; i += 1) await api(app, tenant).get('/management/campaigns').expect(200);
@@ -77,7 +77,7 @@ describe('load shedding by organization', () => {
       const [c, d] = [await createTenant(off), await createTenant(off)];
       for (const [tenant, n] of [[c, 4], [d, 2]] as const) for (let i = 0; i < n; i += 1) await api(off, tenant).get('/management/campaigns').expect(200);
       const offTurns = off.get(OrganizationTurns);
-      held.push(await offTurns.take(c.organizationId)!, await offTurns.take(d.organizationId)!);
+      held.push((await offTurns.take(c.organizationId)!).end, (await offTurns.take(d.organizationId)!).end);
       jest.spyOn(off.get(EventLoopLoad), 'utilization').mockReturnValue(1);
       await api(off, c).get('/management/campaigns').expect(200);
     } finally {

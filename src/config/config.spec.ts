@@ -253,10 +253,12 @@ describe('redactUrl', () => {
     expect(url.pathname).toBe('/ce');
   });
 
-  it('serves 4 requests of one organization at once per API process, with 100 more waiting, unless told otherwise', () => {
-    expect(loadConfig({})).toMatchObject({ organizationRequestsAtOnce: 4, organizationRequestsWaiting: 100 });
-    expect(loadConfig({ ORGANIZATION_REQUESTS_AT_ONCE: '16', ORGANIZATION_REQUESTS_WAITING: '0' })).toMatchObject({ organizationRequestsAtOnce: 16, organizationRequestsWaiting: 0 });
-    expect(configError({ ORGANIZATION_REQUESTS_AT_ONCE: '0' }).message).toContain('ORGANIZATION_REQUESTS_AT_ONCE');
+  it('serves as many requests at once per API process as its database pool has connections, with 64 MiB of an organization’s waiting, unless told otherwise', () => {
+    expect(loadConfig({})).toMatchObject({ apiRequestsAtOnce: 20, organizationBytesWaiting: 64 * 1024 * 1024 });
+    expect(loadConfig({ DATABASE_POOL_SIZE: '8' }).apiRequestsAtOnce).toBe(8);
+    expect(loadConfig({ API_REQUESTS_AT_ONCE: '16', ORGANIZATION_BYTES_WAITING: '1048576' })).toMatchObject({ apiRequestsAtOnce: 16, organizationBytesWaiting: 1048576 });
+    expect(configError({ API_REQUESTS_AT_ONCE: '0' }).message).toContain('API_REQUESTS_AT_ONCE');
+    expect(configError({ ORGANIZATION_BYTES_WAITING: '10' }).message).toContain('ORGANIZATION_BYTES_WAITING');
     expect(loadConfig({}).shedLoadAtLoopPercent).toBe(90);
     expect(loadConfig({ SHED_LOAD_AT_LOOP_PERCENT: '0' }).shedLoadAtLoopPercent).toBe(0);
     expect(configError({ SHED_LOAD_AT_LOOP_PERCENT: '101' }).message).toContain('SHED_LOAD_AT_LOOP_PERCENT');

@@ -15,10 +15,10 @@ export interface AppConfig {
   authFailuresPerMinute: number;
   /** Secrets one API process hashes at once (scrypt); past it, authentication answers 429 without hashing. */
   authVerificationsAtOnce: number;
-  /** Requests of one organization an API process serves at once; the next ones wait in the organization's line. */
-  organizationRequestsAtOnce: number;
-  /** Requests of one organization that may wait in its line (per API process); past it, 429. */
-  organizationRequestsWaiting: number;
+  /** Requests an API process serves at once (the database pool's size by default); the next wait in their organization's line. */
+  apiRequestsAtOnce: number;
+  /** Bytes (bodies, and 1 KiB a request) one organization's requests may hold while they wait for a turn, per API process; past it, 429. */
+  organizationBytesWaiting: number;
   /** Event-loop utilization (percent of the last second) past which an API process sheds the organization asking the most; 0: never. */
   shedLoadAtLoopPercent: number;
   /** Express `trust proxy` hops: 0 takes the TCP peer as the source address; n the n-th address from the right of X-Forwarded-For. */
@@ -152,9 +152,10 @@ function limitsOf(env: Env): Limits {
 
 export function loadConfig(env: Env): AppConfig {
   const redisCluster = boolean(env, 'REDIS_CLUSTER', false);
+  const databasePoolSize = integer(env, 'DATABASE_POOL_SIZE', 20, 1, 1000);
   return {
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/campaign_engine', ['postgres:', 'postgresql:']),
-    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 20, 1, 1000),
+    databasePoolSize,
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     redisCluster,
     port: integer(env, 'PORT', 3000, 0, 65535),
@@ -163,8 +164,8 @@ export function loadConfig(env: Env): AppConfig {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1, 10_000_000),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 20, 1, 10_000_000),
     authVerificationsAtOnce: integer(env, 'AUTH_VERIFICATIONS_AT_ONCE', 2, 1, 64),
-    organizationRequestsAtOnce: integer(env, 'ORGANIZATION_REQUESTS_AT_ONCE', 4, 1, 1000),
-    organizationRequestsWaiting: integer(env, 'ORGANIZATION_REQUESTS_WAITING', 100, 0, 100_000),
+    apiRequestsAtOnce: integer(env, 'API_REQUESTS_AT_ONCE', databasePoolSize, 1, 10_000),
+    organizationBytesWaiting: integer(env, 'ORGANIZATION_BYTES_WAITING', 64 * 1024 * 1024, 1024, 2 ** 40),
     shedLoadAtLoopPercent: integer(env, 'SHED_LOAD_AT_LOOP_PERCENT', 90, 0, 100),
     trustProxy: integer(env, 'TRUST_PROXY', 0, 0, 16),
     bodyLimit: bodyLimit(env),

@@ -1,67 +1,123 @@
-import { OrganizationTurns } from './organization-turns.js';
+import { OrganizationTurns, REQUEST_OVERHEAD_BYTES, type Turn } from './organization-turns.js';
 
-const turns = (atOnce: number, waiting: number) => new OrganizationTurns({ organizationRequestsAtOnce: atOnce, organizationRequestsWaiting: waiting });
+const turns = (atOnce: number, bytesWaiting = 1024 * 1024) => new OrganizationTurns({ apiRequestsAtOnce: atOnce, organizationBytesWaiting: bytesWaiting });
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 
+/** Takes a turn and records when it starts, under `name`. */
+function taker(t: OrganizationTurns, started: string[]) {
+  return (organizationId: number, name: string, bytes = 0): Promise<Turn> => {
+    const taken = t.take(organizationId, bytes);
+    if (!taken) throw new Error(`${name} refused`);
+    return taken.then((turn) => {
+      started.push(name);
+      return turn;
+    });
+  };
+}
+
 describe('OrganizationTurns', () => {
-  it('serves an organization’s requests up to its share at once; the next wait, in order, and take the turns that end', async () => {
-    const t = turns(2, 10);
-    const first = await t.take(1)!;
-    await t.take(1)!;
+  it('gives an organization alone every slot of the process, and the next requests wait in order for the ones that end', async () => {
+    const t = turns(3);
     const started: string[] = [];
-    void t.take(1)!.then(() => started.push('third'));
-    void t.take(1)!.then(() => started.push('fourth'));
+    const take = taker(t, started);
+    const [first] = await Promise.all([take(1, 'a1'), take(1, 'a2'), take(1, 'a3')]);
+    void take(1, 'a4');
+    void take(1, 'a5');
     await settled();
-    expect(started).toEqual([]);
-    expect(t.load(1)).toEqual({ running: 2, waiting: 2 });
-    first();
+    expect(started).toEqual(['a1', 'a2', 'a3']);
+    expect(t.load(1)).toEqual({ running: 3, waiting: 2 });
+    first.end();
     await settled();
-    expect(started).toEqual(['third']);
-    expect(t.load(1)).toEqual({ running: 2, waiting: 1 });
+    expect(started).toEqual(['a1', 'a2', 'a3', 'a4']);
+    expect(t.load(1)).toEqual({ running: 3, waiting: 1 });
   });
 
-  it('never makes another organization wait for the first one’s line', async () => {
-    const t = turns(1, 10);
-    await t.take(1)!;
-    void t.take(1);
-    const other = t.take(2);
-    expect(other).not.toBeNull();
-    await expect(other).resolves.toEqual(expect.any(Function));
-    expect(t.load(2)).toEqual({ running: 1, waiting: 0 });
+  it('gives a freed slot to the organization with the fewest requests in service, however long the other’s line', async () => {
+    const t = turns(2);
+    const started: string[] = [];
+    const take = taker(t, started);
+    const held = await Promise.all([take(1, 'a1'), take(1, 'a2')]);
+    for (let i = 3; i <= 6; i += 1) void take(1, `a${i}`);
+    void take(2, 'b1');
+    void take(2, 'b2');
+    await settled();
+    held[0].end();
+    await settled();
+    expect(started.slice(2)).toEqual(['b1']); // B had none in service
+    held[1].end();
+    await settled();
+    expect(started.slice(2)).toEqual(['b1', 'a3']); // then one each: A's oldest is older than B's next
   });
 
-  it('answers null once the organization’s line is full', async () => {
-    const t = turns(1, 1);
-    await t.take(1)!;
-    expect(t.take(1)).not.toBeNull();
-    expect(t.take(1)).toBeNull();
+  it('refuses a request only when its organization’s waiting requests would hold more than the bound in bytes', async () => {
+    const t = turns(1, 3 * REQUEST_OVERHEAD_BYTES + 500);
+    const held = await t.take(1)!;
+    expect(t.take(1, 0)).not.toBeNull();
+    expect(t.take(1, 0)).not.toBeNull();
+    expect(t.take(1, 600)).toBeNull(); // 3 KiB + 600 bytes would wait
+    expect(t.take(1, 400)).not.toBeNull();
+    expect(t.take(2, 0)).not.toBeNull(); // another organization's line is its own
+    expect(t.load(1)).toEqual({ running: 1, waiting: 3 });
+    held.end();
   });
 
   it('ends a turn once however often it is ended, and forgets an organization with nothing left', async () => {
-    const t = turns(2, 10);
-    const end = await t.take(1)!;
-    await t.take(1)!;
+    const t = turns(2);
+    const end = (await t.take(1)!).end;
+    const other = await t.take(1)!;
     end();
     end();
     expect(t.load(1)).toEqual({ running: 1, waiting: 0 });
+    other.end();
+    expect(t.load(1)).toEqual({ running: 0, waiting: 0 });
+    expect(t.othersServed(2, 0)).toBe(false);
+  });
+
+  it('a paused turn gives its slot to the next waiter and, resumed, takes one again ahead of its organization’s line', async () => {
+    const t = turns(1);
+    const started: string[] = [];
+    const take = taker(t, started);
+    const hot = await take(1, 'hot');
+    const other1 = take(1, 'other1');
+    void take(1, 'other2');
+    await settled();
+    hot.pause(); // it waits for its customer's lane
+    await settled();
+    expect(started).toEqual(['hot', 'other1']);
+    expect(t.load(1)).toEqual({ running: 2, waiting: 1 }); // the paused one still counts as in progress
+    let resumed = false;
+    void hot.resume().then(() => (resumed = true));
+    await settled();
+    expect(resumed).toBe(false); // other1 holds the only slot
+    (await other1).end();
+    await settled();
+    expect([resumed, started]).toEqual([true, ['hot', 'other1']]); // ahead of other2
+    hot.end();
+    await settled();
+    expect(started).toEqual(['hot', 'other1', 'other2']);
+  });
+
+  it('a turn ended while it waits to resume leaves the line and lets its work go on', async () => {
+    const t = turns(1);
+    const hot = await t.take(1)!;
+    hot.pause();
+    const other = await t.take(1)!;
+    const resumed = hot.resume();
+    hot.end(); // its client went away
+    await expect(resumed).resolves.toBeUndefined();
+    expect(t.load(1)).toEqual({ running: 1, waiting: 0 });
+    other.end();
+    expect(t.load(1)).toEqual({ running: 0, waiting: 0 });
   });
 
   it('tells whether another organization has a request in progress or had one end lately', async () => {
-    const t = turns(2, 10);
+    const t = turns(2);
     expect(t.othersServed(1, 250)).toBe(false);
-    const end = await t.take(2)!;
+    const turn = await t.take(2)!;
     expect([t.othersServed(1, 250), t.othersServed(2, 250)]).toEqual([true, false]);
-    end();
+    turn.end();
     expect(t.othersServed(1, 250)).toBe(true);
     await new Promise((r) => setTimeout(r, 30));
     expect([t.othersServed(1, 250), t.othersServed(1, 10)]).toEqual([true, false]);
-  });
-
-  it('forgets a request’s end after a second', async () => {
-    const t = turns(2, 10);
-    (await t.take(2)!)();
-    await new Promise((r) => setTimeout(r, 1100));
-    (await t.take(3)!)(); // an end a second later forgets the older ones
-    expect([t.othersServed(1, 60_000), t.othersServed(3, 60_000)]).toEqual([true, false]);
   });
 });

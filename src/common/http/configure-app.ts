@@ -8,6 +8,7 @@ import { mountQueueDashboard } from './queue-dashboard.js';
 import { QueueName } from '../../queues/queue-names.js';
 import { requestContext } from './request-id.middleware.js';
 import { LoadShedding } from '../auth/load-shedding.js';
+import { turnScope } from '../auth/current-turn.js';
 import { MetricsService } from '../../modules/metrics/metrics.service.js';
 import { ExtensionRegistry } from '../../modules/extensions/extension-registry.js';
 
@@ -43,6 +44,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): Op
   app.use(requestContext(logger, (method, route, status, seconds) => metrics.observe(method, route, status, seconds)));
   app.use(app.get(LoadShedding).middleware()); // before the body parser: a shed request's body is never parsed
   app.useBodyParser('json', { limit: config.bodyLimit });
+  app.use(turnScope()); // after the body parser, whose stream callbacks would lose the scope
   mountQueueDashboard(app, config);
   app.disable('x-powered-by');
   app.set('etag', false); // API answers change with every event; hashing each body costs CPU for no cache hit

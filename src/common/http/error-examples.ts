@@ -1,6 +1,7 @@
 import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
 import { loadConfig } from '../../config/config.js';
 import type { ErrorCode, ErrorDetail } from '../errors/app-error.js';
+import { ORGANIZATION_BUSY } from '../auth/organization-turn.guard.js';
 
 // The examples of the error answers of each operation, built from the operation itself (its path, parameters and
 // request body) so that Swagger UI shows, under each status, what that route really answers: a 404 naming the route's
@@ -103,7 +104,7 @@ const BUILDERS: Record<ErrorCode, Builder> = {
       : [
           one('rate_limited', { code: 'rate_limited', message: `more than ${DEFAULTS.rateLimitPerMinute} requests in one minute for this api key` }, { shared: true }),
           one('failed_authentications', { code: 'rate_limited', message: `more than ${failures} failed authentications in one minute for this api key from this address` }, { shared: true }),
-          one('organization_busy', { code: 'rate_limited', message: 'too many requests of this organization in progress; retry in a second' }, { shared: true }),
+          one('organization_busy', { code: 'rate_limited', message: ORGANIZATION_BUSY }, { shared: true }),
         ],
   not_found: (route, codes) => notFound(route, codes),
   No_active_campaign_found: () => [one('No_active_campaign_found', { code: 'No_active_campaign_found', message: 'no live campaign matches the request' }, { shared: true })],

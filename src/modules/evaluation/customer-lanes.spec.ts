@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '../../common/errors/app-error.js';
+import { holdTurn, inTurnScope } from '../../common/auth/current-turn.js';
+import { OrganizationTurns } from '../../common/auth/organization-turns.js';
 import { CustomerLanes } from './customer-lanes.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -71,5 +73,36 @@ describe('CustomerLanes', () => {
     stuck.resolve();
     await first;
     await third.catch(() => undefined);
+  });
+
+  it('gives the request’s turn back while it waits for its customer’s lane, and takes one again before its work', async () => {
+    const lanes = new CustomerLanes(1000);
+    const turns = new OrganizationTurns({ apiRequestsAtOnce: 2, organizationBytesWaiting: 1 << 20 });
+    const order: string[] = [];
+    /** A request of organization 1 in its turn: its work for `customer` in the customer's lane. */
+    const request = (name: string, customer: string, work: () => Promise<void> = async () => undefined) =>
+      inTurnScope(async () => {
+        const turn = await turns.take(1)!;
+        holdTurn(turn);
+        try {
+          await lanes.run(customer, async () => {
+            order.push(`${name} runs`);
+            await work();
+          });
+        } finally {
+          turn.end();
+        }
+      });
+    const hot = deferred();
+    const first = request('hot 1', 'hot', () => hot.promise);
+    const second = request('hot 2', 'hot');
+    await tick();
+    expect(turns.load(1)).toEqual({ running: 2, waiting: 0 }); // hot 2 waits in the lane without a slot
+    await request('other', 'other'); // the second slot is free for another customer
+    expect(order).toEqual(['hot 1 runs', 'other runs']);
+    hot.resolve();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['hot 1 runs', 'other runs', 'hot 2 runs']);
+    expect(turns.load(1)).toEqual({ running: 0, waiting: 0 });
   });
 });

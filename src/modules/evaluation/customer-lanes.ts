@@ -1,4 +1,5 @@
 import { AppError } from '../../common/errors/app-error.js';
+import { currentTurn } from '../../common/auth/current-turn.js';
 
 /**
  * Work for one customer runs one at a time in this process, in arrival order, and waits for its turn *before* it takes
@@ -26,11 +27,23 @@ export class CustomerLanes {
     // The lane is forgotten once everything in it is done (not when this one gives up: earlier work may still run).
     void tail.then(() => this.tails.get(key) === tail && this.tails.delete(key));
     try {
-      if (previous) await this.turn(previous);
+      if (previous) await this.waitFor(previous);
       return await work();
     } finally {
       release();
     }
+  }
+
+  /**
+   * Waits for the customer's earlier work; the request's turn (OrganizationTurns) is given back meanwhile, so that the
+   * organization's other customers are served, and taken again once the lane is this one's. A wait that times out
+   * keeps it given back: the request only answers its error.
+   */
+  private async waitFor(previous: Promise<void>): Promise<void> {
+    const turn = currentTurn();
+    turn?.pause();
+    await this.turn(previous);
+    await turn?.resume();
   }
 
   private async turn(previous: Promise<void>): Promise<void> {
