@@ -23,6 +23,9 @@ describe('load shedding by organization', () => {
   const saturate = (utilization: number) => jest.spyOn(app.get(EventLoopLoad), 'utilization').mockReturnValue(utilization);
   /** A request of the organization in progress until the test ends. */
   const inProgress = async (tenant: TestTenant) => held.push((await turns.take(tenant.organizationId)!).end);
+  /** A request of 50 kB (refused 400: the name is too long), counted before anything else is read. */
+  const asksMuch = (on: INestApplication, tenant: TestTenant) =>
+    api(on, tenant).post('/management/campaigns').send({ campaign: { name: 'x'.repeat(50_000) } }).expect(400);
   // A key's first request is verified by hashing its secret, not from the cache: it is not counted.
   const requests = async (tenant: TestTenant, n: number) => {
     for (let i = 0; i < n; i += 1) await api(app, tenant).get('/management/campaigns').expect(200);
@@ -33,7 +36,10 @@ describe('load shedding by organization', () => {
     turns = app.get(OrganizationTurns);
     a = await createTenant(app);
     b = await createTenant(app);
-    await requests(a, 4); // A asks the most
+    // A asks the most, and more than SHED_LOAD_AT_SHARE_PERCENT (90) of every organization's bytes: a 50 kB body (400)
+    // and its verified requests, against B's two.
+    await requests(a, 2);
+    await asksMuch(app, a);
     await requests(b, 2);
   });
   afterAll(() => app?.close());
@@ -71,11 +77,28 @@ describe('load shedding by organization', () => {
     await api(app, a).get('/management/campaigns').expect(200);
   });
 
+  it('never sheds an organization that asks less than SHED_LOAD_AT_SHARE_PERCENT of what every organization asks', async () => {
+    const comparable = await createTestApp({ shedLoadAtLoopPercent: 90, shedLoadAtSharePercent: 90 });
+    try {
+      const [c, d] = [await createTenant(comparable), await createTenant(comparable)];
+      // C asks the most, two thirds of the bytes: the demand of a busy organization beside a quieter one, not a flood.
+      for (const [tenant, n] of [[c, 4], [d, 2]] as const) for (let i = 0; i < n; i += 1) await api(comparable, tenant).get('/management/campaigns').expect(200);
+      const comparableTurns = comparable.get(OrganizationTurns);
+      held.push((await comparableTurns.take(c.organizationId)!).end, (await comparableTurns.take(d.organizationId)!).end);
+      jest.spyOn(comparable.get(EventLoopLoad), 'utilization').mockReturnValue(1);
+      await api(comparable, c).get('/management/campaigns').expect(200);
+    } finally {
+      await comparable.close();
+    }
+  });
+
   it('never sheds when SHED_LOAD_AT_LOOP_PERCENT is 0', async () => {
     const off = await createTestApp({ shedLoadAtLoopPercent: 0 });
     try {
       const [c, d] = [await createTenant(off), await createTenant(off)];
-      for (const [tenant, n] of [[c, 4], [d, 2]] as const) for (let i = 0; i < n; i += 1) await api(off, tenant).get('/management/campaigns').expect(200);
+      for (const tenant of [c, d]) await api(off, tenant).get('/management/campaigns').expect(200);
+      await asksMuch(off, c);
+      await api(off, d).get('/management/campaigns').expect(200);
       const offTurns = off.get(OrganizationTurns);
       held.push((await offTurns.take(c.organizationId)!).end, (await offTurns.take(d.organizationId)!).end);
       jest.spyOn(off.get(EventLoopLoad), 'utilization').mockReturnValue(1);

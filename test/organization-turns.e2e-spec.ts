@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { OrganizationTurns, REQUEST_OVERHEAD_BYTES } from '../src/common/auth/organization-turns.js';
+import { OrganizationTurns } from '../src/common/auth/organization-turns.js';
+import { REQUEST_BYTES } from '../src/common/auth/organization-usage.js';
 import { ORGANIZATION_BUSY } from '../src/common/auth/organization-turn.guard.js';
 import { createTestApp } from './support/app.js';
 import { inChunks, sendEvent, startProcess, statuses, type Process } from './support/listening-app.js';
@@ -109,7 +110,7 @@ describe('requests’ turns in an API process', () => {
     let b: TestTenant;
 
     beforeAll(async () => {
-      app = await createTestApp({ apiRequestsAtOnce: 1, organizationBytesWaiting: 2 * REQUEST_OVERHEAD_BYTES });
+      app = await createTestApp({ apiRequestsAtOnce: 1, organizationBytesWaiting: 2 * REQUEST_BYTES });
       a = await createTenant(app);
       b = await createTenant(app);
     });

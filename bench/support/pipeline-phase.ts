@@ -30,12 +30,14 @@ export interface PipelineOptions {
   /** Per workload of the hot-customer comparison. */
   seconds: number;
   port?: number;
+  /** `check`: bench:check's short form: the hot customer among its organization's others, and the burst of one organization. */
+  only?: 'check';
 }
 
 type Tenant = Awaited<ReturnType<typeof bootstrap>>;
 
 /** Answers the text pipeline.bench.ts prints and the figures of the summary table. */
-export async function runPipeline({ seconds, port = 3920 }: PipelineOptions): Promise<{ output: string; figures: Figure[] }> {
+export async function runPipeline({ seconds, port = 3920, only }: PipelineOptions): Promise<{ output: string; figures: Figure[] }> {
   const server = await startServer(port);
   const db = new pg.Pool({ connectionString: server.databaseUrl, max: 4 });
   // Sockets of their own: the hot customer's 50 connections on top of the shared agent's, and the burst's 100 at once
@@ -43,9 +45,14 @@ export async function runPipeline({ seconds, port = 3920 }: PipelineOptions): Pr
   const hotAgent = new http.Agent({ keepAlive: true, maxSockets: HOT_CONCURRENCY });
   const burstAgent = new http.Agent({ keepAlive: false, maxSockets: BURST });
   try {
-    const hot = await hotCustomer(server.url, db, seconds, hotAgent);
-    const burst = await coldBursts(server.url, db, burstAgent);
-    return { output: hot.output + burst.output, figures: [...hot.figures, ...burst.figures] };
+    const others = await othersOrganization(server.url, db);
+    const parts = [
+      ...(only ? [] : [await hotCustomer(server.url, db, seconds, hotAgent, others, 'own')]),
+      await hotCustomer(server.url, db, seconds, hotAgent, others, 'same'),
+      ...(only ? [] : [await coldBursts(server.url, db, burstAgent)]),
+      await organizationBurst(server.url, db),
+    ];
+    return { output: parts.map((p) => p.output).join(''), figures: parts.flatMap((p) => p.figures) };
   } finally {
     hotAgent.destroy();
     burstAgent.destroy();
@@ -54,12 +61,16 @@ export async function runPipeline({ seconds, port = 3920 }: PipelineOptions): Pr
   }
 }
 
-const v1Event = (i: number) => JSON.stringify({ events: { visit: { store_id: `s${i % 13}` } } });
+const v1Event = (name: string) => (i: number) => JSON.stringify({ events: { [name]: { store_id: `s${i % 13}` } } });
+/** The hot customer's event: one behavior listens to it, 1 point each time, in whichever organization the customer is. */
+const HOT_EVENT = 'hot_visit';
+const HOT_BEHAVIOR = { name: 'Hot visit', points: 1, data: {}, goal_groups: [{ goals: [{ achievement: { name: HOT_EVENT, event_count: 1 } }] }] };
 
-function poster(url: string, tenant: Tenant, agent?: http.Agent) {
+function poster(url: string, tenant: Tenant, agent?: http.Agent, event = 'visit') {
   const headers = { authorization: tenant.auth, 'content-type': 'application/json' };
+  const body = v1Event(event);
   return (customerId: string, i: number) =>
-    send(`${url}/priv/v1/apps/${tenant.key}/users/${customerId}/events`, { method: 'POST', headers, body: v1Event(i), agent, timeoutMs: REQUEST_TIMEOUT_MS });
+    send(`${url}/priv/v1/apps/${tenant.key}/users/${customerId}/events`, { method: 'POST', headers, body: body(i), agent, timeoutMs: REQUEST_TIMEOUT_MS });
 }
 
 async function ids(db: pg.Pool, organizationId: number, prefix: string, count: number): Promise<string[]> {
@@ -91,17 +102,37 @@ async function books(db: pg.Pool, customerIds: string[]): Promise<Map<string, { 
 
 const statusText = (statuses: Record<string | number, number>) => JSON.stringify(statuses);
 
-/** Others (10 connections, 10,000 customers) alone and with a hot customer (50 connections), in rounds. */
-async function hotCustomer(url: string, db: pg.Pool, seconds: number, hotAgent: http.Agent): Promise<{ output: string; figures: Figure[] }> {
+interface Others {
+  tenant: Tenant;
+  customers: string[];
+}
+
+/** The organization of the others: 10,000 customers, the 10-behavior campaign and the hot customer's behavior. */
+async function othersOrganization(url: string, db: pg.Pool): Promise<Others> {
   const tenant = await bootstrap(url, 'Others');
-  await createLiveCampaign(url, tenant, BEHAVIORS);
-  const others = await ids(db, tenant.organizationId, 'other-', CUSTOMERS);
-  const hotTenant = await bootstrap(url, 'Hot');
-  await createLiveCampaign(url, hotTenant, oneListening(10));
-  const [hotId] = await ids(db, hotTenant.organizationId, 'hot-', 1);
+  await createLiveCampaign(url, tenant, [...BEHAVIORS, HOT_BEHAVIOR]);
+  return { tenant, customers: await ids(db, tenant.organizationId, 'other-', CUSTOMERS) };
+}
+
+/**
+ * Others (10 connections, 10,000 customers) alone and with a hot customer (50 connections), in rounds; the hot customer
+ * in an organization of its own (`own`) or one of the others' organization (`same`: the common deployment, one
+ * organization).
+ */
+async function hotCustomer(
+  url: string,
+  db: pg.Pool,
+  seconds: number,
+  hotAgent: http.Agent,
+  { tenant, customers: others }: Others,
+  where: 'own' | 'same',
+): Promise<{ output: string; figures: Figure[] }> {
+  const hotTenant = where === 'same' ? tenant : await bootstrap(url, 'Hot');
+  if (where === 'own') await createLiveCampaign(url, hotTenant, [HOT_BEHAVIOR, ...oneListening(10).slice(1)]);
+  const [hotId] = await ids(db, hotTenant.organizationId, `hot-${where}-`, 1);
 
   const postOther = poster(url, tenant);
-  const postHot = poster(url, hotTenant, hotAgent);
+  const postHot = poster(url, hotTenant, hotAgent, HOT_EVENT);
   const othersLoad = (s: number) => load((i) => postOther(others[(i * 7919) % others.length], i), OTHERS_CONCURRENCY, s);
   const hotSlices: LoadResult[] = [];
   const withHot = async (s: number) => {
@@ -114,7 +145,8 @@ async function hotCustomer(url: string, db: pg.Pool, seconds: number, hotAgent: 
   await Promise.all([othersLoad(1), load((i) => postHot(hotId, i), HOT_CONCURRENCY, 0.5)]);
   const warm = await books(db, [hotId]);
   const before = warm.get(hotId)!;
-  const othersEvents = () => db.query(`SELECT count(*)::int AS n FROM events WHERE organization_id = $1`, [tenant.organizationId]).then((r) => r.rows[0].n as number);
+  const othersEvents = () =>
+    db.query(`SELECT count(*)::int AS n FROM events WHERE organization_id = $1 AND customer_id <> $2`, [tenant.organizationId, hotId]).then((r) => r.rows[0].n as number);
   const othersFrom = await othersEvents();
   const { baseline, contended } = await interleavedNamed({ baseline: othersLoad, contended: withHot }, seconds);
   // The baseline (others alone) must not error, and the others' events must all be stored: one per answer 200 of the
@@ -122,7 +154,7 @@ async function hotCustomer(url: string, db: pg.Pool, seconds: number, hotAgent: 
   const othersStored = (await othersEvents()) - othersFrom;
   const ok = (r: LoadResult) => r.statuses[200] ?? 0;
   const tallies: Tally[] = [
-    { name: 'others alone and beside the hot customer', role: 'baseline', errors: baseline.errors, stored: othersStored, expected: ok(baseline) + ok(contended), unit: 'events' },
+    { name: `others alone and beside the hot customer (${statusText(baseline.statuses)}, ${statusText(contended.statuses)})`, role: 'baseline', errors: baseline.errors, stored: othersStored, expected: ok(baseline) + ok(contended), unit: 'events' },
     { name: 'others beside the hot customer', role: 'workload', errors: contended.errors, stored: ok(contended), expected: contended.requests, unit: 'answers 200' },
   ];
   checkTallies(tallies);
@@ -147,6 +179,12 @@ async function hotCustomer(url: string, db: pg.Pool, seconds: number, hotAgent: 
   // The figure compares the median of the rounds' p99s: this machine stalls for a second at times, and one stall in
   // one round of one workload decides the p99 of everything that workload sent.
   const roundsP99 = (r: LoadResult) => percentile((r.rounds ?? [r]).map(p99), 50);
+  // The others' organization's answers 200 a second: before the hot customer, and beside it (its own count too when it is one of them).
+  const rate = (r: LoadResult) => ok(r) / r.seconds;
+  const throughputBefore = rate(baseline);
+  const throughputDuring = rate(contended) + (where === 'same' ? rate(hotResult) : 0);
+  const broken = fivexx > 0 || !exact ? `${fivexx} 5xx, hot customer's totals ${exact ? 'exact' : 'MISMATCH'}` : undefined;
+  const whereText = where === 'same' ? 'one of the others’ organization' : 'in an organization of its own';
   const row = (name: string, r: LoadResult) => [
     name,
     (r.requests / r.seconds).toFixed(0),
@@ -156,7 +194,7 @@ async function hotCustomer(url: string, db: pg.Pool, seconds: number, hotAgent: 
     statusText(r.statuses) + (r.requests > Object.values(r.statuses).reduce((n, c) => n + c, 0) ? ` + ${r.errors} no answer` : ''),
   ];
   const output =
-    '### Hot customer\n\n' +
+    `### Hot customer, ${whereText}\n\n` +
     table(
       ['workload', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'statuses'],
       [
@@ -168,12 +206,16 @@ async function hotCustomer(url: string, db: pg.Pool, seconds: number, hotAgent: 
     `hot customer: ${answered200} answered 200, ${stored} events stored; ledger sum ${after.ledger}, available ${after.available}, lifetime ${after.lifetime}, ` +
     `expected ${expected} (1 point per event): ${exact ? 'exact' : 'MISMATCH'}\n` +
     `others' p99 per round: alone ${(baseline.rounds ?? []).map((r) => p99(r).toFixed(0)).join(', ')} ms; with the hot customer ${(contended.rounds ?? []).map((r) => p99(r).toFixed(0)).join(', ')} ms\n` +
-    `in rounds (baseline, then others + hot), ${seconds}s each in all; others on the 10-behavior campaign, the hot customer in an organization of its own\n` +
+    `the others' organization answered ${throughputBefore.toFixed(0)} req/s alone and ${throughputDuring.toFixed(0)} beside the hot customer` +
+    `${where === 'same' ? ' (its own answers included)' : ''}\n` +
+    `in rounds (baseline, then others + hot), ${seconds}s each in all; others on the 10-behavior campaign, the hot customer ${whereText}\n` +
     tallyLines(tallies) +
     '\n';
   const figures: Figure[] = [
     {
-      figure: `others' V1 p99 with a hot customer (${HOT_CONCURRENCY} connections), median of rounds`,
+      figure: `others' V1 p99 with a hot customer (${HOT_CONCURRENCY} connections) ${whereText}, median of rounds`,
+      key: where === 'same' ? 'pipeline.hotSameOrganizationP99' : undefined,
+      broken,
       value: roundsP99(contended),
       unit: 'ms',
       ceiling: 'others alone (baseline), same',
@@ -183,7 +225,18 @@ async function hotCustomer(url: string, db: pg.Pool, seconds: number, hotAgent: 
       met: roundsP99(contended) <= 3 * roundsP99(baseline),
     },
     {
-      figure: 'hot customer: 5xx anywhere, totals exact',
+      figure: `the others' organization's throughput during the hot customer's burst (${whereText})`,
+      key: where === 'same' ? 'pipeline.hotSameOrganizationThroughput' : undefined,
+      broken,
+      value: throughputDuring,
+      unit: 'req/s',
+      ceiling: 'the same organization before it (baseline), same',
+      ceilingValue: throughputBefore,
+      target: '≥ 70% of ceiling',
+      met: throughputDuring >= 0.7 * throughputBefore,
+    },
+    {
+      figure: `hot customer ${whereText}: 5xx anywhere, totals exact`,
       value: `${fivexx} 5xx, ${exact ? 'exact' : 'MISMATCH'}`,
       unit: '',
       target: 'no 5xx, exact totals',
@@ -272,4 +325,74 @@ async function coldBursts(url: string, db: pg.Pool, agent: http.Agent): Promise<
     },
   ];
   return { output, figures };
+}
+
+/**
+ * A burst of one organization: ORGANIZATION_BURST V1 events at once over as many connections, for BURST_CUSTOMERS
+ * customers (several events each, so their lanes are busy too), on the service's default turns. Every one must be
+ * answered 200 and every customer credited exactly (1 point per event).
+ */
+const ORGANIZATION_BURST = 1000;
+const BURST_CUSTOMERS = 250;
+
+async function organizationBurst(url: string, db: pg.Pool): Promise<{ output: string; figures: Figure[] }> {
+  const tenant = await bootstrap(url, 'One organization');
+  await createLiveCampaign(url, tenant, [BEHAVIORS[0]]);
+  const customers = await ids(db, tenant.organizationId, 'one-', BURST_CUSTOMERS);
+  const agent = new http.Agent({ keepAlive: false, maxSockets: ORGANIZATION_BURST });
+  try {
+    const post = poster(url, tenant, agent);
+    await load((i) => post(customers[i % customers.length], i), OTHERS_CONCURRENCY, 0.5); // the rules compiled
+    const before = await books(db, customers);
+    const start = performance.now();
+    const answers = await Promise.all(
+      Array.from({ length: ORGANIZATION_BURST }, async (_, i) => {
+        const t = performance.now();
+        const status = await post(customers[i % customers.length], i).then(String, (error: Error) => (error.message === 'timeout' ? 'timeout' : 'error'));
+        return { customer: customers[i % customers.length], status, ms: performance.now() - t };
+      }),
+    );
+    const took = performance.now() - start;
+    const after = await books(db, customers);
+    const byStatus: Record<string, number> = {};
+    const answered = new Map<string, number>();
+    for (const a of answers) {
+      byStatus[a.status] = (byStatus[a.status] ?? 0) + 1;
+      if (a.status === '200') answered.set(a.customer, (answered.get(a.customer) ?? 0) + 1);
+    }
+    // 1 point per event answered 200 (the one behavior listening to `visit`), nothing for any other answer.
+    const exact = new Set(
+      customers.filter((id) => {
+        const [b, a, n] = [before.get(id)!, after.get(id)!, answered.get(id) ?? 0];
+        return a.events - b.events === n && a.available - b.available === n && a.ledger === a.available && a.lifetime === a.available;
+      }),
+    );
+    const exactCustomers = exact.size;
+    const ok = byStatus['200'] ?? 0;
+    const latencies = answers.map((a) => a.ms);
+    const exactAnswers = answers.filter((a) => a.status === '200' && exact.has(a.customer)).length;
+    const output =
+      '### A burst of one organization\n\n' +
+      table(
+        ['requests at once', 'statuses', 'customers credited exactly', 'p50 ms', 'max ms', 'burst ms', 'answers 200/s'],
+        [[String(ORGANIZATION_BURST), statusText(byStatus), `${exactCustomers}/${customers.length}`, percentile(latencies, 50).toFixed(0), percentile(latencies, 100).toFixed(0), took.toFixed(0), ((ok * 1000) / took).toFixed(0)]],
+      ) +
+      `${ORGANIZATION_BURST} V1 events at once over as many connections, ${ORGANIZATION_BURST / BURST_CUSTOMERS} each for ${BURST_CUSTOMERS} customers of one organization, ` +
+      `on the service's default turns (API_REQUESTS_AT_ONCE, ORGANIZATION_BYTES_WAITING); credited exactly = events stored and points equal to its answers 200\n\n`;
+    const figures: Figure[] = [
+      {
+        figure: `a burst of ${ORGANIZATION_BURST} V1 events of one organization at once: answered 200 with every customer exact`,
+        key: 'pipeline.organizationBurst',
+        value: exactAnswers,
+        unit: 'answers',
+        ceiling: 'the requests sent',
+        ceilingValue: ORGANIZATION_BURST,
+        target: 'all 200, each customer exact',
+        met: exactAnswers === ORGANIZATION_BURST,
+      },
+    ];
+    return { output, figures };
+  } finally {
+    agent.destroy();
+  }
 }

@@ -261,6 +261,8 @@ describe('redactUrl', () => {
     expect(configError({ ORGANIZATION_BYTES_WAITING: '10' }).message).toContain('ORGANIZATION_BYTES_WAITING');
     expect(loadConfig({}).shedLoadAtLoopPercent).toBe(90);
     expect(loadConfig({ SHED_LOAD_AT_LOOP_PERCENT: '0' }).shedLoadAtLoopPercent).toBe(0);
+    expect(loadConfig({}).shedLoadAtSharePercent).toBe(90);
+    expect(configError({ SHED_LOAD_AT_SHARE_PERCENT: '0' }).message).toContain('SHED_LOAD_AT_SHARE_PERCENT');
     expect(configError({ SHED_LOAD_AT_LOOP_PERCENT: '101' }).message).toContain('SHED_LOAD_AT_LOOP_PERCENT');
   });
 

@@ -21,6 +21,8 @@ export interface AppConfig {
   organizationBytesWaiting: number;
   /** Event-loop utilization (percent of the last second) past which an API process sheds the organization asking the most; 0: never. */
   shedLoadAtLoopPercent: number;
+  /** The share (percent) of an API process's recent request bytes an organization must have brought to be shed. */
+  shedLoadAtSharePercent: number;
   /** Express `trust proxy` hops: 0 takes the TCP peer as the source address; n the n-th address from the right of X-Forwarded-For. */
   trustProxy: number;
   bodyLimit: string;
@@ -167,6 +169,7 @@ export function loadConfig(env: Env): AppConfig {
     apiRequestsAtOnce: integer(env, 'API_REQUESTS_AT_ONCE', databasePoolSize, 1, 10_000),
     organizationBytesWaiting: integer(env, 'ORGANIZATION_BYTES_WAITING', 64 * 1024 * 1024, 1024, 2 ** 40),
     shedLoadAtLoopPercent: integer(env, 'SHED_LOAD_AT_LOOP_PERCENT', 90, 0, 100),
+    shedLoadAtSharePercent: integer(env, 'SHED_LOAD_AT_SHARE_PERCENT', 90, 1, 100),
     trustProxy: integer(env, 'TRUST_PROXY', 0, 0, 16),
     bodyLimit: bodyLimit(env),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),

@@ -16,7 +16,9 @@ import { OrganizationUsage } from './organization-usage.js';
  * - the process's event loop has been busy at least SHED_LOAD_AT_LOOP_PERCENT of the last second (EventLoopLoad);
  * - another organization has a request in progress or had one answered within the last 250 ms: the one the shedding
  *   protects (OrganizationTurns);
- * - its organization's requests brought the most bytes lately (OrganizationUsage);
+ * - its organization's requests brought the most bytes lately (OrganizationUsage), and at least
+ *   SHED_LOAD_AT_SHARE_PERCENT of every organization's: organizations of comparable demand share a saturated process by
+ *   the turns (OrganizationTurns); only one that asks many times what the others ask together is shed;
  * - its organization has a request in progress: it always keeps one going.
  * An organization alone on the process is never shed: its requests wait for their turns.
  *
@@ -34,7 +36,7 @@ export class LoadShedding {
   private top: { at: number; leader: ReturnType<OrganizationUsage['top']> } = { at: -Infinity, leader: null };
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'shedLoadAtLoopPercent'>,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'shedLoadAtLoopPercent' | 'shedLoadAtSharePercent'>,
     private readonly apiKeys: ApiKeyService,
     private readonly turns: OrganizationTurns,
     private readonly loop: EventLoopLoad,
@@ -57,10 +59,12 @@ export class LoadShedding {
       this.usage.add(tenant.organizationId, Number(req.header('content-length')) || 0);
       if (this.loop.utilization() * 100 < this.config.shedLoadAtLoopPercent) return next();
       const organizationId = tenant.organizationId;
+      const leader = this.leader();
       const shed =
         this.turns.load(organizationId).running > 0 && // it keeps one going
         this.turns.othersServed(organizationId, OTHERS_WITHIN_MS) &&
-        this.leader()?.organizationId === organizationId;
+        leader?.organizationId === organizationId &&
+        leader.share * 100 >= this.config.shedLoadAtSharePercent;
       if (!shed) return next();
       req.tenant = tenant; // for the request's log line
       res.setHeader('retry-after', 1);

@@ -1,4 +1,5 @@
-import { OrganizationTurns, REQUEST_OVERHEAD_BYTES, type Turn } from './organization-turns.js';
+import { OrganizationTurns, type Turn } from './organization-turns.js';
+import { REQUEST_BYTES } from './organization-usage.js';
 
 const turns = (atOnce: number, bytesWaiting = 1024 * 1024) => new OrganizationTurns({ apiRequestsAtOnce: atOnce, organizationBytesWaiting: bytesWaiting });
 const settled = () => new Promise((resolve) => setImmediate(resolve));
@@ -50,7 +51,7 @@ describe('OrganizationTurns', () => {
   });
 
   it('refuses a request only when its organization’s waiting requests would hold more than the bound in bytes', async () => {
-    const t = turns(1, 3 * REQUEST_OVERHEAD_BYTES + 500);
+    const t = turns(1, 3 * REQUEST_BYTES + 500);
     const held = await t.take(1)!;
     expect(t.take(1, 0)).not.toBeNull();
     expect(t.take(1, 0)).not.toBeNull();

@@ -2,11 +2,10 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
+import { REQUEST_BYTES } from './organization-usage.js';
 
 /** How long the end of an organization's last request is remembered (othersServed). */
 const REMEMBER_MS = 1000;
-/** What a request is counted for besides its body while it waits: its request and response objects. */
-export const REQUEST_OVERHEAD_BYTES = 1024;
 
 interface Waiter {
   /** Arrival order, process-wide: the oldest waiter of the organizations with the fewest requests served goes first. */
@@ -57,7 +56,7 @@ export class OrganizationTurns {
   /** Resolves with the request's turn once a slot is its; null when the organization's waiting requests hold too many bytes. */
   take(organizationId: number, bodyBytes = 0): Promise<Turn> | null {
     const line = this.lineOf(organizationId);
-    const bytes = bodyBytes + REQUEST_OVERHEAD_BYTES;
+    const bytes = bodyBytes + REQUEST_BYTES;
     if (this.running < this.config.apiRequestsAtOnce) {
       this.startIn(line);
       return Promise.resolve(this.turnOf(organizationId, line));

@@ -26,16 +26,18 @@ export class OrganizationUsage {
     this.used.set(organizationId, { bytes: this.decayed(this.used.get(organizationId), at) + REQUEST_BYTES + bodyBytes, at });
   }
 
-  /** The organization that asked the most lately, and how much (null when none did). */
-  top(): { organizationId: number; bytes: number } | null {
+  /** The organization that asked the most lately, how much, and its share of what every organization asked (null when none did). */
+  top(): { organizationId: number; bytes: number; share: number } | null {
     const at = this.now();
     let top: { organizationId: number; bytes: number } | null = null;
+    let total = 0;
     for (const [organizationId, used] of this.used) {
       const bytes = this.decayed(used, at);
+      total += bytes;
       if (bytes < FORGOTTEN) this.used.delete(organizationId);
       else if (!top || bytes > top.bytes) top = { organizationId, bytes };
     }
-    return top;
+    return top && { ...top, share: top.bytes / total };
   }
 
   private decayed(used: Used | undefined, at: number): number {
