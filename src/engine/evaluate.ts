@@ -123,6 +123,15 @@ export function evaluate(input: EvaluateInput): EvaluationResult {
 }
 
 /**
+ * The same evaluation, one submitted instance at a time: the generator yields after each instance (raised events
+ * included), so that its caller may let other work run between them, and returns what evaluate() returns for the
+ * same input, however it is driven.
+ */
+export function evaluateStepwise(input: EvaluateInput): Generator<void, EvaluationResult, void> {
+  return new Evaluation(input).steps();
+}
+
+/**
  * One evaluation's working state. Exported for the engine's other entry points (perform.ts); not part of the index.
  */
 export class Evaluation {
@@ -187,12 +196,19 @@ export class Evaluation {
   }
 
   run(): EvaluationResult {
+    const steps = this.steps();
+    for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
+  }
+
+  /** Evaluates the submitted instances in order, yielding after each; returns the result. */
+  *steps(): Generator<void, EvaluationResult, void> {
     // The tier follows lifetime points even when a tier was created or lowered after the customer earned them.
     this.recomputeTier();
-    this.input.events.forEach((instance, index) => {
+    for (const [index, instance] of this.input.events.entries()) {
       this.eventIndex = index;
       this.process(instance, 0);
-    });
+      yield;
+    }
     return this.finish();
   }
 

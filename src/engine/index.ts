@@ -9,7 +9,7 @@ export type { Reward, RewardContext, Rewards } from './rewards.js';
 export { CORE_EXTENSIONS } from './extensions.js';
 export { byName } from './definitions.js';
 export type { EngineExtensions } from './extensions.js';
-export { evaluate } from './evaluate.js';
+export { evaluate, evaluateStepwise } from './evaluate.js';
 export type { EvaluateInput, EvaluationResult, PointsCredit, NotificationDraft, BehaviorDelta, GoalDelta, RewardEffect } from './evaluate.js';
 export { customerTierStanding, periodMove, tierDirection } from './tier-moves.js';
 export type { TierMove } from './tier-moves.js';

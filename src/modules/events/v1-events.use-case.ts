@@ -6,7 +6,8 @@ import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { toDate } from '../../common/validation/validators.js';
-import { checkEligibility, evaluate, instancesFromV1, type CompiledRules, type EvaluateInput, type EventInstance } from '../../engine/index.js';
+import { inSlices } from '../../common/scheduling/in-slices.js';
+import { checkEligibility, evaluateStepwise, instancesFromV1, type CompiledRules, type EvaluateInput, type EventInstance } from '../../engine/index.js';
 import { EventsJob, QueueName } from '../../queues/queue-names.js';
 import { EventEnrichment } from '../extensions/event-enrichment.js';
 import { EventCounters } from '../metrics/event-counters.js';
@@ -79,7 +80,8 @@ export class V1EventsUseCase {
         const { rules, customer, progress } = loaded;
         const campaignId = scopedCampaignId(rules, req.campaign);
         const divisions = this.divisions(req, rules, instances);
-        const result = evaluate(this.engineInput(req, loaded, instances, campaignId));
+        // In slices: a request at the limits (100 instances against thousands of goals) never holds the loop long.
+        const result = await inSlices(evaluateStepwise(this.engineInput(req, loaded, instances, campaignId)));
         const answer = (notificationIds: Array<number | null>) => v1Response(rules, result, { ...progress, ...result.progress }, notificationIds, req.explain);
         if (readOnly) {
           const used = req.body.transaction_id ? await this.repository.transactionUsed(loaded.uow, req.tenant.apiKeyId, req.body.transaction_id) : false;
