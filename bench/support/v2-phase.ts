@@ -428,10 +428,9 @@ export async function runV2({ seconds: SECONDS, only, port = 3910, ceilingPort: 
     const laterEvents = rounds.slice(1).reduce((n, r) => n + r.events, 0);
     const rate = (p: Processing) => p.events / p.seconds;
     const scaling = rate(processing[1]) / rate(processing[0]);
-    // "Not slower": 2 workers at least as fast as the slower round of 1 worker (rounds of one count differ by several
-    // percent on this machine; two cores already run 1 worker and PostgreSQL).
+    // Printed, not a target (decision 0021): on two shared cores, 1 worker and PostgreSQL already take both, so a second
+    // worker cannot be faster; "not slower than the slower round of 1" read as noise.
     const slowerOne = Math.min(...rounds.filter((r) => r.workers === 1).map(rate));
-    const notSlower = rate(processing[1]) >= slowerOne;
     const roundsLine = rounds.map((r) => `${r.workers}: ${fmt(rate(r))}`).join(', ');
     const output =
       table(['workload', 'events/s', 'p50 ms', 'p99 ms', 'errors', 'vs ceiling'], rows) +
@@ -439,7 +438,7 @@ export async function runV2({ seconds: SECONDS, only, port = 3910, ceilingPort: 
         acceptanceCpu +
         rawLine +
         `processing: vs the raw pg transaction; time from resuming the queue to the last processed_at; errors = events of the backlog not processed\n` +
-        `processing rounds (workers: events/s, each after a warm-up of ${warmUp * BATCH} events): ${roundsLine}; 2 workers ${pct(scaling, 1)} of 1 (${fmt(rate(processing[1]))} events/s; target: not slower than the slower round of 1, ${fmt(slowerOne)}: ${notSlower ? 'met' : 'NOT met'})\n` +
+        `processing rounds (workers: events/s, each after a warm-up of ${warmUp * BATCH} events): ${roundsLine}; 2 workers ${pct(scaling, 1)} of 1 (${fmt(rate(processing[1]))} events/s; the slower round of 1: ${fmt(slowerOne)}; not a target on 2 shared cores, decision 0021)\n` +
         `queue: ${perJob.toFixed(2)} events per job, so the no-op worker's ${fmt(noopJobs / noopSeconds)} jobs/s stand for ${fmt((noopJobs / noopSeconds) * perJob)} events/s; ` +
         `1 worker uses ${pct(capacity, (noopJobs / noopSeconds) * perJob)} of it\n` +
         `lag at half the 1-worker capacity (${fmt(capacity / 2)} events/s, ${lagLoad.requests} batches of ${BATCH} at a steady pace, batch p99 ${percentile(lagLoad.latenciesMs, 99).toFixed(1)} ms, ${lagLoad.errors} errors): ` +
@@ -471,7 +470,7 @@ export async function runV2({ seconds: SECONDS, only, port = 3910, ceilingPort: 
       { figure: 'V2 acceptance p99 per batch, 2 workers saturated (absolute)', value: saturatedP99, unit: 'ms', target: '≤ 100 ms', met: saturatedP99 <= 100 },
       processingFigure(processing[0]),
       processingFigure(processing[1]),
-      { figure: 'V2 processing, 2 workers', value: rate(processing[1]), unit: 'events/s', ceiling: '1 worker, in alternate rounds', ceilingValue: rate(processing[0]), target: '≥ the slower round of 1', met: notSlower },
+      { figure: 'V2 processing, 2 workers (not a target on 2 cores)', value: rate(processing[1]), unit: 'events/s', ceiling: '1 worker, in alternate rounds', ceilingValue: rate(processing[0]) },
       { figure: 'V2 processing, 1 worker, vs the queue', value: capacity, unit: 'events/s', ceiling: 'BullMQ no-op worker', ceilingValue: (noopJobs / noopSeconds) * perJob },
       { figure: `V2 lag p99 at ${fmt(capacity / 2)} events/s, 1 worker`, value: lagP99, unit: 'ms', target: '< 1,000 ms', met: lagP99 < 1000 },
       {

@@ -9,6 +9,9 @@ import { EventLoopLoad } from '../http/event-loop-load.js';
 import { basicCredentials } from './api-key.guard.js';
 import { OrganizationTurns } from './organization-turns.js';
 import { OrganizationUsage } from './organization-usage.js';
+import { ApiSaturation } from '../../queues/api-saturation.js';
+import { REDIS } from '../../redis/redis.module.js';
+import type { RedisClient } from '../../redis/connection.js';
 
 /**
  * Sheds the organization that asks the most of a saturated API process. A request answers 429 `rate_limited`
@@ -20,7 +23,8 @@ import { OrganizationUsage } from './organization-usage.js';
  *   SHED_LOAD_AT_SHARE_PERCENT of every organization's: organizations of comparable demand share a saturated process by
  *   the turns (OrganizationTurns); only one that asks many times what the others ask together is shed;
  * - its organization has a request in progress: it always keeps one going.
- * An organization alone on the process is never shed: its requests wait for their turns.
+ * An organization alone on the process is never shed: its requests wait for their turns. While the loop is saturated,
+ * the process says so to the events workers (ApiSaturation), which take one job at a time meanwhile.
  *
  * It knows the organization only from a key verified lately with the same secret (ApiKeyService's cache, nothing
  * hashed), and counts only such requests: a request with a made-up or a wrong secret neither counts for an
@@ -34,13 +38,17 @@ const OTHERS_WITHIN_MS = 250;
 export class LoadShedding {
   private readonly usage = new OrganizationUsage(() => performance.now());
   private top: { at: number; leader: ReturnType<OrganizationUsage['top']> } = { at: -Infinity, leader: null };
+  private readonly saturation: ApiSaturation;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'shedLoadAtLoopPercent' | 'shedLoadAtSharePercent'>,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'shedLoadAtLoopPercent' | 'shedLoadAtSharePercent' | 'queuePrefix'>,
     private readonly apiKeys: ApiKeyService,
     private readonly turns: OrganizationTurns,
     private readonly loop: EventLoopLoad,
-  ) {}
+    @Inject(REDIS) redis: RedisClient,
+  ) {
+    this.saturation = new ApiSaturation(redis, config.queuePrefix, () => performance.now());
+  }
 
   /** The organization asking the most, read again at most every LEADER_MS (a read walks every organization seen lately). */
   private leader(): ReturnType<OrganizationUsage['top']> {
@@ -58,6 +66,7 @@ export class LoadShedding {
       if (!tenant) return next();
       this.usage.add(tenant.organizationId, Number(req.header('content-length')) || 0);
       if (this.loop.utilization() * 100 < this.config.shedLoadAtLoopPercent) return next();
+      this.saturation.saturated(); // the events workers take one job at a time meanwhile
       const organizationId = tenant.organizationId;
       const leader = this.leader();
       const shed =

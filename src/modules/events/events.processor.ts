@@ -1,10 +1,13 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import type { Job, Queue } from 'bullmq';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { OrganizationBacklog } from '../../queues/organization-backlog.js';
+import { ApiSaturation, SATURATION_EVERY_MS } from '../../queues/api-saturation.js';
+import { REDIS } from '../../redis/redis.module.js';
+import type { RedisClient } from '../../redis/connection.js';
 import { QueueName } from '../../queues/queue-names.js';
 import { EventCounters } from '../metrics/event-counters.js';
 import { queueJobs, type EvaluateJobData } from './enqueue.js';
@@ -13,10 +16,16 @@ import { EVALUATION_FAILED } from '../evaluation/event-outcome.js';
 import { StoredEventsEvaluation } from '../evaluation/stored-events.evaluation.js';
 import { markActiveSpan, ORGANIZATION_ATTRIBUTE, REQUEST_ID_ATTRIBUTE } from '../../tracing.js';
 
-/** The worker side of the events queue: each job names stored events to evaluate (one JSON log line per job). */
+/**
+ * The worker side of the events queue: each job names stored events to evaluate (one JSON log line per job). It takes
+ * WORKER_CONCURRENCY jobs at once, and one while an API process says its event loop is saturated (ApiSaturation): on
+ * a machine the API shares, event processing then yields the cores to the requests.
+ */
 @Processor(QueueName.Events)
-export class EventsProcessor extends WorkerHost implements OnApplicationBootstrap {
+export class EventsProcessor extends WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly backlog: OrganizationBacklog;
+  private readonly saturation: ApiSaturation;
+  private following: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly evaluation: StoredEventsEvaluation,
@@ -24,13 +33,28 @@ export class EventsProcessor extends WorkerHost implements OnApplicationBootstra
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly counters: EventCounters,
     @InjectQueue(QueueName.Events) private readonly eventsQueue: Queue,
+    @Inject(REDIS) redis: RedisClient,
   ) {
     super();
     this.backlog = new OrganizationBacklog(eventsQueue);
+    this.saturation = new ApiSaturation(redis, config.queuePrefix, () => performance.now());
   }
 
   onApplicationBootstrap(): void {
     this.worker.concurrency = this.config.workerConcurrency;
+    this.following = setInterval(() => void this.followApi(), SATURATION_EVERY_MS).unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.following);
+  }
+
+  /** One job at a time while an API process is saturated, WORKER_CONCURRENCY otherwise. */
+  private async followApi(): Promise<void> {
+    const concurrency = (await this.saturation.anySaturated()) ? 1 : this.config.workerConcurrency;
+    if (this.worker.concurrency === concurrency) return;
+    this.worker.concurrency = concurrency;
+    this.logger.info({ concurrency }, concurrency === 1 ? 'an API process is saturated: one events job at a time' : 'events jobs at full concurrency again');
   }
 
   async process(job: Job<EvaluateJobData>): Promise<void> {
