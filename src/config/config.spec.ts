@@ -253,8 +253,10 @@ describe('redactUrl', () => {
     expect(url.pathname).toBe('/ce');
   });
 
-  it('serves as many requests at once per API process as its database pool has connections, with 64 MiB of an organization’s waiting, unless told otherwise', () => {
-    expect(loadConfig({})).toMatchObject({ apiRequestsAtOnce: 20, organizationBytesWaiting: 64 * 1024 * 1024 });
+  it('serves as many requests at once per API process as its database pool has connections, 4 of an organization’s while others are served, with 64 MiB of an organization’s waiting, unless told otherwise', () => {
+    expect(loadConfig({})).toMatchObject({ apiRequestsAtOnce: 20, organizationRequestsAtOnce: 4, organizationBytesWaiting: 64 * 1024 * 1024 });
+    expect(loadConfig({ ORGANIZATION_REQUESTS_AT_ONCE: '8' }).organizationRequestsAtOnce).toBe(8);
+    expect(configError({ ORGANIZATION_REQUESTS_AT_ONCE: '0' }).message).toContain('ORGANIZATION_REQUESTS_AT_ONCE');
     expect(loadConfig({ DATABASE_POOL_SIZE: '8' }).apiRequestsAtOnce).toBe(8);
     expect(loadConfig({ API_REQUESTS_AT_ONCE: '16', ORGANIZATION_BYTES_WAITING: '1048576' })).toMatchObject({ apiRequestsAtOnce: 16, organizationBytesWaiting: 1048576 });
     expect(configError({ API_REQUESTS_AT_ONCE: '0' }).message).toContain('API_REQUESTS_AT_ONCE');

@@ -17,6 +17,8 @@ export interface AppConfig {
   authVerificationsAtOnce: number;
   /** Requests an API process serves at once (the database pool's size by default); the next wait in their organization's line. */
   apiRequestsAtOnce: number;
+  /** Requests of one organization an API process serves at once while another organization is served too. */
+  organizationRequestsAtOnce: number;
   /** Bytes (bodies, and 1 KiB a request) one organization's requests may hold while they wait for a turn, per API process; past it, 429. */
   organizationBytesWaiting: number;
   /** Event-loop utilization (percent of the last second) past which an API process sheds the organization asking the most; 0: never. */
@@ -167,6 +169,7 @@ export function loadConfig(env: Env): AppConfig {
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 20, 1, 10_000_000),
     authVerificationsAtOnce: integer(env, 'AUTH_VERIFICATIONS_AT_ONCE', 2, 1, 64),
     apiRequestsAtOnce: integer(env, 'API_REQUESTS_AT_ONCE', databasePoolSize, 1, 10_000),
+    organizationRequestsAtOnce: integer(env, 'ORGANIZATION_REQUESTS_AT_ONCE', 4, 1, 10_000),
     organizationBytesWaiting: integer(env, 'ORGANIZATION_BYTES_WAITING', 64 * 1024 * 1024, 1024, 2 ** 40),
     shedLoadAtLoopPercent: integer(env, 'SHED_LOAD_AT_LOOP_PERCENT', 90, 0, 100),
     shedLoadAtSharePercent: integer(env, 'SHED_LOAD_AT_SHARE_PERCENT', 90, 1, 100),

@@ -1,7 +1,8 @@
 import { OrganizationTurns, type Turn } from './organization-turns.js';
 import { REQUEST_BYTES } from './organization-usage.js';
 
-const turns = (atOnce: number, bytesWaiting = 1024 * 1024) => new OrganizationTurns({ apiRequestsAtOnce: atOnce, organizationBytesWaiting: bytesWaiting });
+const turns = (atOnce: number, bytesWaiting = 1024 * 1024, organizationAtOnce = atOnce) =>
+  new OrganizationTurns({ apiRequestsAtOnce: atOnce, organizationRequestsAtOnce: organizationAtOnce, organizationBytesWaiting: bytesWaiting });
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 
 /** Takes a turn and records when it starts, under `name`. */
@@ -48,6 +49,29 @@ describe('OrganizationTurns', () => {
     held[1].end();
     await settled();
     expect(started.slice(2)).toEqual(['b1', 'a3']); // then one each: A's oldest is older than B's next
+  });
+
+  it('while another organization is served, holds each one to its share of slots, and leaves a slot free rather than pass it', async () => {
+    const t = turns(6, 1024 * 1024, 2);
+    const started: string[] = [];
+    const take = taker(t, started);
+    const a = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => take(1, `a${i}`))); // alone: every slot
+    void take(1, 'a7');
+    const b = take(2, 'b1');
+    await settled();
+    a[0].end();
+    await settled();
+    expect(started.slice(6)).toEqual(['b1']);
+    a[1].end();
+    a[2].end();
+    await settled();
+    expect(started.slice(6)).toEqual(['b1']); // A holds 3, over its share of 2 while B is served: two slots stay free
+    expect(t.load(1)).toEqual({ running: 3, waiting: 1 });
+    (await b).end();
+    a[3].end();
+    a[4].end();
+    await settled();
+    expect(started.slice(6)).toEqual(['b1', 'a7']); // under its share again (B ended within the last second)
   });
 
   it('refuses a request only when its organization’s waiting requests would hold more than the bound in bytes', async () => {

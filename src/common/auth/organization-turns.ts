@@ -35,10 +35,10 @@ export interface Turn {
 
 /**
  * The turns of an API process's requests: at most API_REQUESTS_AT_ONCE are served at once (the database pool's size
- * by default: more would only wait for a connection), and the next ones wait in their organization's own line. A slot
- * that frees goes to the organization with the fewest requests in service, the oldest waiter first among equals, so
- * that organizations share the process by turns while an organization alone has all of it (work-conserving: nothing
- * is held back that the process could serve). A request waiting for its customer's lane gives its slot back
+ * by default: more would only wait for a connection), and the next ones wait in their organization's own line. An
+ * organization alone has every slot; while others are served, each has at most ORGANIZATION_REQUESTS_AT_ONCE, and a
+ * slot that frees goes to the organization with the fewest requests in service, the oldest waiter first among equals:
+ * organizations share the process by turns, and another's flood holds few of the database's cores. A request waiting for its customer's lane gives its slot back
  * (pause/resume), so a hot customer holds one slot, not every slot of its organization. A request is refused only when
  * its organization's waiting requests would hold more than ORGANIZATION_BYTES_WAITING bytes (the caller answers 429).
  */
@@ -51,13 +51,13 @@ export class OrganizationTurns {
   private readonly lastEnded = new Map<number, number>();
   private forgottenAt = 0;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'apiRequestsAtOnce' | 'organizationBytesWaiting'>) {}
+  constructor(@Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'apiRequestsAtOnce' | 'organizationRequestsAtOnce' | 'organizationBytesWaiting'>) {}
 
   /** Resolves with the request's turn once a slot is its; null when the organization's waiting requests hold too many bytes. */
   take(organizationId: number, bodyBytes = 0): Promise<Turn> | null {
     const line = this.lineOf(organizationId);
     const bytes = bodyBytes + REQUEST_BYTES;
-    if (this.running < this.config.apiRequestsAtOnce) {
+    if (line.waiting.length === 0 && this.mayStart(organizationId, line)) {
       this.startIn(line);
       return Promise.resolve(this.turnOf(organizationId, line));
     }
@@ -88,6 +88,15 @@ export class OrganizationTurns {
     return line;
   }
 
+  /**
+   * Whether a request of the organization may take a free slot: while another organization is served (a request in
+   * progress or waiting, or one ended within REMEMBER_MS), at most ORGANIZATION_REQUESTS_AT_ONCE of each one's are.
+   */
+  private mayStart(organizationId: number, line: Line): boolean {
+    if (this.running >= this.config.apiRequestsAtOnce) return false;
+    return line.running < this.config.organizationRequestsAtOnce || !this.othersServed(organizationId, REMEMBER_MS);
+  }
+
   private startIn(line: Line): void {
     line.running += 1;
     this.running += 1;
@@ -106,8 +115,8 @@ export class OrganizationTurns {
     this.forgetIfIdle(organizationId, line);
     while (this.running < this.config.apiRequestsAtOnce) {
       let next: Line | undefined;
-      for (const candidate of this.lines.values()) {
-        if (candidate.waiting.length === 0) continue;
+      for (const [id, candidate] of this.lines) {
+        if (candidate.waiting.length === 0 || !this.mayStart(id, candidate)) continue;
         if (!next || candidate.running < next.running || (candidate.running === next.running && candidate.waiting[0].seq < next.waiting[0].seq)) next = candidate;
       }
       if (!next) return;
@@ -159,7 +168,7 @@ export class OrganizationTurns {
             }
             resolve();
           };
-          if (this.running < this.config.apiRequestsAtOnce) {
+          if (this.mayStart(organizationId, line)) {
             this.startIn(line);
             return start();
           }

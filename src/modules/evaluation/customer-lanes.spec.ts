@@ -77,7 +77,7 @@ describe('CustomerLanes', () => {
 
   it('gives the request’s turn back while it waits for its customer’s lane, and takes one again before its work', async () => {
     const lanes = new CustomerLanes(1000);
-    const turns = new OrganizationTurns({ apiRequestsAtOnce: 2, organizationBytesWaiting: 1 << 20 });
+    const turns = new OrganizationTurns({ apiRequestsAtOnce: 2, organizationRequestsAtOnce: 2, organizationBytesWaiting: 1 << 20 });
     const order: string[] = [];
     /** A request of organization 1 in its turn: its work for `customer` in the customer's lane. */
     const request = (name: string, customer: string, work: () => Promise<void> = async () => undefined) =>
