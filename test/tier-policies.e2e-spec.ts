@@ -63,7 +63,12 @@ describe('tier policies (contract §17)', () => {
     const buy = async (n: number, date: string) => {
       for (let i = 0; i < n; i += 1) await send('purchase', new Date(at(date) + i * 60_000).toISOString());
     };
-    const standing = async () => (await api(app, tenant).get(`/users/${customer.id}/tier`).expect(200)).body.tier;
+    /** The tier route's answer less its status (contract §17: the standing's members at the top level). */
+    const standing = async () => {
+      const { status, ...rest } = (await api(app, tenant).get(`/users/${customer.id}/tier`).expect(200)).body;
+      expect(status).toBe('ok');
+      return rest;
+    };
     const userTier = async () => (await api(app, tenant).get(`/users/${customer.id}`).expect(200)).body.user.tier as string | null;
     const history = async () => (await api(app, tenant).get(`/users/${customer.id}/tier/history?limit=100`).expect(200)).body.history;
     const stored = async () => (await db.query(`SELECT tier_id FROM customers WHERE id = $1`, [customer.id]))[0].tier_id as number | null;

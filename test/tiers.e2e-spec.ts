@@ -291,26 +291,24 @@ describe('management: tiers', () => {
       const standing = async () => (await api(app, owner).get(`/users/${customer.id}/tier`).expect(200)).body;
       expect(await standing()).toEqual({
         status: 'ok',
-        tier: {
-          tier: null,
-          basis: 'lifetime',
-          period: null,
-          qualifying_points: 0,
-          retain_points: null,
-          next_tier: { id: silver.id, name: 'Silver', min_points: 100, points_needed: 100 },
-          review_at: null,
-          tier_after_review: null,
-        },
+        tier: null,
+        basis: 'lifetime',
+        period: null,
+        qualifying_points: 0,
+        retain_points: null,
+        next_tier: { id: silver.id, name: 'Silver', min_points: 100, points_needed: 100 },
+        review_at: null,
+        tier_after_review: null,
       });
       await api(app, owner).post(`/users/${customer.id}/events`).send({ events: { visit: 1 } }).expect(200);
-      expect((await standing()).tier).toMatchObject({
+      expect(await standing()).toMatchObject({
         tier: { id: silver.id, name: 'Silver' },
         qualifying_points: 150,
         retain_points: 100,
         next_tier: { id: gold.id, name: 'Gold', min_points: 500, points_needed: 350 },
       });
       for (let i = 0; i < 3; i += 1) await api(app, owner).post(`/users/${customer.id}/events`).send({ events: { visit: 1 } }).expect(200);
-      const top = (await api(app, owner).get(`/external/users/${customer.external_id}/tier`).expect(200)).body.tier;
+      const top = (await api(app, owner).get(`/external/users/${customer.external_id}/tier`).expect(200)).body;
       expect(top).toMatchObject({ tier: { id: gold.id, name: 'Gold' }, qualifying_points: 600, retain_points: 500, next_tier: null });
     });
 

@@ -2745,7 +2745,7 @@ export interface components {
             status: "ok";
             user: components["schemas"]["UserView"];
         };
-        TierStandingView: {
+        TierStandingResponse: {
             /**
              * @description The tier now; null when the customer has none
              * @example {
@@ -2823,14 +2823,11 @@ export interface components {
                 /** @example Gold */
                 name: string;
             } | null;
-        };
-        TierStandingResponse: {
             /**
              * @example ok
              * @enum {string}
              */
             status: "ok";
-            tier: components["schemas"]["TierStandingView"];
         };
         TierHistoryEntry: {
             /**

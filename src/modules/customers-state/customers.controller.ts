@@ -82,7 +82,7 @@ export class CustomersController {
   @ApiOkResponse({ type: TierStandingResponse, description: "The customer's tier standing" })
   @ApiErrors('not_found')
   async tier(@CurrentTenant() tenant: Tenant, @Param('user_id') userId: string): Promise<TierStandingResponse> {
-    return { status: 'ok', tier: await this.customers.tier(tenant, { userId }) };
+    return { status: 'ok', ...(await this.customers.tier(tenant, { userId })) };
   }
 
   @Get('external/users/:external_id/tier')
@@ -91,7 +91,7 @@ export class CustomersController {
   @ApiOkResponse({ type: TierStandingResponse, description: "The customer's tier standing" })
   @ApiErrors('not_found')
   async tierExternal(@CurrentTenant() tenant: Tenant, @Param('external_id') externalId: string): Promise<TierStandingResponse> {
-    return { status: 'ok', tier: await this.customers.tier(tenant, { externalId }) };
+    return { status: 'ok', ...(await this.customers.tier(tenant, { externalId })) };
   }
 
   @Get('users/:user_id/tier/history')

@@ -38,9 +38,9 @@ export class TierStandingView {
   @ApiProperty(nullableObject(TIER_REF, null, 'The tier that review would give with the points so far; null under lifetime')) tier_after_review: TierRef | null;
 }
 
-export class TierStandingResponse {
+/** The standing's members beside `status`, as contract §17 gives them: `tier` is the tier itself. */
+export class TierStandingResponse extends TierStandingView {
   @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
-  @ApiProperty({ type: TierStandingView }) tier: TierStandingView;
 }
 
 /** One move of a customer's tier (contract §17). */
