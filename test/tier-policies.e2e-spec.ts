@@ -217,7 +217,16 @@ describe('tier policies (contract §17)', () => {
       await p.buy(5, '2024-06-01T10:00:00Z');
       expect(await p.standing()).toEqual(expect.objectContaining({ tier: { id: p.tiers.Silver, name: 'Silver' }, qualifying_points: 0 }));
       expect(await p.userTier()).toBe('Silver');
-      expect((await p.history())[0]).toEqual(expect.objectContaining({ to: { id: p.tiers.Silver, name: 'Silver' }, reason: 'review', at: '2026-01-01T00:00:00.000Z' }));
+      // The path the rules imply, each move with its own reason and time: Gold at the fifth purchase, a level down at
+      // the review of 2026 (the first four purchases' Silver went by that review, so nothing of it was written).
+      expect(await p.history()).toEqual([
+        { from: { id: p.tiers.Gold, name: 'Gold' }, to: { id: p.tiers.Silver, name: 'Silver' }, reason: 'review', at: '2026-01-01T00:00:00.000Z' },
+        { from: null, to: { id: p.tiers.Gold, name: 'Gold' }, reason: 'points', at: '2024-06-01T10:04:00.000Z' },
+      ]);
+      // The review sweeper finds it written: nothing again.
+      await sweeper.sweep();
+      expect(await p.history()).toHaveLength(2);
+      expect(await p.webhooks()).toEqual([expect.objectContaining({ from_tier: null, to_tier: { id: p.tiers.Silver, name: 'Silver' }, direction: 'up', reason: 'review' })]);
     });
   });
 

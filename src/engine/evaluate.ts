@@ -7,7 +7,7 @@ import { applyToGoal } from './goals.js';
 import { cloneProgress, emptyBehaviorProgress, goalsCounted, groupCounts, hasCycleProgress, requiredGoalCount, resetCycle } from './progress.js';
 import { iso } from './time.js';
 import { tierStanding } from './tier-standing.js';
-import { liftTier, moveTier, periodDecision, periodMove, tierInput, type TierMove } from './tier-moves.js';
+import { customerTierStanding, liftTier, moveTier, newSteps, periodDecision, periodMove, tierInput, type TierMove } from './tier-moves.js';
 import type { RewardContext } from './rewards.js';
 import type { BehaviorProgress, CustomerSnapshot, EventInstance, ProgressMap } from './types.js';
 
@@ -468,7 +468,10 @@ export class Evaluation {
     const standing = tierStanding(input);
     if (standing.tierId !== before) {
       const { reason, at, change } = periodMove(rules, before, standing, this.input.now, 'points');
-      moveTier(rules, this.customer, this.result, standing.tierId, reason, at);
+      // The path from the stored tier: the moves these facts add to what the stored facts gave (a back-dated event's
+      // upgrade at its time, then each review since), with their own reasons and times.
+      const path = reason === 'tier_deleted' ? [] : newSteps(customerTierStanding(rules, this.input.customer, this.input.now), standing);
+      moveTier(rules, this.customer, this.result, standing.tierId, reason, at, path);
       this.explainTier(before, periodDecision(rules, reason, change));
     }
     this.customer.tierReviewAt = standing.tierId === null ? null : standing.reviewAt;

@@ -17,6 +17,20 @@ export interface TierMove {
   reason: TierChangeReason | 'tier_deleted';
   /** When it took effect: a review's time, else the evaluation's (its `now`). */
   at: number;
+  /**
+   * The moves the rules imply from the stored tier to this one, oldest first: what the tier's history records. One for
+   * a move decided now; for a back-dated event under a period policy, say, the upgrade at the event's time and each
+   * review after it.
+   */
+  steps: TierStep[];
+}
+
+/** One move of a tier's path, with its own reason and time. */
+export interface TierStep {
+  fromTierId: number | null;
+  toTierId: number | null;
+  reason: TierMove['reason'];
+  at: number;
 }
 
 /** Moves the customer up to this tier if it ranks higher; never down (lifetime). */
@@ -24,12 +38,39 @@ export function liftTier(rules: CompiledRules, customer: CustomerSnapshot, resul
   if (tierRank(rules, tierId) > tierRank(rules, customer.tierId)) moveTier(rules, customer, result, tierId, reason, at);
 }
 
-/** Moves the customer to this tier; the result's change runs from the tier stored before the evaluation. */
-export function moveTier(rules: CompiledRules, customer: CustomerSnapshot, result: EvaluationResult, tierId: number | null, reason: TierMove['reason'], at: number): void {
+/**
+ * Moves the customer to this tier; the result's change runs from the tier stored before the evaluation, along `path`
+ * (the moves the rules imply, oldest first; its first move then starts from the stored tier) when it ends on this
+ * tier, else in one step.
+ */
+export function moveTier(
+  rules: CompiledRules,
+  customer: CustomerSnapshot,
+  result: EvaluationResult,
+  tierId: number | null,
+  reason: TierMove['reason'],
+  at: number,
+  path: TierStep[] = [],
+): void {
   const from = result.tierChange ? result.tierChange.fromTierId : customer.tierId;
   const rank = tierRank(rules, tierId);
   customer.tierId = tierId;
-  result.tierChange = from === tierId ? null : { fromTierId: from, toTierId: tierId, toTierName: rank < 0 ? null : rules.tiers[rank].name, direction: tierDirection(rules, from, tierId), reason, at };
+  // Moves that land on the stored tier first are no moves from it.
+  const start = path.findIndex((step) => step.toTierId !== from);
+  const rebased = start < 0 ? [] : [{ ...path[start], fromTierId: from }, ...path.slice(start + 1)];
+  const steps = rebased.at(-1)?.toTierId === tierId ? rebased : [{ fromTierId: from, toTierId: tierId, reason, at }];
+  result.tierChange = from === tierId ? null : { fromTierId: from, toTierId: tierId, toTierName: rank < 0 ? null : rules.tiers[rank].name, direction: tierDirection(rules, from, tierId), reason, at, steps };
+}
+
+/**
+ * The moves of `standing` from where it parts from the stored facts' standing (`stored`) on: what an evaluation's facts
+ * change of the path (a back-dated credit may part from it years back).
+ */
+export function newSteps(stored: TierStanding, standing: TierStanding): TierStep[] {
+  const same = (a: TierChange, b: TierChange | undefined) => b !== undefined && a.at === b.at && a.fromTierId === b.fromTierId && a.toTierId === b.toTierId && a.reason === b.reason;
+  let parted = 0;
+  while (parted < standing.changes.length && same(standing.changes[parted], stored.changes[parted])) parted += 1;
+  return standing.changes.slice(parted).map(({ fromTierId, toTierId, reason, at }) => ({ fromTierId, toTierId, reason, at }));
 }
 
 /** Up when `to` ranks above `from` (no tier, or a deleted one, ranks below every tier). */

@@ -137,4 +137,44 @@ describe('Tiers under a period policy (contract §17)', () => {
     expect(result.customer.tierId).toBe(GOLD);
     expect(result.tierChange).toBeNull();
   });
+
+  it('gives a back-dated event every move its credits imply, in order, with their own reasons and times', () => {
+    // 600 points two years back: Gold at the event's time; 2024's points keep it at the review of 1 January 2025; 2025
+    // went by without one: one level down at the review of 1 January 2026.
+    const { s } = session(customer({ lifetimePoints: 0, tierFacts: [] }), [], YEARLY);
+    const occurredAt = Date.UTC(2024, 0, 5, 10);
+    const result = s.send(event('earn', { occurredAt }), { now: T0 });
+    expect(result.customer.tierId).toBe(SILVER);
+    expect(result.tierChange).toMatchObject({ fromTierId: null, toTierId: SILVER, direction: 'up', reason: 'review', at: Date.UTC(2026, 0, 1) });
+    expect(result.tierChange?.steps).toEqual([
+      { fromTierId: null, toTierId: GOLD, reason: 'points', at: occurredAt },
+      { fromTierId: GOLD, toTierId: SILVER, reason: 'review', at: Date.UTC(2026, 0, 1) },
+    ]);
+  });
+
+  it('rebases a path that parts from the stored one years back on the stored tier', () => {
+    // Silver in June 2024 (100 points), kept at the 2025 review, one level down to Bronze at the 2026 one: the stored
+    // tier. 600 more points that June give Gold then, kept in 2025, one level down to Silver in 2026.
+    const june = Date.UTC(2024, 5, 1, 10);
+    const { s } = session(customer({ lifetimePoints: 100, tierId: BRONZE, tierFacts: [{ at: june, points: 100 }] }), [], YEARLY);
+    const result = s.send(event('earn', { occurredAt: june + MINUTE }), { now: T0 });
+    expect(result.customer.tierId).toBe(SILVER);
+    expect(result.tierChange?.steps).toEqual([
+      { fromTierId: BRONZE, toTierId: GOLD, reason: 'points', at: june + MINUTE },
+      { fromTierId: GOLD, toTierId: SILVER, reason: 'review', at: Date.UTC(2026, 0, 1) },
+    ]);
+  });
+
+  it('records each tier a request passes through, and adds only the moves of the new facts to a stored path', () => {
+    const { s, send } = session(customer({ lifetimePoints: 0, tierFacts: [] }), [], YEARLY);
+    // Ten purchases a second apart: Bronze (min_points 0) at the first, Silver (100) at the tenth.
+    const silver = s.send(Array.from({ length: 10 }, (_, i) => event('purchase', { occurredAt: T0 + i * 1000 })));
+    expect(silver.tierChange).toMatchObject({ fromTierId: null, toTierId: SILVER, reason: 'points' });
+    expect(silver.tierChange?.steps).toEqual([
+      { fromTierId: null, toTierId: BRONZE, reason: 'points', at: T0 },
+      { fromTierId: BRONZE, toTierId: SILVER, reason: 'points', at: T0 + 9000 },
+    ]);
+    const gold = send('earn');
+    expect(gold.tierChange?.steps).toEqual([{ fromTierId: SILVER, toTierId: GOLD, reason: 'points', at: T0 + MINUTE }]);
+  });
 });

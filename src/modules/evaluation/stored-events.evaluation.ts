@@ -230,7 +230,8 @@ function evaluateEvents(
     combined.tierOutcomes.push(...result.tierOutcomes.map((t) => ({ ...t, eventIndex: i })));
     if (result.tierChange) {
       const from = combined.tierChange?.fromTierId ?? result.tierChange.fromTierId;
-      combined.tierChange = { ...result.tierChange, fromTierId: from, direction: tierDirection(rules, from, result.tierChange.toTierId) };
+      const steps = [...(combined.tierChange?.steps ?? []), ...result.tierChange.steps];
+      combined.tierChange = { ...result.tierChange, fromTierId: from, direction: tierDirection(rules, from, result.tierChange.toTierId), steps };
     }
     Object.assign(combined.progress, result.progress);
   });

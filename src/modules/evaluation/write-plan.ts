@@ -164,8 +164,9 @@ export function planWrite(events: WritePlan['events'], customers: CustomerResult
         earned_at: new Date(credit.at).toISOString(),
       });
     }
-    const move = c.result.tierChange;
-    if (move) plan.tierHistory.push({ customer_id: who.customer_id, from_tier_id: move.fromTierId, to_tier_id: move.toTierId, reason: move.reason, at: new Date(move.at).toISOString() });
+    for (const step of c.result.tierChange?.steps ?? []) {
+      plan.tierHistory.push({ customer_id: who.customer_id, from_tier_id: step.fromTierId, to_tier_id: step.toTierId, reason: step.reason, at: new Date(step.at).toISOString() });
+    }
     for (const t of c.result.tierOutcomes) plan.tierOutcomes.push({ idx: idx(t.eventIndex), customer_id: who.customer_id, tier_id: t.tierId, at: new Date(t.at).toISOString() });
     for (const o of c.result.offersIssued) {
       plan.offers.push({ idx: idx(o.eventIndex), ...who, offer_id: o.offerId, campaign_id: o.campaignId, behavior_id: o.behaviorId, issued_at: new Date(o.at).toISOString() });
