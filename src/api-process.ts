@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 import { configureApp } from './common/http/configure-app.js';
+import { listen } from './common/http/listen.js';
 import { createLogger, NestPinoLogger } from './common/logging/logger.js';
 import { configFromEnv } from './config/config.js';
 import { checkPostgres, checkRedis } from './database/preflight.js';
@@ -52,6 +53,6 @@ await runProcess('api', async () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => logger.info({ signal, pid: process.pid }, 'api stopping: closing the HTTP server and connections'));
   }
-  await app.listen(config.port);
+  await listen(app, config.port);
   logger.info({ port: config.port, docs: `http://localhost:${config.port}/docs` }, 'api listening');
 });

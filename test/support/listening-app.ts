@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AppConfig } from '../../src/config/config.js';
 import type { TestTenant } from '../factories/tenant.factory.js';
+import { listen } from '../../src/common/http/listen.js';
 import { createTestApp } from './app.js';
 
 /** The real API on a port of its own, for bursts sent over separate connections (fetch), so that they are in the server together. */
@@ -22,7 +23,7 @@ export interface Process {
 /** A test app (createTestApp with `config`) listening on a port of its own. */
 export async function startProcess(config: Partial<AppConfig> = {}): Promise<Process> {
   const app = await createTestApp(config);
-  await app.listen(0, '127.0.0.1');
+  await listen(app, 0, '127.0.0.1');
   const port = ((app.getHttpServer() as Server).address() as AddressInfo).port;
   return { app, baseUrl: `http://127.0.0.1:${port}` };
 }

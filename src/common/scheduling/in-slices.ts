@@ -5,16 +5,17 @@ import { setImmediate as turn } from 'node:timers/promises';
 export const SLICE_MS = 20;
 
 /**
- * Drives `steps` to its end, and whenever the steps since the last pause took `sliceMs`, lets the event loop run what
- * waits (other requests' I/O and timers) before the next step. Answers the generator's return value.
+ * Drives `steps` to its end, and whenever the steps since the last pause took `sliceMs` (by `now`, a monotonic clock in
+ * milliseconds), lets the event loop run what waits (other requests' I/O and timers) before the next step. Answers the
+ * generator's return value.
  */
-export async function inSlices<T>(steps: Generator<void, T, void>, sliceMs = SLICE_MS): Promise<T> {
-  let began = performance.now();
+export async function inSlices<T>(steps: Generator<void, T, void>, sliceMs = SLICE_MS, now: () => number = () => performance.now()): Promise<T> {
+  let began = now();
   for (let step = steps.next(); ; step = steps.next()) {
     if (step.done) return step.value;
-    if (performance.now() - began >= sliceMs) {
+    if (now() - began >= sliceMs) {
       await turn();
-      began = performance.now();
+      began = now();
     }
   }
 }
