@@ -223,10 +223,58 @@ describe('tier policies (contract §17)', () => {
         { from: { id: p.tiers.Gold, name: 'Gold' }, to: { id: p.tiers.Silver, name: 'Silver' }, reason: 'review', at: '2026-01-01T00:00:00.000Z' },
         { from: null, to: { id: p.tiers.Gold, name: 'Gold' }, reason: 'points', at: '2024-06-01T10:04:00.000Z' },
       ]);
+      // One tier.changed per move, in order.
+      const gold = { id: p.tiers.Gold, name: 'Gold' };
+      const sent = [
+        expect.objectContaining({ from_tier: null, to_tier: gold, direction: 'up', reason: 'points' }),
+        expect.objectContaining({ from_tier: gold, to_tier: { id: p.tiers.Silver, name: 'Silver' }, direction: 'down', reason: 'review' }),
+      ];
+      expect(await p.webhooks()).toEqual(sent);
       // The review sweeper finds it written: nothing again.
       await sweeper.sweep();
       expect(await p.history()).toHaveLength(2);
-      expect(await p.webhooks()).toEqual([expect.objectContaining({ from_tier: null, to_tier: { id: p.tiers.Silver, name: 'Silver' }, direction: 'up', reason: 'review' })]);
+      expect(await p.webhooks()).toEqual(sent);
+    });
+
+    it('write the reviews due but not yet written before the moves they add, each at its time, and once', async () => {
+      const p = await program(YEARLY);
+      await p.buy(5, '2026-03-10T10:00:00Z');
+      // Two years on, before the workers wrote anything: 2026 kept Gold at the review of 2027, 2027 without a point
+      // lowered it at the review of 2028, 2028 likewise at that of 2029. A purchase of this January gives Silver again.
+      clock.set(at('2029-02-01T00:00:00Z'));
+      expect(await p.stored()).toBe(p.tiers.Gold);
+      await p.send('purchase', '2029-01-15T10:00:00Z');
+      const [gold, silver] = [{ id: p.tiers.Gold, name: 'Gold' }, { id: p.tiers.Silver, name: 'Silver' }];
+      expect(await p.stored()).toBe(p.tiers.Silver);
+      expect((await p.history()).slice(0, 3)).toEqual([
+        { from: null, to: silver, reason: 'points', at: '2029-01-15T10:00:00.000Z' },
+        { from: silver, to: null, reason: 'review', at: '2029-01-01T00:00:00.000Z' },
+        { from: gold, to: silver, reason: 'review', at: '2028-01-01T00:00:00.000Z' },
+      ]);
+      expect((await p.webhooks()).slice(2)).toEqual([
+        expect.objectContaining({ from_tier: gold, to_tier: silver, direction: 'down', reason: 'review' }),
+        expect.objectContaining({ from_tier: silver, to_tier: null, direction: 'down', reason: 'review' }),
+        expect.objectContaining({ from_tier: null, to_tier: silver, direction: 'up', reason: 'points' }),
+      ]);
+      await sweeper.sweep();
+      expect(await p.history()).toHaveLength(5);
+      expect(await p.webhooks()).toHaveLength(5);
+    });
+  });
+
+  describe('a request passing through two tiers', () => {
+    it('writes both moves and sends a tier.changed for each, under lifetime too', async () => {
+      const p = await program(null);
+      await api(app, p.tenant).post(`/users/${p.customer.id}/events`).send({ events: { purchase: 1, big: 1 } }).expect(200);
+      const [gold, silver] = [{ id: p.tiers.Gold, name: 'Gold' }, { id: p.tiers.Silver, name: 'Silver' }];
+      expect(await p.history()).toEqual([
+        { from: silver, to: gold, reason: 'points', at: '2026-06-15T12:00:00.000Z' },
+        { from: null, to: silver, reason: 'points', at: '2026-06-15T12:00:00.000Z' },
+      ]);
+      expect(await p.webhooks()).toEqual([
+        expect.objectContaining({ from_tier: null, to_tier: silver, direction: 'up', reason: 'points', lifetime_points: 500 }),
+        expect.objectContaining({ from_tier: silver, to_tier: gold, direction: 'up', reason: 'points', lifetime_points: 500 }),
+      ]);
     });
   });
 

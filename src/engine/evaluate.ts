@@ -469,8 +469,10 @@ export class Evaluation {
     if (standing.tierId !== before) {
       const { reason, at, change } = periodMove(rules, before, standing, this.input.now, 'points');
       // The path from the stored tier: the moves these facts add to what the stored facts gave (a back-dated event's
-      // upgrade at its time, then each review since), with their own reasons and times.
-      const path = reason === 'tier_deleted' ? [] : newSteps(customerTierStanding(rules, this.input.customer, this.input.now), standing);
+      // upgrade at its time, then each review since), and any review due but not written yet, with their own reasons
+      // and times.
+      const stored = this.input.customer;
+      const path = reason === 'tier_deleted' ? [] : newSteps(customerTierStanding(rules, stored, this.input.now), standing, stored.tierReviewAt ?? null);
       moveTier(rules, this.customer, this.result, standing.tierId, reason, at, path);
       this.explainTier(before, periodDecision(rules, reason, change));
     }

@@ -18,9 +18,9 @@ export interface TierMove {
   /** When it took effect: a review's time, else the evaluation's (its `now`). */
   at: number;
   /**
-   * The moves the rules imply from the stored tier to this one, oldest first: what the tier's history records. One for
-   * a move decided now; for a back-dated event under a period policy, say, the upgrade at the event's time and each
-   * review after it.
+   * The moves the rules imply from the stored tier to this one, oldest first: what the tier's history records and
+   * `tier.changed` sends, one each. One for a move decided now; each tier a request passes through; for a back-dated
+   * event under a period policy, the upgrade at the event's time and each review after it.
    */
   steps: TierStep[];
 }
@@ -41,7 +41,8 @@ export function liftTier(rules: CompiledRules, customer: CustomerSnapshot, resul
 /**
  * Moves the customer to this tier; the result's change runs from the tier stored before the evaluation, along `path`
  * (the moves the rules imply, oldest first; its first move then starts from the stored tier) when it ends on this
- * tier, else in one step.
+ * tier, else along the evaluation's earlier moves and then one step from the tier it had (each lift of a request under
+ * lifetime, say).
  */
 export function moveTier(
   rules: CompiledRules,
@@ -53,23 +54,27 @@ export function moveTier(
   path: TierStep[] = [],
 ): void {
   const from = result.tierChange ? result.tierChange.fromTierId : customer.tierId;
+  const move = { fromTierId: customer.tierId, toTierId: tierId, reason, at };
   const rank = tierRank(rules, tierId);
   customer.tierId = tierId;
   // Moves that land on the stored tier first are no moves from it.
   const start = path.findIndex((step) => step.toTierId !== from);
   const rebased = start < 0 ? [] : [{ ...path[start], fromTierId: from }, ...path.slice(start + 1)];
-  const steps = rebased.at(-1)?.toTierId === tierId ? rebased : [{ fromTierId: from, toTierId: tierId, reason, at }];
+  const steps = rebased.at(-1)?.toTierId === tierId ? rebased : [...(result.tierChange?.steps ?? []), move];
   result.tierChange = from === tierId ? null : { fromTierId: from, toTierId: tierId, toTierName: rank < 0 ? null : rules.tiers[rank].name, direction: tierDirection(rules, from, tierId), reason, at, steps };
 }
 
 /**
- * The moves of `standing` from where it parts from the stored facts' standing (`stored`) on: what an evaluation's facts
- * change of the path (a back-dated credit may part from it years back).
+ * The moves of `standing` not written yet: from where it parts from the stored facts' standing (`stored`) on (a
+ * back-dated credit may part from it years back), or from the first of the stored standing's reviews effective at or
+ * after `reviewAt` (the customer's next review as stored: one due but not yet written by the workers), whichever
+ * comes first.
  */
-export function newSteps(stored: TierStanding, standing: TierStanding): TierStep[] {
+export function newSteps(stored: TierStanding, standing: TierStanding, reviewAt: number | null = null): TierStep[] {
   const same = (a: TierChange, b: TierChange | undefined) => b !== undefined && a.at === b.at && a.fromTierId === b.fromTierId && a.toTierId === b.toTierId && a.reason === b.reason;
+  const written = (b: TierChange) => b.reason !== 'review' || reviewAt === null || b.at < reviewAt;
   let parted = 0;
-  while (parted < standing.changes.length && same(standing.changes[parted], stored.changes[parted])) parted += 1;
+  while (parted < standing.changes.length && same(standing.changes[parted], stored.changes[parted]) && written(stored.changes[parted])) parted += 1;
   return standing.changes.slice(parted).map(({ fromTierId, toTierId, reason, at }) => ({ fromTierId, toTierId, reason, at }));
 }
 

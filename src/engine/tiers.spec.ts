@@ -5,6 +5,13 @@ const SILVER = 1;
 const GOLD = 2;
 const BRONZE = 3;
 
+// Deliberately not in rank order: tiers rank by min_points.
+const TIERS = [
+  { id: GOLD, name: 'Gold', minPoints: 500 },
+  { id: BRONZE, name: 'Bronze', minPoints: 0 },
+  { id: SILVER, name: 'Silver', minPoints: 100 },
+];
+
 /** Behaviors: purchase (+10 points), earn (+600 points), vip (tier Gold outcome), silver (tier Silver outcome). */
 function session(start: CustomerSnapshot, extraOutcomes: OutcomeRule[] = [], tierRules?: TierRules) {
   const listen = (name: string) => [group([goal({ name })])];
@@ -20,12 +27,7 @@ function session(start: CustomerSnapshot, extraOutcomes: OutcomeRule[] = [], tie
         ],
       }),
     ],
-    // Deliberately not in rank order: tiers rank by min_points.
-    tiers: [
-      { id: GOLD, name: 'Gold', minPoints: 500 },
-      { id: BRONZE, name: 'Bronze', minPoints: 0 },
-      { id: SILVER, name: 'Silver', minPoints: 100 },
-    ],
+    tiers: TIERS,
     ...(tierRules ? { tierRules } : {}),
   });
   const s = new Session(compiled, start);
@@ -48,6 +50,16 @@ describe('Tiers', () => {
     const later = send('purchase');
     expect(later.customer).toMatchObject({ lifetimePoints: 130, tierId: GOLD });
     expect(later.tierChange).toBeNull();
+  });
+
+  it('records each tier a request lifts the customer through, one step each, with its own reason', () => {
+    const { s } = session(customer({ lifetimePoints: 95, availablePoints: 95, tierId: BRONZE }));
+    const result = s.send([event('purchase', { occurredAt: T0 + MINUTE }), event('vip', { occurredAt: T0 + 2 * MINUTE })]);
+    expect(result.tierChange).toMatchObject({ fromTierId: BRONZE, toTierId: GOLD, direction: 'up', reason: 'outcome' });
+    expect(result.tierChange?.steps).toEqual([
+      { fromTierId: BRONZE, toTierId: SILVER, reason: 'points', at: T0 + 2 * MINUTE },
+      { fromTierId: SILVER, toTierId: GOLD, reason: 'outcome', at: T0 + 2 * MINUTE },
+    ]);
   });
 
   it('gives the highest tier whose min_points the lifetime points reach', () => {
@@ -163,6 +175,24 @@ describe('Tiers under a period policy (contract §17)', () => {
       { fromTierId: BRONZE, toTierId: GOLD, reason: 'points', at: june + MINUTE },
       { fromTierId: GOLD, toTierId: SILVER, reason: 'review', at: Date.UTC(2026, 0, 1) },
     ]);
+  });
+
+  it('writes the reviews due but not yet written before the moves the event adds, each at its time', () => {
+    // Gold from 2025's 600 points, kept at the review of 2026 (written: the next one stored is 2027's). The reviews of
+    // 2027 to 2029 are due, unwritten, when an event of 4 January 2027 earns 600 points: 2027's review lowered Gold to
+    // Silver, the event gave Gold back, 2028's review kept it (2027 qualified), and 2029's lowered it to Silver.
+    const start = customer({ lifetimePoints: 600, tierId: GOLD, tierReviewAt: Date.UTC(2027, 0, 1), tierFacts: [{ at: Date.UTC(2025, 5, 1), points: 600 }] });
+    const earn = behavior({ id: 2, name: 'Big spender', points: 600, groups: [group([goal({ name: 'earn' })])] });
+    const s = new Session(rules({ campaigns: [campaign({ id: 10, endsAt: Date.UTC(2030, 0, 1), behaviors: [earn] })], tiers: TIERS, tierRules: YEARLY }), start);
+    const occurredAt = Date.UTC(2027, 0, 4, 10);
+    const result = s.send(event('earn', { occurredAt }), { now: Date.UTC(2029, 2, 1) });
+    expect(result.customer.tierId).toBe(SILVER);
+    expect(result.tierChange?.steps).toEqual([
+      { fromTierId: GOLD, toTierId: SILVER, reason: 'review', at: Date.UTC(2027, 0, 1) },
+      { fromTierId: SILVER, toTierId: GOLD, reason: 'points', at: occurredAt },
+      { fromTierId: GOLD, toTierId: SILVER, reason: 'review', at: Date.UTC(2029, 0, 1) },
+    ]);
+    expect(result.customer.tierReviewAt).toBe(Date.UTC(2030, 0, 1));
   });
 
   it('records each tier a request passes through, and adds only the moves of the new facts to a stored path', () => {

@@ -235,7 +235,7 @@ function evaluateEvents(
     }
     Object.assign(combined.progress, result.progress);
   });
-  // The tier's history gets one move per batch, from the tier before it to the tier after it (none when they are equal).
+  // The tier's history gets the batch's moves, each event's in turn (none when the batch ends on the tier it began on).
   if (combined.tierChange?.fromTierId === customer.snapshot.tierId) combined.tierChange = null;
   return { outcomes, result: { ...combined, customer: customer.snapshot }, webhooks };
 }

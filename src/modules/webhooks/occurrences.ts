@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CompiledRules, CustomerSnapshot, EvaluationResult } from '../../engine/index.js';
+import { tierDirection, type CompiledRules, type CustomerSnapshot, type EvaluationResult } from '../../engine/index.js';
 
 export const WEBHOOK_EVENT_TYPES = [
   'notification.created',
@@ -34,8 +34,8 @@ export interface WebhookOccurrence {
 /**
  * The webhook events of one customer's evaluation (docs/webhooks.md describes each `data`): one notification.created per
  * notification, one behavior.completed per completion, one points.credited per event that earned points (with the
- * balances after it), and one tier.changed when the tier moved; only those of the `subscribed` types (none when the
- * organization has no webhook: nothing is built).
+ * balances after it), and one tier.changed per move of the tier (its change's steps); only those of the `subscribed`
+ * types (none when the organization has no webhook: nothing is built).
  */
 export function webhookOccurrences(
   rules: CompiledRules,
@@ -98,17 +98,17 @@ export function webhookOccurrences(
       }),
     );
   }
-  if (result.tierChange) {
-    const { fromTierId, toTierId, toTierName, direction, reason } = result.tierChange;
-    const fromName = fromTierId === null ? null : (rules.tiers.find((t) => t.id === fromTierId)?.name ?? null);
-    const eventIndex = result.credits.at(-1)?.eventIndex ?? result.completions.at(-1)?.eventIndex ?? 0;
+  // One per move of the tier's path (a request passing through two tiers, a back-dated event's upgrade and reviews).
+  const eventIndex = result.credits.at(-1)?.eventIndex ?? result.completions.at(-1)?.eventIndex ?? 0;
+  const ref = (id: number | null) => (id === null ? null : { id, name: rules.tiers.find((t) => t.id === id)?.name ?? null });
+  for (const step of result.tierChange?.steps ?? []) {
     out.push(
       make(eventIndex, 'tier.changed', {
         ...who,
-        from_tier: fromTierId === null ? null : { id: fromTierId, name: fromName },
-        to_tier: toTierId === null ? null : { id: toTierId, name: toTierName },
-        direction,
-        reason,
+        from_tier: ref(step.fromTierId),
+        to_tier: ref(step.toTierId),
+        direction: tierDirection(rules, step.fromTierId, step.toTierId),
+        reason: step.reason,
         lifetime_points: result.customer.lifetimePoints,
       }),
     );
