@@ -38,9 +38,10 @@ export interface Turn {
  * by default: more would only wait for a connection), and the next ones wait in their organization's own line. An
  * organization alone has every slot; while others are served, each has at most ORGANIZATION_REQUESTS_AT_ONCE, and a
  * slot that frees goes to the organization with the fewest requests in service, the oldest waiter first among equals:
- * organizations share the process by turns, and another's flood holds few of the database's cores. A request waiting for its customer's lane gives its slot back
- * (pause/resume), so a hot customer holds one slot, not every slot of its organization. A request is refused only when
- * its organization's waiting requests would hold more than ORGANIZATION_BYTES_WAITING bytes (the caller answers 429).
+ * organizations share the process by turns, and another's flood holds few of the database's cores. A request waiting
+ * for its customer's lane gives its slot back (pause/resume), so a hot customer holds one slot, not every slot of its
+ * organization. A request is refused only when its organization's waiting requests would hold more than
+ * ORGANIZATION_BYTES_WAITING bytes (the caller answers 429).
  */
 @Injectable()
 export class OrganizationTurns {
