@@ -9,6 +9,7 @@ import { TierReviewSweeper } from '../src/modules/customers-state/tiers/tier-rev
 import { AfterCommit } from '../src/modules/evaluation/after-commit.js';
 import { CustomerTransactions } from '../src/modules/evaluation/customer-transactions.js';
 import { createTestApp } from './support/app.js';
+import { useOwnDatabase } from './support/database.js';
 import { expectErrorSorted as expectError } from './support/errors.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
 import { createCampaign } from './factories/campaign.factory.js';
@@ -32,6 +33,9 @@ describe('tier policies (contract §17)', () => {
   let other: TestTenant;
 
   beforeAll(async () => {
+    // A database of its own: the sweeps here run on the spec's clock and would review other files' customers, and the
+    // workers other files start sweep the shared database with the real clock, holding the review sweep's lock.
+    await useOwnDatabase('tier_policies');
     app = await createTestApp({}, [], clock);
     db = app.get(DataSource);
     sweeper = new TierReviewSweeper(db, app.get(CustomerTransactions), app.get(RulesCacheService), app.get(AfterCommit), app.get<Logger>(LOGGER), clock, app.get<AppConfig>(APP_CONFIG));

@@ -10,6 +10,7 @@ import { createCampaign } from './factories/campaign.factory.js';
 import { createCustomer } from './factories/customer.factory.js';
 import { api, createTenant, type TestTenant } from './factories/tenant.factory.js';
 import { createTestApp } from './support/app.js';
+import { useOwnDatabase } from './support/database.js';
 import { expectErrorSorted as expectError } from './support/errors.js';
 
 const SEEDED_AT = Date.parse('2026-06-15T12:00:00.000Z');
@@ -84,6 +85,9 @@ describe('POST /management/tier_policy/preview (contract §17)', () => {
   let lifetime: Seeded;
 
   beforeAll(async () => {
+    // A database of its own: the spec moves its clock past review dates, and the workers other files start review the
+    // shared database's customers with the real clock.
+    await useOwnDatabase('tier_policy_preview');
     app = await createTestApp({}, [], clock);
     db = app.get(DataSource);
     lifetime = await seed();

@@ -8,6 +8,7 @@ import { TierReviewSweeper } from '../../src/modules/customers-state/tiers/tier-
 import { TierReviewsRepository } from '../../src/modules/customers-state/tiers/tier-reviews.repository.js';
 import { AfterCommit } from '../../src/modules/evaluation/after-commit.js';
 import { CustomerTransactions } from '../../src/modules/evaluation/customer-transactions.js';
+import { useOwnDatabase } from '../support/database.js';
 import { createMediumContext, type MediumContext } from './support/module.js';
 import { bumpRules, seedCustomer, seedTenant } from './support/seed.js';
 
@@ -25,6 +26,9 @@ describe('tier reviews on the real database', () => {
   const tiers: Record<string, number> = {};
 
   beforeAll(async () => {
+    // A database of its own: sweeps on this clock would review other files' customers, and the workers of the e2e
+    // specs sweep the shared database with the real clock, holding the review sweep's lock.
+    await useOwnDatabase('tier_reviews');
     ctx = await createMediumContext({}, at('2027-01-05T00:00:00Z'));
     const get = <T>(token: unknown) => ctx.app.get<T>(token as never);
     sweeper = new TierReviewSweeper(ctx.db, get(CustomerTransactions), get(RulesCacheService), get(AfterCommit), get<Logger>(LOGGER), ctx.clock, get<AppConfig>(APP_CONFIG));
