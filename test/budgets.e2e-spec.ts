@@ -35,7 +35,7 @@ describe('campaign budgets (contract §14)', () => {
 
   beforeAll(async () => {
     app = await createTestApp({ queuePrefix: prefix, webhookAllowPrivateNetworks: true });
-    worker = await startTestWorker({ queuePrefix: prefix, webhookAllowPrivateNetworks: true });
+    worker = await startTestWorker({ queuePrefix: prefix, webhookAllowPrivateNetworks: true, workerQueues: ['events', 'webhooks'] });
     db = app.get(DataSource);
   });
   afterAll(async () => {

@@ -133,7 +133,7 @@ describe('fair turns through the API and the events worker', () => {
     for (let i = 0; i < 6; i += 1) await send(a.tenant, a.externalId, 20); // six jobs of A
     await send(b.tenant, b.externalId, 1); // then one of B
 
-    worker = await startTestWorker({ queuePrefix: prefix, workerConcurrency: 1 });
+    worker = await startTestWorker({ queuePrefix: prefix, workerConcurrency: 1, workerQueues: ['events'] });
     const processed = async () =>
       (await db.query(`SELECT organization_id AS org, processed_at AS at FROM events WHERE organization_id = ANY($1) AND status = 'processed'`, [[a.tenant.organizationId, b.tenant.organizationId]])) as Array<{
         org: number;

@@ -41,7 +41,7 @@ describe("a customer's notifications (triggered creatives)", () => {
 
   beforeAll(async () => {
     app = await createTestApp({ queuePrefix: prefix });
-    worker = await startTestWorker({ queuePrefix: prefix });
+    worker = await startTestWorker({ queuePrefix: prefix, workerQueues: ['events'] });
     tenant = await createTenant(app);
     campaignId = (await createCampaign(app, tenant)).id;
     const behavior = await createBehavior(app, tenant, campaignId, { name: 'Signed up', event: 'signup', points: 1 });

@@ -37,7 +37,7 @@ describe('rejected events: GET /priv/v1/apps/:api_key/events/rejected and events
   beforeAll(async () => {
     app = await createTestApp();
     db = app.get(DataSource);
-    worker = await startTestWorker();
+    worker = await startTestWorker({ workerQueues: ['events'] });
     tenant = await createTenant(app);
     other = await createTenant(app);
     const known = await createCustomer(app, tenant);

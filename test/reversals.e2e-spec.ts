@@ -34,7 +34,7 @@ describe('reversals (contract §13)', () => {
 
   beforeAll(async () => {
     app = await createTestApp({ queuePrefix: prefix, webhookAllowPrivateNetworks: true });
-    worker = await startTestWorker({ queuePrefix: prefix, webhookAllowPrivateNetworks: true });
+    worker = await startTestWorker({ queuePrefix: prefix, webhookAllowPrivateNetworks: true, workerQueues: ['events', 'webhooks'] });
     db = app.get(DataSource);
   });
   afterAll(async () => {

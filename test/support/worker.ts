@@ -14,6 +14,8 @@ import { WorkerModule } from '../../src/worker.module.js';
  * Redis prefix. `config` overrides single settings (queuePrefix, workerConcurrency, sweepAfterSeconds, ...), `clock`
  * the time its code asks for (on a database of the spec's own: its sweepers act on that time), `extensions` modules
  * added beside the worker's own (docs/extending.md). Close it with `close()`, which waits for the jobs it is running.
+ * A spec on the shared database names the `workerQueues` it needs: the `points` work brings the sweepers of points'
+ * expiry and tiers' reviews, which act on every file's customers by the real clock.
  */
 export async function startTestWorker(config: Partial<AppConfig> = {}, clock?: Clock, extensions: Type[] = []): Promise<INestApplicationContext> {
   const merged = { ...loadConfig(process.env), ...config };
