@@ -154,10 +154,18 @@ describe('scheduled creatives and audience jobs', () => {
     return last;
   }
 
-  /** Past the date plus a margin, so a job that should have been cancelled had its chance to run. */
-  async function pastDate(at: string): Promise<void> {
-    const wait = new Date(at).getTime() + 1_500 - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  /**
+   * Until the delayed job of an audience job is no longer in the queue: it woke the worker at its date and the worker
+   * is done with it (a job is removed once completed; one that failed would stay, retried, and this would time out).
+   * A cancelled job then had its chance to run.
+   */
+  async function jobDone(audienceJobId: number): Promise<void> {
+    const queue = new Queue(QueueName.AudienceJobs, { connection: { url: loadConfig(process.env).redisUrl, maxRetriesPerRequest: null }, prefix });
+    try {
+      await waitFor(async () => (await queue.getJob(`audience-job-${audienceJobId}`)) === undefined, SETTLE_MS, `the delayed job of audience job ${audienceJobId} done`);
+    } finally {
+      await queue.close();
+    }
   }
 
   /** Removes an audience job's delayed job from Redis, as a flush or a crash would lose it. */
@@ -199,7 +207,7 @@ describe('scheduled creatives and audience jobs', () => {
     const [cancelled] = await jobs(s.creativeId);
     expect(cancelled).toEqual(expect.objectContaining({ status: 'cancelled', customer_count: null, completed_at: null }));
 
-    await pastDate(s.at);
+    await jobDone(cancelled.id);
     expect(await jobs(s.creativeId)).toEqual([cancelled]);
     expect((await csvFiles()).filter((f) => f.startsWith(`${cancelled.id}-`))).toEqual([]);
     const res = await api(app, tenant).get(`/management/creatives/${s.creativeId}/audience_jobs/${cancelled.id}/download`);
@@ -215,7 +223,7 @@ describe('scheduled creatives and audience jobs', () => {
     const [cancelled] = await jobs(s.creativeId);
     expect(cancelled.status).toBe('cancelled');
 
-    await pastDate(s.at);
+    await jobDone(cancelled.id);
     expect(await jobs(s.creativeId)).toEqual([cancelled]);
     expect((await csvFiles()).filter((f) => f.startsWith(`${cancelled.id}-`))).toEqual([]);
   });

@@ -1,8 +1,8 @@
 import { jest } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
 import { createTestApp } from './support/app.js';
+import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 
 /** Rejects when `work` has not settled within `ms`, so a hang fails the test with a message instead of a timeout. */
 function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
@@ -85,18 +85,40 @@ describe('health', () => {
     }, 15_000);
   });
 
-  describe('with PostgreSQL unreachable', () => {
+  /**
+   * PostgreSQL taken away while the service runs, as an outage does: the app reaches it through a TCP proxy of the
+   * spec's (test/support/tcp-proxy.ts), ready through it first, then the proxy refuses every connection (the server is
+   * gone) or leaves every one unanswered (a partition, a frozen host). Either way the readiness check answers within
+   * its own bound (2 s per dependency), naming postgres.
+   */
+  describe.each([
+    ['refused (the server is gone)', (proxy: TcpProxy) => proxy.refuse()],
+    ['hanging (connections accepted and never answered)', (proxy: TcpProxy) => proxy.hang()],
+  ])('with PostgreSQL unreachable: %s', (_label, takeAway) => {
+    let proxy: TcpProxy;
     let app: INestApplication;
 
     beforeAll(async () => {
-      app = await createTestApp();
-      // The app's pool closed under it: every query fails as with the server gone.
-      await app.get(DataSource).destroy();
+      const url = new URL(process.env.DATABASE_URL!);
+      proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+      url.hostname = '127.0.0.1';
+      url.port = String(proxy.port);
+      app = await createTestApp({ databaseUrl: url.toString() });
     });
-    afterAll(() => app.close());
+    afterAll(async () => {
+      // Cut first: a statement left hanging holds its pooled connection, which closing the app would wait for.
+      await proxy?.close();
+      if (app) await within(app.close(), 10_000, 'closing the app with PostgreSQL unreachable');
+    }, 20_000);
 
     it('GET /health/ready answers 503 service_unavailable whose details name postgres, not redis; /health/live 200', async () => {
-      const res = await within(Promise.resolve(request(app.getHttpServer()).get('/health/ready')), 10_000, 'GET /health/ready');
+      const ready = () => within(Promise.resolve(request(app.getHttpServer()).get('/health/ready')), 10_000, 'GET /health/ready');
+      // Through the proxy, PostgreSQL answers: ready.
+      const before = await ready();
+      expect({ status: before.status, body: before.body }).toEqual({ status: 200, body: { status: 'ok', checks: { postgres: 'up', redis: 'up' } } });
+
+      await takeAway(proxy);
+      const res = await ready();
       expect({ status: res.status, body: res.body }).toEqual({
         status: 503,
         body: {
@@ -104,7 +126,8 @@ describe('health', () => {
           errors: { code: 'service_unavailable', message: 'not ready: postgres unreachable', details: [{ field: 'postgres', message: 'unreachable' }] },
         },
       });
-      expect((await request(app.getHttpServer()).get('/health/live')).status).toBe(200);
-    });
+      const live = await within(Promise.resolve(request(app.getHttpServer()).get('/health/live')), 10_000, 'GET /health/live');
+      expect({ status: live.status, body: live.body }).toEqual({ status: 200, body: { status: 'ok' } });
+    }, 30_000);
   });
 });

@@ -12,9 +12,24 @@ describe('the coupon reward (examples/coupon-pool)', () => {
   });
 
   it('awards nothing in the evaluation but asks for its effect, with the pool and the creative', () => {
-    const effects: unknown[] = [];
-    const ctx = { effect: (payload: unknown) => effects.push(payload), credit: () => undefined } as unknown as RewardContext;
+    // Every call the reward makes on its context, in order: what it awards (points, an offer, a tier, a raised event)
+    // and the effect it asks for. Notes (its explanation) award nothing and are not counted.
+    const calls: Array<[string, ...unknown[]]> = [];
+    const record =
+      (name: string, answer?: unknown) =>
+      (...args: unknown[]) => {
+        calls.push([name, ...args]);
+        return answer;
+      };
+    const ctx = {
+      credit: record('credit'),
+      issueOffer: record('issueOffer', true),
+      liftTier: record('liftTier', true),
+      raise: record('raise'),
+      effect: record('effect'),
+      note: () => undefined,
+    } as unknown as RewardContext;
     new CouponReward().apply(ctx, { pool: 'SUMMER', creative_id: 40 });
-    expect(effects).toEqual([{ pool: 'SUMMER', creative_id: 40 }]);
+    expect(calls).toEqual([['effect', { pool: 'SUMMER', creative_id: 40 }]]);
   });
 });

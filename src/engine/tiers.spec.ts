@@ -39,50 +39,80 @@ function session(start: CustomerSnapshot, extraOutcomes: OutcomeRule[] = [], tie
 describe('Tiers', () => {
   it('Silver at 120, Gold by outcome, still Gold at 130 (semantics.md example)', () => {
     const { send } = session(customer({ lifetimePoints: 110, availablePoints: 110, tierId: BRONZE }));
+    // The purchase at T0 + 1 minute: +10 points, 120 lifetime reach Silver's 100 (not Gold's 500).
     const silver = send('purchase');
-    expect(silver.customer).toMatchObject({ lifetimePoints: 120, tierId: SILVER });
-    expect(silver.tierChange).toMatchObject({ fromTierId: BRONZE, toTierId: SILVER, toTierName: 'Silver', direction: 'up', reason: 'points' });
+    expect(silver.customer).toEqual(customer({ lifetimePoints: 120, availablePoints: 120, tierId: SILVER }));
+    const toSilver = { fromTierId: BRONZE, toTierId: SILVER, reason: 'points', at: T0 + MINUTE };
+    expect(silver.tierChange).toEqual({ ...toSilver, toTierName: 'Silver', direction: 'up', steps: [toSilver] });
 
+    // The VIP event at T0 + 2 minutes: no points, its tier outcome lifts Silver to Gold.
     const gold = send('vip');
-    expect(gold.customer).toMatchObject({ lifetimePoints: 120, tierId: GOLD });
-    expect(gold.tierChange).toMatchObject({ fromTierId: SILVER, toTierId: GOLD, toTierName: 'Gold', direction: 'up', reason: 'outcome' });
+    expect(gold.customer).toEqual(customer({ lifetimePoints: 120, availablePoints: 120, tierId: GOLD }));
+    const toGold = { fromTierId: SILVER, toTierId: GOLD, reason: 'outcome', at: T0 + 2 * MINUTE };
+    expect(gold.tierChange).toEqual({ ...toGold, toTierName: 'Gold', direction: 'up', steps: [toGold] });
 
+    // 130 lifetime points rank Silver, below the Gold the outcome gave: Gold stays.
     const later = send('purchase');
-    expect(later.customer).toMatchObject({ lifetimePoints: 130, tierId: GOLD });
+    expect(later.customer).toEqual(customer({ lifetimePoints: 130, availablePoints: 130, tierId: GOLD }));
     expect(later.tierChange).toBeNull();
   });
 
   it('records each tier a request lifts the customer through, one step each, with its own reason', () => {
     const { s } = session(customer({ lifetimePoints: 95, availablePoints: 95, tierId: BRONZE }));
     const result = s.send([event('purchase', { occurredAt: T0 + MINUTE }), event('vip', { occurredAt: T0 + 2 * MINUTE })]);
-    expect(result.tierChange).toMatchObject({ fromTierId: BRONZE, toTierId: GOLD, direction: 'up', reason: 'outcome' });
-    expect(result.tierChange?.steps).toEqual([
-      { fromTierId: BRONZE, toTierId: SILVER, reason: 'points', at: T0 + 2 * MINUTE },
-      { fromTierId: SILVER, toTierId: GOLD, reason: 'outcome', at: T0 + 2 * MINUTE },
-    ]);
+    // The request's time is its last event's: the points' move takes it, the outcome's its event's (the same here).
+    expect(result.tierChange).toEqual({
+      fromTierId: BRONZE,
+      toTierId: GOLD,
+      toTierName: 'Gold',
+      direction: 'up',
+      reason: 'outcome',
+      at: T0 + 2 * MINUTE,
+      steps: [
+        { fromTierId: BRONZE, toTierId: SILVER, reason: 'points', at: T0 + 2 * MINUTE },
+        { fromTierId: SILVER, toTierId: GOLD, reason: 'outcome', at: T0 + 2 * MINUTE },
+      ],
+    });
   });
 
   it('gives the highest tier whose min_points the lifetime points reach', () => {
     const { send } = session(customer({ lifetimePoints: 0 }));
     const result = send('earn');
     expect(result.customer.tierId).toBe(GOLD);
-    expect(result.tierChange).toMatchObject({ fromTierId: null, toTierId: GOLD, toTierName: 'Gold', direction: 'up', reason: 'points' });
+    // No tier yet: 0 lifetime points reach Bronze's 0 as the evaluation starts, then the 600 points Gold's 500.
+    expect(result.tierChange).toEqual({
+      fromTierId: null,
+      toTierId: GOLD,
+      toTierName: 'Gold',
+      direction: 'up',
+      reason: 'points',
+      at: T0 + MINUTE,
+      steps: [
+        { fromTierId: null, toTierId: BRONZE, reason: 'points', at: T0 + MINUTE },
+        { fromTierId: BRONZE, toTierId: GOLD, reason: 'points', at: T0 + MINUTE },
+      ],
+    });
   });
 
   it('ranks by lifetime points, not available points', () => {
     const { send } = session(customer({ lifetimePoints: 495, availablePoints: 0, tierId: SILVER }));
     const result = send('purchase');
-    expect(result.customer).toMatchObject({ availablePoints: 10, lifetimePoints: 505, tierId: GOLD });
+    expect(result.customer).toEqual(customer({ availablePoints: 10, lifetimePoints: 505, tierId: GOLD }));
   });
 
+  // The Silver club's outcomes at T0 + 1 minute: tier Silver, then 600 points, which reach Gold. A customer with no tier
+  // is first given Bronze (0 lifetime points reach its min_points 0) as the evaluation starts.
+  const toBronze = { fromTierId: null, toTierId: BRONZE, reason: 'points', at: T0 + MINUTE };
+  const toSilver = { fromTierId: BRONZE, toTierId: SILVER, reason: 'outcome', at: T0 + MINUTE };
+  const toGold = { fromTierId: SILVER, toTierId: GOLD, reason: 'points', at: T0 + MINUTE };
   it.each([
-    ['no tier', null],
-    ['Bronze', BRONZE],
-  ])('reports the change from the tier the request started with (%s) when the tier moves twice', (_label, startTier) => {
+    ['no tier', null, [toBronze, toSilver, toGold]],
+    ['Bronze', BRONZE, [toSilver, toGold]],
+  ])('reports the change from the tier the request started with (%s) when the tier moves twice', (_label, startTier, steps) => {
     const { send } = session(customer({ lifetimePoints: 0, tierId: startTier }), [{ kind: 'points', args: 600 }]);
     const result = send('silver');
     expect(result.customer.tierId).toBe(GOLD);
-    expect(result.tierChange).toMatchObject({ fromTierId: startTier, toTierId: GOLD, toTierName: 'Gold', direction: 'up', reason: 'points' });
+    expect(result.tierChange).toEqual({ fromTierId: startTier, toTierId: GOLD, toTierName: 'Gold', direction: 'up', reason: 'points', at: T0 + MINUTE, steps });
   });
 
   it('never lowers a tier when lifetime points are below it', () => {
@@ -115,7 +145,9 @@ describe('Tiers under a period policy (contract §17)', () => {
     const { send } = session(customer({ lifetimePoints: 0, tierFacts: [{ at: T0 - 4 * 24 * 60 * MINUTE, points: 95 }] }), [], YEARLY);
     const result = send('purchase');
     expect(result.customer.tierId).toBe(SILVER);
-    expect(result.tierChange).toMatchObject({ fromTierId: null, toTierId: SILVER, direction: 'up', reason: 'points' });
+    // The stored facts' 95 points already give Bronze, the stored tier is none: the move is one step from it, rebased.
+    const step = { fromTierId: null, toTierId: SILVER, reason: 'points', at: T0 + MINUTE };
+    expect(result.tierChange).toEqual({ ...step, toTierName: 'Silver', direction: 'up', steps: [step] });
     expect(result.explanation[0].detail).toContain(
       'tier Bronze → Silver: 105 qualifying point(s) in the period 2026-01-01T00:00:00.000Z to 2027-01-01T00:00:00.000Z (period policy of 12 month(s), one_level, 0 grace day(s))',
     );
@@ -130,7 +162,8 @@ describe('Tiers under a period policy (contract §17)', () => {
     const s = new Session(session(start, [], YEARLY).s.compiled, start);
     const result = s.send(event('purchase', { occurredAt: T0 + YEAR + MINUTE }));
     expect(result.customer.tierId).toBe(SILVER);
-    expect(result.tierChange).toMatchObject({ fromTierId: GOLD, toTierId: SILVER, direction: 'down', reason: 'review', at: Date.UTC(2027, 0, 1) });
+    const step = { fromTierId: GOLD, toTierId: SILVER, reason: 'review', at: Date.UTC(2027, 0, 1) };
+    expect(result.tierChange).toEqual({ ...step, toTierName: 'Silver', direction: 'down', steps: [step] });
     expect(result.explanation[0].detail).toMatch(/^tier Gold → Silver: review of the period 2026-01-01T00:00:00.000Z to 2027-01-01T00:00:00.000Z, 0 qualifying point\(s\)/);
   });
 
@@ -138,8 +171,20 @@ describe('Tiers under a period policy (contract §17)', () => {
     const { send } = session(customer({ lifetimePoints: 0, tierFacts: [] }), [], YEARLY);
     const result = send('vip');
     expect(result.customer.tierId).toBe(GOLD);
-    expect(result.tierChange).toMatchObject({ toTierId: GOLD, direction: 'up', reason: 'outcome' });
-    expect(result.tierOutcomes).toEqual([expect.objectContaining({ tierId: GOLD })]);
+    // The event's moment counts its points first (none: 0 reach Bronze's min_points 0), then its tier outcome.
+    expect(result.tierChange).toEqual({
+      fromTierId: null,
+      toTierId: GOLD,
+      toTierName: 'Gold',
+      direction: 'up',
+      reason: 'outcome',
+      at: T0 + MINUTE,
+      steps: [
+        { fromTierId: null, toTierId: BRONZE, reason: 'points', at: T0 + MINUTE },
+        { fromTierId: BRONZE, toTierId: GOLD, reason: 'outcome', at: T0 + MINUTE },
+      ],
+    });
+    expect(result.tierOutcomes).toEqual([{ eventIndex: 0, tierId: GOLD, at: T0 + MINUTE }]);
   });
 
   it("keeps the tier held at a policy change until the first review after it, whatever the period's points", () => {
@@ -157,11 +202,18 @@ describe('Tiers under a period policy (contract §17)', () => {
     const occurredAt = Date.UTC(2024, 0, 5, 10);
     const result = s.send(event('earn', { occurredAt }), { now: T0 });
     expect(result.customer.tierId).toBe(SILVER);
-    expect(result.tierChange).toMatchObject({ fromTierId: null, toTierId: SILVER, direction: 'up', reason: 'review', at: Date.UTC(2026, 0, 1) });
-    expect(result.tierChange?.steps).toEqual([
-      { fromTierId: null, toTierId: GOLD, reason: 'points', at: occurredAt },
-      { fromTierId: GOLD, toTierId: SILVER, reason: 'review', at: Date.UTC(2026, 0, 1) },
-    ]);
+    expect(result.tierChange).toEqual({
+      fromTierId: null,
+      toTierId: SILVER,
+      toTierName: 'Silver',
+      direction: 'up',
+      reason: 'review',
+      at: Date.UTC(2026, 0, 1),
+      steps: [
+        { fromTierId: null, toTierId: GOLD, reason: 'points', at: occurredAt },
+        { fromTierId: GOLD, toTierId: SILVER, reason: 'review', at: Date.UTC(2026, 0, 1) },
+      ],
+    });
   });
 
   it('rebases a path that parts from the stored one years back on the stored tier', () => {
@@ -199,11 +251,19 @@ describe('Tiers under a period policy (contract §17)', () => {
     const { s, send } = session(customer({ lifetimePoints: 0, tierFacts: [] }), [], YEARLY);
     // Ten purchases a second apart: Bronze (min_points 0) at the first, Silver (100) at the tenth.
     const silver = s.send(Array.from({ length: 10 }, (_, i) => event('purchase', { occurredAt: T0 + i * 1000 })));
-    expect(silver.tierChange).toMatchObject({ fromTierId: null, toTierId: SILVER, reason: 'points' });
-    expect(silver.tierChange?.steps).toEqual([
-      { fromTierId: null, toTierId: BRONZE, reason: 'points', at: T0 },
-      { fromTierId: BRONZE, toTierId: SILVER, reason: 'points', at: T0 + 9000 },
-    ]);
+    // The request's time is its last purchase's.
+    expect(silver.tierChange).toEqual({
+      fromTierId: null,
+      toTierId: SILVER,
+      toTierName: 'Silver',
+      direction: 'up',
+      reason: 'points',
+      at: T0 + 9000,
+      steps: [
+        { fromTierId: null, toTierId: BRONZE, reason: 'points', at: T0 },
+        { fromTierId: BRONZE, toTierId: SILVER, reason: 'points', at: T0 + 9000 },
+      ],
+    });
     const gold = send('earn');
     expect(gold.tierChange?.steps).toEqual([{ fromTierId: SILVER, toTierId: GOLD, reason: 'points', at: T0 + MINUTE }]);
   });

@@ -1,4 +1,5 @@
 import { RateLimiter } from './rate-limiter.js';
+import { SettableClock } from '../clock.js';
 import type { AppConfig } from '../../config/config.js';
 import type { RedisClient } from '../../redis/connection.js';
 
@@ -47,21 +48,30 @@ describe('RateLimiter: the request budget and the failed-attempt budget', () => 
 
   it('keeps counting what it is reporting while Redis has not answered (no dip between a report and its answer)', async () => {
     let answer!: (results: Array<[null, number]>) => void;
-    const pipeline = { incrby: () => pipeline, expire: () => pipeline, exec: () => new Promise((resolve) => (answer = resolve)) };
+    // Resolves when the limiter sends its report (its own 200 ms timer), which Redis then leaves unanswered.
+    let reported!: () => void;
+    const sent = new Promise<void>((resolve) => (reported = resolve));
+    const pipeline = {
+      incrby: () => pipeline,
+      expire: () => pipeline,
+      exec: () =>
+        new Promise((resolve) => {
+          answer = resolve;
+          reported();
+        }),
+    };
     const reporting = new RateLimiter({ pipeline: () => pipeline } as unknown as RedisClient, {
       rateLimitPerMinute: 5,
       authFailuresPerMinute: 3,
       queuePrefix: 'rate-limiter-spec',
-    } as AppConfig);
+    } as AppConfig, new SettableClock(NOW));
     try {
-      const now = Date.now();
-      for (let i = 0; i < 3; i++) reporting.recordFailure(KEY, '203.0.113.7', now);
-      await new Promise((resolve) => setTimeout(resolve, 300)); // a report (every 200 ms) is on its way
-      expect(answer).toBeDefined();
-      expect(reporting.failuresOf(KEY, '203.0.113.7', now).used).toBe(3);
+      for (let i = 0; i < 3; i++) reporting.recordFailure(KEY, '203.0.113.7');
+      await sent; // a report is on its way
+      expect(reporting.failuresOf(KEY, '203.0.113.7').used).toBe(3);
       answer([[null, 3], [null, 1]]);
       await new Promise((resolve) => setImmediate(resolve));
-      expect(reporting.failuresOf(KEY, '203.0.113.7', now).used).toBe(3);
+      expect(reporting.failuresOf(KEY, '203.0.113.7').used).toBe(3);
     } finally {
       reporting.onModuleDestroy();
     }
