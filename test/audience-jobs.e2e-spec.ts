@@ -63,7 +63,7 @@ describe('scheduled creatives and audience jobs', () => {
     storageDir = await mkdtemp(join(tmpdir(), 'audience-jobs-'));
     app = await createTestApp({ queuePrefix: prefix, storageDir });
     // sweepAfterSeconds 1: the sweeper queues a due row whose job was lost one second after its date.
-    worker = await startTestWorker({ queuePrefix: prefix, storageDir, sweepAfterSeconds: 1 });
+    worker = await startTestWorker({ queuePrefix: prefix, storageDir, sweepAfterSeconds: 1, workerQueues: ['audience-jobs'] });
     db = app.get(DataSource);
     tenant = await createTenant(app, { multi_org_enabled: true });
     other = await createTenant(app, { multi_org_enabled: true });
@@ -276,7 +276,7 @@ describe('scheduled creatives and audience jobs', () => {
   });
 
   it('with a second worker on the queue, a job still runs once', async () => {
-    const second = await startTestWorker({ queuePrefix: prefix, storageDir, sweepAfterSeconds: 1 });
+    const second = await startTestWorker({ queuePrefix: prefix, storageDir, sweepAfterSeconds: 1, workerQueues: ['audience-jobs'] });
     try {
       const s = await scheduledCreative();
       const [done] = await settled(s.creativeId);
