@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
