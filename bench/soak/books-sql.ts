@@ -209,3 +209,16 @@ export const LATE_EVENTS = `SELECT count(*)::int AS n FROM events e
    WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at <= $3 AND e.customer_id IS NOT NULL
      AND e.status <> 'rejected' AND e.source <> 'perform' AND ($4::uuid[] IS NULL OR e.customer_id = ANY($4::uuid[]))
      AND e.created_at >= $5`;
+
+/**
+ * Every event of the organization for the soak's model (books-model.ts): its marker, what it is, its times, and the
+ * behaviors its stored result says it completed.
+ */
+export const MODEL_EVENTS = `SELECT e.id::text, e.customer_id, coalesce(e.attributes->>'soak_id', e.context->>'soak_id') AS marker, e.name, e.source,
+         e.transaction_id, e.status,
+         floor(extract(epoch FROM e.occurred_at) * 1000)::float8 AS occurred_ms,
+         floor(extract(epoch FROM e.processed_at) * 1000)::float8 AS processed_ms,
+         floor(extract(epoch FROM e.created_at) * 1000)::float8 AS created_ms,
+         (SELECT coalesce(jsonb_agg((x->>'behavior_id')::int), '[]'::jsonb) FROM jsonb_array_elements(${COMPLETIONS}) x) AS completed
+    FROM events e WHERE e.organization_id = $1
+   ORDER BY e.id`;

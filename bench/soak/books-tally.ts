@@ -1,4 +1,6 @@
 /** The soak's books (books.ts): the invariants, and the tally of what each checked and found violated. */
+import type { SoakTenant } from './setup.js';
+
 export interface Violation {
   invariant: string;
   detail: string;
@@ -21,6 +23,11 @@ export interface BooksExtra {
   simulationPairs?: SimulationPair[];
   /** How long past its expiry a credit with points left counts as missed by the expiry sweeper (default 30 s). */
   expirySlackSeconds?: number;
+  /**
+   * For the soak's model (books-model.ts): the organization as the setup built it, and an API process to ask each
+   * customer's progress and points of. Without it the model's invariants check nothing.
+   */
+  model?: { tenant: SoakTenant; apiUrl: string };
 }
 
 /** The invariants, in the order the report lists them. */
@@ -44,9 +51,19 @@ export const INVARIANTS = {
   outbox: 'every committed change has its deliveries',
   simulationsCompleted: 'simulations completed',
   simulationReruns: 'simulation = its rerun',
+  modelInput: 'events stored as sent (name, customer)',
+  modelProgress: "progress = the soak's model",
+  modelPoints: "completions and points = the soak's model",
+  simulationModel: "simulation = the soak's model",
 } as const;
 
 export type Invariant = (typeof INVARIANTS)[keyof typeof INVARIANTS];
+
+/** How a request was answered: 2xx, it happened; no answer (0) or 5xx, it may have; any other 4xx, it must not have. */
+export function answerOf(s: { status: number }): 'ok' | 'maybe' | 'refused' {
+  if (s.status >= 200 && s.status < 300) return 'ok';
+  return s.status === 0 || s.status >= 500 ? 'maybe' : 'refused';
+}
 
 /** Violations described per invariant at most (all are counted). */
 const MAX_DETAILS = 20;

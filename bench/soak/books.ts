@@ -8,7 +8,8 @@ import type pg from 'pg';
 import * as sql from './books-sql.js';
 import { checkReplay, checkBudgets } from './books-replay.js';
 import { checkSimulations, checkWebhooks } from './books-outbox.js';
-import { Books, EVENT_KINDS, INVARIANTS, SETUP_MARKER, type BooksExtra, type BooksReport, type Invariant, type Query } from './books-tally.js';
+import { checkModel } from './books-model.js';
+import { answerOf, Books, EVENT_KINDS, INVARIANTS, SETUP_MARKER, type BooksExtra, type BooksReport, type Invariant, type Query } from './books-tally.js';
 import type { WebhookReceiver } from './receiver.js';
 import type { Sent } from './record.js';
 
@@ -16,7 +17,8 @@ export { INVARIANTS, type BooksExtra, type BooksReport, type SimulationPair, typ
 
 /**
  * Checks the organization's books (see the module's comment). `sent` is every request the traffic made, `receiver`
- * the webhook receiver's record; `extra.simulationPairs` the reruns the lead started after the drain. A section that
+ * the webhook receiver's record; `extra.simulationPairs` the reruns the lead started after the drain; `extra.model`
+ * what the soak's model (books-model.ts) needs to ask the API (without it, its invariants check nothing). A section that
  * cannot run (a statement failing) is one violation of its first invariant, naming the error; the others still run.
  */
 export async function checkBooks(db: pg.Pool, organizationId: number, sent: Sent[], receiver: WebhookReceiver, extra: BooksExtra = {}): Promise<BooksReport> {
@@ -29,6 +31,8 @@ export async function checkBooks(db: pg.Pool, organizationId: number, sent: Sent
     [INVARIANTS.replayProgress, () => checkReplay(db, organizationId, q, books)],
     [INVARIANTS.deliveriesSettled, () => checkWebhooks(q, receiver, books)],
     [INVARIANTS.simulationsCompleted, () => checkSimulations(q, extra.simulationPairs ?? [], books)],
+    // The service against the soak's own model of its rules (model.ts), not against its own engine.
+    [INVARIANTS.modelProgress, async () => extra.model && checkModel(q, sent, extra.model, new Set((extra.simulationPairs ?? []).map((p) => p.rerun)), books)],
   ];
   let replayed: Map<number, number> | null = null;
   for (const [first, run] of sections) {
@@ -48,15 +52,7 @@ export async function checkBooks(db: pg.Pool, organizationId: number, sent: Sent
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// 1 and 3: what each request stored.
-
-type Answer = 'ok' | 'maybe' | 'refused';
-
-/** 2xx: it happened; no answer (0) or 5xx: it may have; any other 4xx: it must not have. */
-function answer(s: Sent): Answer {
-  if (s.status >= 200 && s.status < 300) return 'ok';
-  return s.status === 0 || s.status >= 500 ? 'maybe' : 'refused';
-}
+// 1 and 3: what each request stored (answerOf: 2xx happened, no answer or 5xx may have, any other 4xx must not have).
 
 /** Requests that name the same thing (a marker, a transaction id), and what the database holds under it. */
 interface Group {
@@ -79,8 +75,8 @@ interface Group {
  */
 function judge(books: Books, g: Group): void {
   const statuses = [...g.first, ...g.repeats].map((s) => s.status).join(',');
-  const ok = g.first.filter((s) => answer(s) === 'ok');
-  const maybe = g.first.filter((s) => answer(s) === 'maybe');
+  const ok = g.first.filter((s) => answerOf(s) === 'ok');
+  const maybe = g.first.filter((s) => answerOf(s) === 'maybe');
   const tell = (expected: string) => () => `${g.what} (answered ${statuses}): ${g.stored} stored, ${expected}${g.problem ? `; ${g.problem}` : ''}`;
   if (ok.length > 0) {
     books.check(INVARIANTS.storedOnce, ok.length === 1 && g.stored === g.want(ok[0]) && !g.problem, tell(`${g.want(ok[0])} expected${ok.length > 1 ? ', and 2xx answered more than once' : ''}`));
@@ -90,7 +86,7 @@ function judge(books: Books, g: Group): void {
   } else if (g.first.length > 0) {
     books.check(INVARIANTS.nothingOf4xx, g.stored === 0, tell('0 expected'));
   }
-  for (const r of g.repeats) books.check(INVARIANTS.nothingOf4xx, answer(r) !== 'ok', () => `${g.what}: a repeat of a used key answered ${r.status}`);
+  for (const r of g.repeats) books.check(INVARIANTS.nothingOf4xx, answerOf(r) !== 'ok', () => `${g.what}: a repeat of a used key answered ${r.status}`);
 }
 
 /** The requests by a key, in the order sent. */
@@ -151,7 +147,7 @@ async function checkSubmissions(q: Query, sent: Sent[], books: Books): Promise<v
   }
   for (const [tx, group] of groupBy(sent.filter((s) => s.kind === 'debit'), (s) => s.transactionId)) {
     const row = byDebit.get(tx);
-    const asked = group.find((s) => answer(s) !== 'refused')?.points;
+    const asked = group.find((s) => answerOf(s) !== 'refused')?.points;
     judge(books, {
       what: `debit ${tx}`,
       first: group,

@@ -18,6 +18,8 @@ export interface Sent {
   marker?: string;
   /** Event instances the submission carried. */
   instances?: number;
+  /** Event submissions: each instance's name and customer, in the order sent (the soak's model reads them). */
+  events?: Array<{ name: string; customerId: string }>;
   /** The transaction_id it carried (events, debits, perform), or the one it reversed (reversals). */
   transactionId?: string;
   /** A repeat of a transaction_id already answered 2xx: its 409 is expected and must store nothing. */

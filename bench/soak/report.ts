@@ -57,6 +57,20 @@ export function recoveryMs(window: FaultWindow, sent: Sent[]): number | null {
   return Math.min(...after.map((s) => s.at + s.ms)) - window.endedAt;
 }
 
+/**
+ * The books' verdicts: no invariant violated, and none that checked nothing. An invariant that looked at no item
+ * (no request of its kind answered, a check that could not find its rows, a run too short to reach it) proves
+ * nothing, so it does not pass: the run is not met, and the table says "checked nothing".
+ */
+export function booksVerdicts(books: BooksReport): Array<[string, boolean]> {
+  const violated = books.violations.length + books.checked.reduce((sum, c) => sum + c.violations, 0);
+  const idle = books.checked.filter((c) => c.items === 0).map((c) => c.invariant);
+  return [
+    ['no invariant violated', violated === 0],
+    [`every invariant checked something${idle.length > 0 ? ` (checked nothing: ${idle.join('; ')})` : ''}`, idle.length === 0],
+  ];
+}
+
 export function soakReport(o: SoakOutcome): { text: string; met: boolean } {
   const lines: string[] = [];
   const verdicts: Array<[string, boolean]> = [];
@@ -89,12 +103,11 @@ export function soakReport(o: SoakOutcome): { text: string; met: boolean } {
   }
   verdicts.push([`every fault recovered from within ${seconds(RECOVERY_TARGET_MS)} s of its end`, recovered]);
 
-  const violations = o.books.violations.length;
   lines.push('', '## The books', '', '| invariant | checked | violated |', '|---|---:|---:|');
-  for (const c of o.books.checked) lines.push(`| ${c.invariant} | ${c.items} | ${c.violations} |`);
+  for (const c of o.books.checked) lines.push(`| ${c.invariant} | ${c.items === 0 ? '0: checked nothing' : c.items} | ${c.violations} |`);
   for (const v of o.books.violations.slice(0, 30)) lines.push(`- ${v.invariant}: ${v.detail}`);
   if (o.books.notes.length > 0) lines.push('', 'Not compared:', ...o.books.notes.map((n) => `- ${n}`));
-  verdicts.push(['no invariant violated', violations === 0]);
+  verdicts.push(...booksVerdicts(o.books));
 
   lines.push('', `## Throughput (2xx answers per minute; the workers drained in ${seconds(o.drainMs)} s after the traffic stopped)`, '');
   const minutes = Math.max(1, Math.round((o.endedAt - o.startedAt) / 60_000));

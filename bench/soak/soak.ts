@@ -66,7 +66,7 @@ try {
   log(`drained in ${(drainMs / 1000).toFixed(1)} s; simulations rerun`);
   const simulationPairs = await rerunSimulations(cluster, tenant.key, tenant.auth, tenant.everydayId, traffic.simulations);
   await drained(db, cluster, DRAIN_MAX_MS, true);
-  const books = await checkBooks(db, tenant.organizationId, traffic.sent, receiver, { simulationPairs });
+  const books = await checkBooks(db, tenant.organizationId, traffic.sent, receiver, { simulationPairs, model: { tenant, apiUrl: cluster.apiUrls[0] } });
   const { text, met } = soakReport({ seed, minutes, startedAt, endedAt, sent: traffic.sent, skipped: traffic.skipped, windows, books, memory, drainMs });
   process.stdout.write(`\n${text}\n`);
   writeFileSync(`soak-${seed}.md`, `${text}\n`);

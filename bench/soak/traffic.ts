@@ -129,6 +129,7 @@ export class Traffic {
       customerId: customer.id,
       marker,
       instances: 1,
+      events: [{ name, customerId: customer.id }],
       ...(tx ? { transactionId: tx } : {}),
       ...(repeat ? { repeat: true } : {}),
     });
@@ -144,7 +145,7 @@ export class Traffic {
       context: { soak_id: marker },
       ...(this.random.chance(0.2) ? { transaction_id: this.next('tx2') } : {}),
     }));
-    await this.request('v2', 'POST', `/priv/v2/apps/${this.tenant.key}/events`, { events }, { marker, instances: events.length });
+    await this.request('v2', 'POST', `/priv/v2/apps/${this.tenant.key}/events`, { events }, { marker, instances: events.length, events: events.map((e) => ({ name: e.name, customerId: e.user_id })) });
   }
 
   /** A debit of 1 to 150 points (some more than the balance: 422), each with a transaction id of its own. */
