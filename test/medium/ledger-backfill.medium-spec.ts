@@ -5,6 +5,7 @@ import { dataSourceOptions } from '../../src/database/data-source.js';
 import { BACKFILL_LOCK, LedgerBackfill } from '../../src/modules/points/ledger-backfill.js';
 import { BACKFILL_BATCH } from '../../src/modules/points/ledger-backfill.repository.js';
 import { PointsWorkerModule } from '../../src/modules/points/points-worker.module.js';
+import { waitFor } from '../support/worker.js';
 import { createMediumContext, type MediumContext } from './support/module.js';
 import { ownDatabase, type OwnDatabase } from './support/own-database.js';
 import { seedCustomer, seedTenant, type SeededCustomer } from './support/seed.js';
@@ -121,10 +122,7 @@ describe('ledger backfill of occurred_at and reversed_at (medium: real database)
     ctx = await createMediumContext({ databasePoolSize: 4, databaseUrl: own.url }, undefined, [PointsWorkerModule]);
     backfill = ctx.app.get(LedgerBackfill);
     // Its run goes on in the background (the worker does not wait for it to take jobs).
-    for (let waited = 0; (await nullCredits()) > 0; waited += 50) {
-      if (waited > 10_000) throw new Error('the backfill started at bootstrap did not fill the ledger in 10 s');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(async () => (await nullCredits()) === 0, 10_000, 'the backfill started at bootstrap to fill the ledger');
   });
 
   afterAll(async () => {
@@ -174,7 +172,10 @@ describe('ledger backfill of occurred_at and reversed_at (medium: real database)
       await holder.query(`SELECT pg_advisory_lock($1)`, [BACKFILL_LOCK]);
       expect(await backfill.run({ paced: false, wait: false })).toBeNull();
       const waiting = backfill.run({ paced: false, wait: true });
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The run by hand waits for the lock (a request of it not granted), then the holder lets go.
+      const waitsForLock = async () =>
+        (await db.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = $1`, [BACKFILL_LOCK]))[0].n === 1;
+      await waitFor(waitsForLock, 10_000, 'the run by hand to wait for the lock');
       await holder.query(`SELECT pg_advisory_unlock($1)`, [BACKFILL_LOCK]);
       expect(await waiting).toMatchObject({ rows: 0, complete: true });
     } finally {

@@ -8,6 +8,7 @@ import { createMediumContext, type MediumContext } from './support/module.js';
 import { eventRow } from './support/plans.js';
 import { achieved, balance, ledgerTotal } from './support/read.js';
 import { seedCampaign, seedCustomer, seedTenant, type SeededCustomer } from './support/seed.js';
+import { waitFor } from '../support/worker.js';
 
 describe('StoredEventsEvaluation on the real database', () => {
   let ctx: MediumContext;
@@ -110,7 +111,7 @@ describe('StoredEventsEvaluation on the real database', () => {
     const job = stored.execute([...ofA, ...ofB]);
     try {
       // b's events are committed while a is still held: the job did not keep b locked while waiting for a.
-      for (let i = 0; i < 200 && (await statuses(ofB)).some(([status]) => status !== 'processed'); i += 1) await new Promise((r) => setTimeout(r, 25));
+      await waitFor(async () => (await statuses(ofB)).every(([status]) => status === 'processed'), 10_000, "b's events processed while a is held");
       expect((await statuses(ofB)).map(([status]) => status)).toEqual(['processed', 'processed']);
       expect((await statuses(ofA)).map(([status]) => status)).toEqual(['pending', 'pending']);
     } finally {
