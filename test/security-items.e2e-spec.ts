@@ -164,7 +164,7 @@ describe('audience CSVs neutralise formula characters (issue 14, item 5)', () =>
   // be where the downloading API looks for it.
   beforeAll(async () => {
     app = await createTestApp({ queuePrefix: prefix });
-    worker = await startTestWorker({ queuePrefix: prefix, sweepAfterSeconds: 1 });
+    worker = await startTestWorker({ queuePrefix: prefix, sweepAfterSeconds: 1, workerQueues: ['audience-jobs'] });
     tenant = await createTenant(app);
   });
   afterAll(async () => {
@@ -350,11 +350,15 @@ describe('perform accepts a transaction_id as V1 does (issue 14, item 5)', () =>
     expect(await stored(customer.id)).toEqual({ events: 0, ledger: 0, points: 0 });
   });
 
-  it('takes 255 characters', async () => {
+  it('takes 255 characters, stored whole with the perform and its points', async () => {
     const { tenant, campaign } = await world();
     const customer = await createCustomer(app, tenant);
     const id = `${uniq('t')}-`.padEnd(255, 'x');
-    await perform(tenant, `/users/${customer.id}/campaigns/${campaign.id}/perform`, { domain: 'complete_campaign', transaction_id: id }).expect(200);
+    const res = await perform(tenant, `/users/${customer.id}/campaigns/${campaign.id}/perform`, { domain: 'complete_campaign', transaction_id: id });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('ok');
+    expect(await db.query(`SELECT source, transaction_id FROM events WHERE customer_id = $1`, [customer.id])).toEqual([{ source: 'perform', transaction_id: id }]);
+    expect(await stored(customer.id)).toEqual({ events: 1, ledger: 1, points: 25 });
   });
 
   it('documents transaction_id on the perform body in Swagger, with a description and an example', async () => {

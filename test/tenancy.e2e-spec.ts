@@ -265,6 +265,7 @@ describe('tenancy: admin API without ADMIN_TOKEN', () => {
   });
 
   it('left the key active (the DELETE above did nothing)', async () => {
-    await api(app, tenant).post('/users').send({ user: { external_id: 'after-disabled-admin' } }).expect(201);
+    const res = await api(app, tenant).post('/users').send({ user: { external_id: 'after-disabled-admin' } }).expect(201);
+    expect(res.body).toMatchObject({ status: 'ok', user: { external_id: 'after-disabled-admin' } });
   });
 });

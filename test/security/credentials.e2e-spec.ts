@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { api, createTenant, TestTenant } from '../factories/tenant.factory.js';
+import { createCampaign } from '../factories/campaign.factory.js';
 import { createTestApp } from '../support/app.js';
 import { TEST_ADMIN_TOKEN } from '../support/test-env.js';
 import { basic, fillPath, Route, routeList, routeName, send } from './routes.js';
@@ -62,8 +63,10 @@ describe('credentials on every /priv route (contract §3)', () => {
     expect(failures).toEqual([]);
   });
 
-  it('still lets the right credentials in afterwards', async () => {
-    await api(app, tenant).get('/management/campaigns').expect(200);
+  it('still lets the right credentials in afterwards, to the organization\'s own campaigns', async () => {
+    const campaign = await createCampaign(app, tenant);
+    const res = await api(app, tenant).get(`/management/campaigns/${campaign.id}`).expect(200);
+    expect(res.body).toMatchObject({ status: 'ok', campaign: { id: campaign.id, name: campaign.name } });
   });
 
   describe('the verified-key cache and failures', () => {
