@@ -1,6 +1,9 @@
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
+import { Queue } from 'bullmq';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { QueueName } from '../src/queues/queue-names.js';
+import { loadConfig } from '../src/config/config.js';
 import { createTestApp } from './support/app.js';
 import { expectError } from './support/errors.js';
 import { deleteQueueKeys, ownQueuePrefix, startTestWorker, waitFor } from './support/worker.js';
@@ -29,7 +32,7 @@ describe('simulations (contract §15)', () => {
 
   beforeAll(async () => {
     app = await createTestApp({ queuePrefix: prefix });
-    worker = await startTestWorker({ queuePrefix: prefix });
+    worker = await startTestWorker({ queuePrefix: prefix, workerQueues: ['events', 'simulations'] });
     db = app.get(DataSource);
   });
   afterAll(async () => {
@@ -295,7 +298,7 @@ describe('simulations (contract §15)', () => {
   });
 
   describe('cancel', () => {
-    it('cancels a queued simulation, which no worker then runs; a finished one is answered unchanged', async () => {
+    it('cancels a queued simulation, which a worker started afterwards does not run; cancelling again answers it unchanged', async () => {
       // An API on a queue no worker reads: the simulation stays queued until cancelled.
       const idle = ownQueuePrefix('simulations-idle');
       const quiet = await createTestApp({ queuePrefix: idle });
@@ -309,6 +312,20 @@ describe('simulations (contract §15)', () => {
         expect(cancelled).toEqual(expect.objectContaining({ id: created.id, status: 'cancelled', results: null, completed_at: expect.any(String) }));
         const again = (await api(quiet, tenant).delete(`/management/simulations/${created.id}`).expect(200)).body.simulation;
         expect(again).toEqual(cancelled);
+
+        // A worker now reads the queue: it takes the job (or finds none) and leaves the simulation as cancelled.
+        const late = await startTestWorker({ queuePrefix: idle, workerQueues: ['simulations'] });
+        const queue = new Queue(QueueName.Simulations, { connection: { url: loadConfig(process.env).redisUrl, maxRetriesPerRequest: null }, prefix: idle });
+        try {
+          await waitFor(async () => {
+            const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+            return Object.values(counts).every((n) => n === 0);
+          }, 30_000, 'the simulations queue emptied by the worker');
+        } finally {
+          await queue.close();
+          await late.close();
+        }
+        expect((await api(quiet, tenant).get(`/management/simulations/${created.id}`).expect(200)).body.simulation).toEqual(cancelled);
       } finally {
         await quiet.close();
         await deleteQueueKeys(idle);

@@ -86,7 +86,7 @@ describe('webhooks', () => {
   beforeAll(async () => {
     app = await createTestApp({ queuePrefix: prefix, webhookAllowPrivateNetworks: true });
     strictApp = await createTestApp({ queuePrefix: prefix, webhookAllowPrivateNetworks: false });
-    worker = await startTestWorker({ queuePrefix: prefix, webhookAllowPrivateNetworks: true });
+    worker = await startTestWorker({ queuePrefix: prefix, webhookAllowPrivateNetworks: true, workerQueues: ['events', 'webhooks'] });
     db = app.get(DataSource);
     receiver = await startReceiver();
   });
@@ -223,9 +223,11 @@ describe('webhooks', () => {
       expect((await api(app, tenant).get('/management/webhooks').expect(200)).body.webhooks.map((w: { id: number }) => w.id)).not.toContain(id);
     });
 
-    it('answers validation for a page out of range on deliveries', async () => {
+    it('answers validation naming limit for a page out of range on deliveries', async () => {
       const created = await subscribe(app, tenant, { url: `${receiver.url}/paged`, event_types: ['tier.changed'] });
-      expectError(await api(app, tenant).get(`/management/webhooks/${created.body.webhook.id}/deliveries?limit=101`), 400, 'validation');
+      const res = await api(app, tenant).get(`/management/webhooks/${created.body.webhook.id}/deliveries?limit=101`);
+      expect(expectError(res, 400, 'validation')).toEqual(['limit']);
+      expect(res.body.errors.message).toMatch(/^limit must be an integer from 1 to 100/);
     });
 
     it('needs the api key credentials', async () => {
