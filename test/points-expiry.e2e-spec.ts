@@ -23,7 +23,6 @@ describe('points expiry by the worker (contract §13)', () => {
 
   beforeAll(async () => {
     app = await createTestApp({ queuePrefix: prefix, webhookAllowPrivateNetworks: true });
-    worker = await startTestWorker({ queuePrefix: prefix, webhookAllowPrivateNetworks: true });
     receiver = createServer((req, res) => {
       let body = '';
       req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
@@ -55,6 +54,9 @@ describe('points expiry by the worker (contract §13)', () => {
     const points = async () => (await api(app, tenant).get(`/users/${customer.id}/points`).expect(200)).body;
     expect((await points()).available_points).toBe(70);
 
+    // The worker starts once the books are set: its sweep, every 5 s, would otherwise expire the credit due a day ago
+    // before the debit (CI saw 20 instead of 70).
+    worker = await startTestWorker({ queuePrefix: prefix, webhookAllowPrivateNetworks: true, workerQueues: ['points', 'webhooks'] });
     await waitFor(async () => (await points()).available_points < 70, 60_000, 'the due credit to expire');
     const after = await points();
     expect(after).toEqual(expect.objectContaining({ available_points: 50, lifetime_points: 100 }));
