@@ -355,8 +355,25 @@ describe('perform accepts a transaction_id as V1 does (issue 14, item 5)', () =>
     const customer = await createCustomer(app, tenant);
     const id = `${uniq('t')}-`.padEnd(255, 'x');
     const res = await perform(tenant, `/users/${customer.id}/campaigns/${campaign.id}/perform`, { domain: 'complete_campaign', transaction_id: id });
-    expect(res.status).toBe(200);
-    expect(res.body.status).toBe('ok');
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 200,
+      body: {
+        status: 'ok',
+        campaign: {
+          campaign_id: campaign.id,
+          campaign_permalink: campaign.permalink,
+          name: campaign.name,
+          status: 'live',
+          starts_at: campaign.starts_at,
+          ends_at: campaign.ends_at,
+          qualified: true,
+        },
+      },
+    });
+    // The customer's timeline shows the perform under the whole id, with its points; the same id again is a duplicate.
+    const { events } = (await api(app, tenant).get(`/users/${customer.id}/timeline`).expect(200)).body;
+    expect(events).toEqual([expect.objectContaining({ source: 'perform', transaction_id: id, points_earned: 25 })]);
+    duplicate(await perform(tenant, `/users/${customer.id}/campaigns/${campaign.id}/perform`, { domain: 'complete_campaign', transaction_id: id }), id);
     expect(await db.query(`SELECT source, transaction_id FROM events WHERE customer_id = $1`, [customer.id])).toEqual([{ source: 'perform', transaction_id: id }]);
     expect(await stored(customer.id)).toEqual({ events: 1, ledger: 1, points: 25 });
   });

@@ -264,8 +264,11 @@ describe('tenancy: admin API without ADMIN_TOKEN', () => {
     expect(res.body).toEqual(errorBody('unauthorized'));
   });
 
-  it('left the key active (the DELETE above did nothing)', async () => {
+  it('leaves the key active when it refuses to deactivate it: the key still creates and reads a customer', async () => {
+    const refused = await request(app.getHttpServer()).delete(`/admin/v1/api_keys/${tenant.apiKey}`).set('Authorization', `Bearer ${TEST_ADMIN_TOKEN}`).expect(401);
+    expect(refused.body).toEqual(errorBody('unauthorized'));
     const res = await api(app, tenant).post('/users').send({ user: { external_id: 'after-disabled-admin' } }).expect(201);
-    expect(res.body).toMatchObject({ status: 'ok', user: { external_id: 'after-disabled-admin' } });
+    expect(res.body).toMatchObject({ status: 'ok', user: { external_id: 'after-disabled-admin', division_id: tenant.rootDivisionId } });
+    expect((await api(app, tenant).get(`/users/${res.body.user.id}`).expect(200)).body.user).toEqual(res.body.user);
   });
 });

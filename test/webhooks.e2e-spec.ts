@@ -223,11 +223,15 @@ describe('webhooks', () => {
       expect((await api(app, tenant).get('/management/webhooks').expect(200)).body.webhooks.map((w: { id: number }) => w.id)).not.toContain(id);
     });
 
-    it('answers validation naming limit for a page out of range on deliveries', async () => {
+    it.each([
+      ['limit=101', 'limit', /^limit must be an integer from 1 to 100,/],
+      ['limit=0', 'limit', /^limit must be an integer from 1 to 100,/],
+      ['page=0', 'page', /^page must be an integer from 1 to 1000000,/],
+    ])('answers 400 validation naming the parameter for a page size or page out of range on deliveries (%s)', async (query, field, message) => {
       const created = await subscribe(app, tenant, { url: `${receiver.url}/paged`, event_types: ['tier.changed'] });
-      const res = await api(app, tenant).get(`/management/webhooks/${created.body.webhook.id}/deliveries?limit=101`);
-      expect(expectError(res, 400, 'validation')).toEqual(['limit']);
-      expect(res.body.errors.message).toMatch(/^limit must be an integer from 1 to 100/);
+      const res = await api(app, tenant).get(`/management/webhooks/${created.body.webhook.id}/deliveries?${query}`);
+      expect(expectError(res, 400, 'validation')).toEqual([field]);
+      expect(res.body.errors.message).toMatch(message);
     });
 
     it('needs the api key credentials', async () => {

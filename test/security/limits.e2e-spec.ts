@@ -127,9 +127,14 @@ describe('limits: oversized, deep and huge bodies', () => {
       expect(res.body.errors.message).toMatch(/nested too deeply/);
     });
 
-    it('still serves a normal request afterwards', async () => {
+    it('serves a normal request right after too-deep bodies: the customer it creates is stored and read back', async () => {
+      for (const raw of [`{"user":{"external_id":"deep-first","attributes":${deepObject()}}}`, deepArray()]) {
+        expectError(await api(app, tenant).post('/users').set('Content-Type', 'application/json').send(raw), 400, 'validation');
+      }
       const res = await api(app, tenant).post('/users').send({ user: { external_id: 'after-deep' } }).expect(201);
-      expect(res.body).toMatchObject({ status: 'ok', user: { external_id: 'after-deep' } });
+      expect(res.body).toMatchObject({ status: 'ok', user: { external_id: 'after-deep', available_points: 0 } });
+      expect((await api(app, tenant).get('/external/users/after-deep').expect(200)).body.user).toEqual(res.body.user);
+      expectError(await api(app, tenant).get('/external/users/deep-first'), 404, 'not_found');
     });
   });
 

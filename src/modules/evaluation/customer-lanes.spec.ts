@@ -66,25 +66,33 @@ describe('CustomerLanes', () => {
 
   async function refusesAndKeepsOrder(): Promise<void> {
     const lanes = new CustomerLanes(20);
+    const order: string[] = [];
     const stuck = deferred();
-    const first = lanes.run('c1', () => stuck.promise);
-    const second = lanes.run('c1', async () => 'second ran');
+    const first = lanes.run('c1', async () => {
+      await stuck.promise;
+      order.push('first done');
+      return 'first';
+    });
+    const second = lanes.run('c1', async () => {
+      order.push('second ran');
+      return 'second';
+    });
     jest.advanceTimersByTime(20);
     const error = await second.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe('service_unavailable');
     expect((error as AppError).message).toMatch(/too many events for this customer/);
-    const order: string[] = [];
-    void first.then(() => order.push('first done'));
     const third = lanes.run('c1', async () => {
       order.push('third ran');
       return 'third';
     });
     await tick();
-    expect(order).toEqual([]); // the first still holds the lane
+    expect(order).toEqual([]); // the first still holds the lane; the refused second never runs
     stuck.resolve();
+    await expect(first).resolves.toBe('first');
     await expect(third).resolves.toBe('third'); // let through within its wait, after the first
-    expect(order).toEqual(['first done', 'third ran']);
+    expect(order).toEqual(['first done', 'third ran']); // the refused second never ran, even once the lane was free
+    expect(lanes.busy).toBe(0);
   }
 
   it('gives the request’s turn back while it waits for its customer’s lane, and takes one again before its work', async () => {
