@@ -3,13 +3,11 @@ import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
-import { loadConfig } from '../src/config/config.js';
 import { QueueName } from '../src/queues/queue-names.js';
 import { createTestApp } from './support/app.js';
 import { expectError } from './support/errors.js';
-import { deleteQueueKeys, ownQueuePrefix, startTestWorker, waitFor } from './support/worker.js';
+import { deleteQueueKeys, ownQueuePrefix, startTestWorker, waitFor, withQueue } from './support/worker.js';
 import { createCampaign } from './factories/campaign.factory.js';
 import { createCustomer } from './factories/customer.factory.js';
 import { api, createTenant, TestTenant } from './factories/tenant.factory.js';
@@ -160,22 +158,14 @@ describe('scheduled creatives and audience jobs', () => {
    * A cancelled job then had its chance to run.
    */
   async function jobDone(audienceJobId: number): Promise<void> {
-    const queue = new Queue(QueueName.AudienceJobs, { connection: { url: loadConfig(process.env).redisUrl, maxRetriesPerRequest: null }, prefix });
-    try {
-      await waitFor(async () => (await queue.getJob(`audience-job-${audienceJobId}`)) === undefined, SETTLE_MS, `the delayed job of audience job ${audienceJobId} done`);
-    } finally {
-      await queue.close();
-    }
+    await withQueue(QueueName.AudienceJobs, prefix, (queue) =>
+      waitFor(async () => (await queue.getJob(`audience-job-${audienceJobId}`)) === undefined, SETTLE_MS, `the delayed job of audience job ${audienceJobId} done`),
+    );
   }
 
   /** Removes an audience job's delayed job from Redis, as a flush or a crash would lose it. */
   async function loseDelayedJob(audienceJobId: number): Promise<void> {
-    const queue = new Queue(QueueName.AudienceJobs, { connection: { url: loadConfig(process.env).redisUrl, maxRetriesPerRequest: null }, prefix });
-    try {
-      expect(await queue.remove(`audience-job-${audienceJobId}`)).toBe(1);
-    } finally {
-      await queue.close();
-    }
+    expect(await withQueue(QueueName.AudienceJobs, prefix, (queue) => queue.remove(`audience-job-${audienceJobId}`))).toBe(1);
   }
 
   async function csvFiles(): Promise<string[]> {

@@ -1,12 +1,10 @@
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
-import { Queue } from 'bullmq';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { QueueName } from '../src/queues/queue-names.js';
-import { loadConfig } from '../src/config/config.js';
 import { createTestApp } from './support/app.js';
 import { expectError } from './support/errors.js';
-import { deleteQueueKeys, ownQueuePrefix, startTestWorker, waitFor } from './support/worker.js';
+import { deleteQueueKeys, ownQueuePrefix, startTestWorker, waitFor, withQueue } from './support/worker.js';
 import { api, createTenant, type TestTenant } from './factories/tenant.factory.js';
 import { createCampaign } from './factories/campaign.factory.js';
 import { createBehaviors, type BehaviorSpec } from './factories/behavior.factory.js';
@@ -315,14 +313,11 @@ describe('simulations (contract §15)', () => {
 
         // A worker now reads the queue: it takes the job (or finds none) and leaves the simulation as cancelled.
         const late = await startTestWorker({ queuePrefix: idle, workerQueues: ['simulations'] });
-        const queue = new Queue(QueueName.Simulations, { connection: { url: loadConfig(process.env).redisUrl, maxRetriesPerRequest: null }, prefix: idle });
         try {
-          await waitFor(async () => {
-            const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-            return Object.values(counts).every((n) => n === 0);
-          }, 30_000, 'the simulations queue emptied by the worker');
+          await withQueue(QueueName.Simulations, idle, (queue) =>
+            waitFor(async () => Object.values(await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0), 30_000, 'the simulations queue emptied by the worker'),
+          );
         } finally {
-          await queue.close();
           await late.close();
         }
         expect((await api(quiet, tenant).get(`/management/simulations/${created.id}`).expect(200)).body.simulation).toEqual(cancelled);

@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { INestApplicationContext, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { CLOCK, type Clock } from '../../src/common/clock.js';
 import { APP_CONFIG } from '../../src/config/config.module.js';
@@ -38,6 +39,16 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
     if (await condition()) return;
     if (Date.now() > deadline) throw new Error(`waiting for ${what}: not met after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** Runs `work` with a BullMQ handle on queue `name` under `prefix` (this run's Redis), closed after. */
+export async function withQueue<T>(name: string, prefix: string, work: (queue: Queue) => Promise<T>): Promise<T> {
+  const queue = new Queue(name, { connection: { url: loadConfig(process.env).redisUrl, maxRetriesPerRequest: null }, prefix });
+  try {
+    return await work(queue);
+  } finally {
+    await queue.close();
   }
 }
 
