@@ -19,6 +19,7 @@ import { TierQualification1765500000000 } from './1765500000000-tier-qualificati
 import { TierRetainPoints1765600000000 } from './1765600000000-tier-retain-points.js';
 import { TierPolicy1765700000000 } from './1765700000000-tier-policy.js';
 import { LedgerBackfillIndex1765800000000 } from './1765800000000-ledger-backfill-index.js';
+import { CampaignAnalytics1765900000000 } from './1765900000000-campaign-analytics.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -43,4 +44,5 @@ export const migrations = [
   TierRetainPoints1765600000000,
   TierPolicy1765700000000,
   LedgerBackfillIndex1765800000000,
+  CampaignAnalytics1765900000000,
 ];

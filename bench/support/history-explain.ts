@@ -114,6 +114,7 @@ async function v1Statements(plan: HistoryPlan, c: number): Promise<Captured[]> {
     effects: [],
     tierOutcomes: [],
     tierHistory: [],
+    analytics: { activity: [], goals: [] },
   };
   const write = writeStatement(writePlan);
   out.push({ label: `V1: the write (${write.name})`, text: write.text, values: write.values ?? [], write: true });

@@ -101,6 +101,10 @@ export interface EvaluationResult {
   effects: RewardEffect[];
   /** Tier outcomes awarded, whether or not they moved the tier: they qualify for their tier in their event's period (§17). */
   tierOutcomes: Array<{ eventIndex: number; tierId: number; at: number }>;
+  /** Each instance a campaign evaluated (live, the customer targeted, listening to its name): campaign analytics (§19). */
+  evaluated: Array<{ eventIndex: number; campaignId: number; at: number }>;
+  /** Goals that took progress, and whether it completed them (the analytics' goal funnel, §19). */
+  goalsAdvanced: Array<{ goalId: number; completed: boolean }>;
 }
 
 /** A reward's after-commit effect, as the evaluation asked for it. */
@@ -111,6 +115,9 @@ export interface RewardEffect {
   behaviorId: number;
   payload: Record<string, unknown>;
 }
+
+/** States in which a campaign did not evaluate an instance: it was not live at the time, or did not target the customer. */
+const NOT_EVALUATED: ReadonlySet<CampaignState> = new Set(['campaign_not_started', 'campaign_over', 'not_targeted_to_campaign']);
 
 const NO_BEHAVIORS: ReadonlyMap<CompiledBehavior, CompiledGoal[]> = new Map();
 
@@ -189,6 +196,8 @@ export class Evaluation {
       budgetRefused: [],
       effects: [],
       tierOutcomes: [],
+      evaluated: [],
+      goalsAdvanced: [],
     };
     this.budgetLeft = {};
     for (const [id, left] of Object.entries(input.budgets ?? {})) this.budgetLeft[Number(id)] = { ...left };
@@ -247,6 +256,7 @@ export class Evaluation {
     const id = campaign.rule.id;
     const explanation: CampaignExplanation = { campaign_id: id, campaign_name: campaign.rule.name, state: check.state, detail: check.detail, behaviors: [] };
     if (depth === 0) this.recordState(id, check.state);
+    if (!NOT_EVALUATED.has(check.state)) this.evaluatedBy(id, instance);
     if (check.qualifiedNow) {
       this.customer.qualifiedCampaignIds.push(id);
       this.result.qualifiedCampaignIds.push(id);
@@ -336,9 +346,11 @@ export class Evaluation {
     const achievedBefore = p.achieved;
     const countBefore = goalsCounted(groupCounts(behavior, p));
     const deltas: Array<[CompiledGoal, number, string | null]> = [];
+    const advanced: Array<[CompiledGoal, boolean]> = [];
     for (const goal of goals) {
       const step = applyToGoal(goal, p, instance, tz);
       explanation.goals.push(step.explanation);
+      if (step.countChange > 0 || step.completedNow) advanced.push([goal, step.completedNow]);
       if (step.countChange !== 0 || step.newPivot !== null || step.explanation.verdict === 'streak_restarted') {
         deltas.push([goal, step.countChange, step.newPivot]);
       }
@@ -352,6 +364,7 @@ export class Evaluation {
     }
     const progressed = deltas.length > 0;
     for (const [goal, change, pivot] of deltas) this.goalDelta(goal, change, pivot);
+    for (const [goal, completedNow] of advanced) this.goalAdvanced(goal, completedNow);
     if (reset) this.markReset(rule.id);
     const goalsDone = goalsCounted(counts);
     const rewardNotes: string[] = [];
@@ -379,6 +392,15 @@ export class Evaluation {
     }
     explanation.detail = notes.join('; ');
     return explanation;
+  }
+
+  /** The campaign evaluated the instance (counted in its analytics' events). */
+  protected evaluatedBy(campaignId: number, instance: EventInstance): void {
+    this.result.evaluated.push({ eventIndex: this.eventIndex, campaignId, at: instance.occurredAt });
+  }
+
+  protected goalAdvanced(goal: CompiledGoal, completed: boolean): void {
+    this.result.goalsAdvanced.push({ goalId: goal.rule.id, completed });
   }
 
   protected goalDelta(goal: CompiledGoal, countChange: number, pivot: string | null): void {

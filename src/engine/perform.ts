@@ -141,6 +141,7 @@ class Performance extends Evaluation {
       this.result.completedCampaignIds.push(c.id);
     }
     this.recordState(c.id, 'qualified');
+    this.evaluatedBy(c.id, instance);
     // Raised after every behavior is complete: an event outcome cannot complete a behavior of this campaign twice.
     for (const event of raised) this.process(event, 1);
     return { ...this.finish(), failure: null, qualified: state.state === 'qualified' };
@@ -172,6 +173,7 @@ class Performance extends Evaluation {
       return out;
     }
     behavior.goals.forEach((goal, i) => this.goalDelta(goal, changes[i], null));
+    for (const goal of behavior.goals) this.goalAdvanced(goal, true);
     const achievedBefore = p.achieved;
     const notes = [`behavior completed by perform (achieved ${achievedBefore} → ${p.achieved}); goal progress reset for the next cycle`];
     raised.push(...this.complete(behavior, p, instance, notes));

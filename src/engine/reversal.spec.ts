@@ -42,13 +42,14 @@ describe('undoCompletions (reversal)', () => {
     const s = session({});
     s.send([purchase(T0), purchase(T0)]);
     expect(s.achieved(1)).toBe(2);
-    const { progress, undone } = undoCompletions(s.progress, [
+    const { progress, undone, which } = undoCompletions(s.progress, [
       { behaviorId: 1, at: T0 },
       { behaviorId: 1, at: T0 },
       { behaviorId: 1, at: T0 },
       { behaviorId: 99, at: T0 },
     ]);
     expect(undone).toBe(2);
+    expect(which).toEqual([0, 1]);
     expect(progress[1].achieved).toBe(0);
     expect(Object.keys(progress)).toEqual(['1']);
   });

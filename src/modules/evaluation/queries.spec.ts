@@ -44,6 +44,7 @@ const plan = (events: WritePlan['events'], withDeliveries: boolean): WritePlan =
   effects: [],
   tierOutcomes: [],
   tierHistory: [],
+  analytics: { activity: [], goals: [] },
 });
 
 async function printed(): Promise<string> {

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
-import { addBudgetUse, tierDirection, type BudgetLeft, type CompiledRules, type CustomerSnapshot, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
+import { addBudgetUse, tierDirection, type BudgetLeft, type CompiledRules, type CustomerSnapshot, type ProgressMap } from '../../engine/index.js';
 import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import { webhookOccurrences, type WebhookEventType, type WebhookOccurrence } from '../webhooks/occurrences.js';
 import { WebhookSubscriptions } from '../webhooks/subscriptions.js';
@@ -14,7 +14,7 @@ import type { EventKey } from './event-keys.js';
 import { eventOutcome } from './event-outcome.js';
 import { evaluateNext, type ReplayedCustomer } from './history-replay.js';
 import { involvedBehaviors } from './involved-behaviors.js';
-import { planWrite, type CustomerResult, type EventOutcome, type MarkedEventRow } from './write-plan.js';
+import { planWrite, type CustomerResult, type EventOutcome, type MarkedEventRow, type Outcomes } from './write-plan.js';
 
 export interface ProcessedSummary {
   processed: number;
@@ -191,7 +191,7 @@ function evaluateEvents(
   const customer: ReplayedCustomer = { snapshot: group.customer.snapshot, progress: { ...progress } };
   const outcomes: EventOutcome[] = [];
   const webhooks: WebhookOccurrence[] = [];
-  const combined: Pick<EvaluationResult, 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused' | 'effects' | 'tierOutcomes' | 'tierChange'> = {
+  const combined: Omit<Outcomes, 'customer'> = {
     progress: {},
     credits: [],
     offersIssued: [],
@@ -201,6 +201,9 @@ function evaluateEvents(
     effects: [],
     tierOutcomes: [],
     tierChange: null,
+    evaluated: [],
+    completions: [],
+    goalsAdvanced: [],
   };
   group.events.forEach((event, i) => {
     // A V1 async event scoped to a campaign that is no longer live evaluates nothing (as V1 sync answers 404).
@@ -228,6 +231,9 @@ function evaluateEvents(
     combined.notifications.push(...result.notifications.map((n) => ({ ...n, eventIndex: i })));
     combined.effects.push(...result.effects.map((e) => ({ ...e, eventIndex: i })));
     combined.tierOutcomes.push(...result.tierOutcomes.map((t) => ({ ...t, eventIndex: i })));
+    combined.evaluated.push(...result.evaluated.map((e) => ({ ...e, eventIndex: i })));
+    combined.completions.push(...result.completions.map((c) => ({ ...c, eventIndex: i })));
+    combined.goalsAdvanced.push(...result.goalsAdvanced);
     if (result.tierChange) {
       const from = combined.tierChange?.fromTierId ?? result.tierChange.fromTierId;
       const steps = [...(combined.tierChange?.steps ?? []), ...result.tierChange.steps];

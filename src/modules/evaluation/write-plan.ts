@@ -27,7 +27,10 @@ export interface NewEvent extends EventOutcome {
 }
 
 /** The part of an engine result that is written: perform's result and evaluate's both have it. */
-export type Outcomes = Pick<EvaluationResult, 'customer' | 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused' | 'effects' | 'tierOutcomes' | 'tierChange'>;
+export type Outcomes = Pick<
+  EvaluationResult,
+  'customer' | 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused' | 'effects' | 'tierOutcomes' | 'tierChange' | 'evaluated' | 'completions' | 'goalsAdvanced'
+>;
 
 /** One customer's evaluation: its state before, what the engine decided, and its webhook events. */
 export interface CustomerResult {
@@ -69,8 +72,27 @@ export interface WritePlan {
   tierHistory: TierHistoryRow[];
   /** Rewards' after-commit effects (the outbox reward_effects), run by the workers once committed. */
   effects: Array<{ idx: number; organization_id: number; customer_id: string; kind: string; campaign_id: number; behavior_id: number; payload: unknown }>;
+  /** Campaign analytics (§19): what each campaign's evaluations did, by customer and time, and the goals that took progress. */
+  analytics: { activity: ActivityRow[]; goals: Array<{ goal_id: number; customer_id: string; completed: boolean }> };
   /** A domain action's rows for tables of its own (perform), written in the same transaction before the rest. */
   rows?: Array<{ table: string; rows: Array<Record<string, unknown>> }>;
+}
+
+/**
+ * What one customer's evaluations did for one campaign (behavior_id null) or one of its behaviors, at one instant: the
+ * write adds it to the campaign's counters of that day in the organization's zone (analytics-statement.ts).
+ */
+export interface ActivityRow {
+  organization_id: number;
+  customer_id: string;
+  campaign_id: number;
+  behavior_id: number | null;
+  at: string;
+  events: number;
+  achievements: number;
+  points: number;
+  offers: number;
+  notifications: number;
 }
 
 export interface TierHistoryRow {
@@ -143,7 +165,20 @@ export function newEventRows(events: NewEvent[]): NewEventRow[] {
  * notifications, webhook deliveries and rewards' after-commit effects.
  */
 export function planWrite(events: WritePlan['events'], customers: CustomerResult[]): WritePlan {
-  const plan: WritePlan = { events, progress: [], customers: [], credits: [], offers: [], notifications: [], deliveries: [], budgets: { use: [], refused: [] }, effects: [], tierOutcomes: [], tierHistory: [] };
+  const plan: WritePlan = {
+    events,
+    progress: [],
+    customers: [],
+    credits: [],
+    offers: [],
+    notifications: [],
+    deliveries: [],
+    budgets: { use: [], refused: [] },
+    effects: [],
+    tierOutcomes: [],
+    tierHistory: [],
+    analytics: { activity: [], goals: [] },
+  };
   const budgetUse: Record<number, BudgetUse> = {};
   for (const c of customers) {
     const who = { organization_id: c.organizationId, customer_id: c.result.customer.id };
@@ -177,6 +212,8 @@ export function planWrite(events: WritePlan['events'], customers: CustomerResult
     for (const e of c.result.effects) {
       plan.effects.push({ idx: idx(e.eventIndex), ...who, kind: e.kind, campaign_id: e.campaignId, behavior_id: e.behaviorId, payload: e.payload });
     }
+    plan.analytics.activity.push(...activityOf(c));
+    for (const g of c.result.goalsAdvanced) plan.analytics.goals.push({ goal_id: g.goalId, customer_id: who.customer_id, completed: g.completed });
     addBudgetUse(budgetUse, c.result.budgetUse);
     for (const id of c.result.budgetRefused) if (!plan.budgets.refused.includes(id)) plan.budgets.refused.push(id);
     for (const w of c.webhooks) {
@@ -193,6 +230,28 @@ export function planWrite(events: WritePlan['events'], customers: CustomerResult
   }
   plan.budgets.use = Object.entries(budgetUse).map(([id, u]) => ({ campaign_id: Number(id), ...u }));
   return plan;
+}
+
+/** One customer's analytics activity, summed by campaign, behavior and instant. */
+function activityOf(c: CustomerResult): ActivityRow[] {
+  const r = c.result;
+  const rows = new Map<string, ActivityRow>();
+  const add = (campaignId: number, behaviorId: number | null, at: number, counts: Partial<Pick<ActivityRow, 'events' | 'achievements' | 'points' | 'offers' | 'notifications'>>) => {
+    const key = `${campaignId}:${behaviorId}:${at}`;
+    let row = rows.get(key);
+    if (!row) {
+      row = { organization_id: c.organizationId, customer_id: r.customer.id, campaign_id: campaignId, behavior_id: behaviorId, at: new Date(at).toISOString(), events: 0, achievements: 0, points: 0, offers: 0, notifications: 0 };
+      rows.set(key, row);
+    }
+    for (const [name, n] of Object.entries(counts) as Array<[keyof typeof counts, number]>) row[name] += n;
+  };
+  const timeOf = new Map(r.evaluated.map((e) => [e.eventIndex, e.at]));
+  for (const e of r.evaluated) add(e.campaignId, null, e.at, { events: 1 });
+  for (const x of r.completions) add(x.campaignId, x.behaviorId, x.at, { achievements: 1 });
+  for (const x of r.credits) add(x.campaignId, x.behaviorId, x.at, { points: x.amount });
+  for (const x of r.offersIssued) add(x.campaignId, x.behaviorId, x.at, { offers: 1 });
+  for (const x of r.notifications) add(x.campaignId, x.behaviorId, timeOf.get(x.eventIndex) ?? r.completions.find((y) => y.eventIndex === x.eventIndex)?.at ?? 0, { notifications: 1 });
+  return [...rows.values()];
 }
 
 function customerRow(a: CustomerSnapshot): WritePlan['customers'][number] {

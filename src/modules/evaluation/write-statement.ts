@@ -1,5 +1,6 @@
 import type { Statement } from '../../common/database/unit-of-work.js';
 import { occurredKey, occurredRange } from './event-keys.js';
+import { analyticsSteps } from './analytics-steps.js';
 import type { MarkedEventRow, WritePlan } from './write-plan.js';
 
 /**
@@ -9,7 +10,7 @@ import type { MarkedEventRow, WritePlan } from './write-plan.js';
  * them. Steps refer to the events by `idx` through `event_ids`, since the events' ids exist only once inserted.
  * docs/queries/event-path.sql prints every variant (src/modules/evaluation/queries.spec.ts keeps it current).
  */
-interface Step {
+export interface Step {
   name: string;
   /** The step's SQL; `param(value)` answers the placeholder of a parameter. */
   sql(param: (value: unknown) => string): string;
@@ -250,6 +251,7 @@ export function writeStatement(plan: WritePlan): Statement {
     ...(withBudgets ? [steps.spendBudgets(plan.budgets)] : []),
     ...(withEffects ? [steps.insertEffects(plan.effects)] : []),
     ...(withTiers ? [steps.recordTierOutcomes(plan.tierOutcomes), steps.recordTierHistory(plan.tierHistory)] : []),
+    ...analyticsSteps(plan.analytics),
   ];
   const values: unknown[] = [];
   const param = (value: unknown) => `$${values.push(value)}`;

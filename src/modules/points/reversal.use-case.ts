@@ -55,6 +55,7 @@ export class ReversalUseCase {
         const rules = await this.pipeline.rulesAt(tenant.organizationId, customer.rulesVersion, uow);
         const reviewTier = rules.tierRules.policy.basis === 'period';
         const now = this.clock.now();
+        const undoneCompletions = undone.which.map((i) => completed[i]).map((c) => ({ campaign_id: c.campaign_id, behavior_id: c.behavior_id, at: c.at }));
         const [row, facts] = await commitWith(
           Promise.all([
             this.reversals.reverse(uow, {
@@ -75,6 +76,7 @@ export class ReversalUseCase {
             reviewTier,
           }),
             reviewTier ? tierFactsOf(uow, [id], rules.tierRules.timeZone) : null,
+            this.reversals.reverseAnalytics(uow, tenant.organizationId, id, eventIds, undoneCompletions),
           ]),
         );
         const tier = facts ? tierNameOf(rules, customerTierStanding(rules, { tierFacts: facts.get(id), tierFloorId: customer.snapshot.tierFloorId }, now).tierId) : row.tier;

@@ -44,5 +44,6 @@ export function creditPlan(tenant: Tenant, customerId: string, behaviorId: numbe
     effects: [],
     tierOutcomes: [],
     tierHistory: [],
+    analytics: { activity: [], goals: [] },
   };
 }
