@@ -18,6 +18,7 @@ import { EventsModule } from './modules/events/events.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { MetricsModule } from './modules/metrics/metrics.module.js';
 import { SimulationsModule } from './modules/simulations/simulations.module.js';
+import { AnalyticsModule } from './modules/analytics/analytics.module.js';
 import { SettingsModule } from './modules/tenancy/settings/settings.module.js';
 import { ExtensionsApiModule } from './modules/extensions/extensions-api.module.js';
 import { PointsModule } from './modules/points/points.module.js';
@@ -51,6 +52,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
     SettingsModule,
     ExtensionsApiModule,
     SimulationsModule,
+    AnalyticsModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: ErrorFilter },
