@@ -1502,6 +1502,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/priv/v1/apps/{api_key}/management/campaigns/{campaign_id}/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A campaign's analytics
+         * @description What the campaign did, for events whose occurred_at falls in the range (days of the organization's time zone): totals, a series of every period (zeros included), each behavior, and the funnel of each goal. Counts are exact: participants are distinct customers; achievements are net of reversals, whose points are counted in points_reversed. Fresh as soon as an event is processed (V1 sync at once; V1 async and V2 once a worker has evaluated them). Default range: the 30 days ending today. Errors: validation (400) naming from or to for a value that is not a date YYYY-MM-DD, to before from or a range of 3 years or more, naming granularity for anything but day, week or month; not_found (404) when the campaign does not exist, is deleted or belongs to another organization.
+         */
+        get: operations["Analytics_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5938,6 +5958,175 @@ export interface components {
              */
             status: "ok";
             simulation: components["schemas"]["SimulationView"];
+        };
+        BehaviorAnalyticsView: {
+            /**
+             * @description Completions in the range, less those reversed
+             * @example 96
+             */
+            achievements: number;
+            /**
+             * @description Distinct customers with a completion in the range that was not reversed
+             * @example 90
+             */
+            customers_achieved: number;
+            /**
+             * @description Points the behavior's completions credited (behavior and goal points, offers' points), less those reversed
+             * @example 9400
+             */
+            points: number;
+        };
+        TotalsView: {
+            /**
+             * @description Event instances the campaign evaluated (it was live, targeted the customer and listened to the event name), each once
+             * @example 1840
+             */
+            events: number;
+            /**
+             * @description Distinct customers with at least one such event
+             * @example 412
+             */
+            participants: number;
+            /**
+             * @description Behavior completions those events caused, less those reversed
+             * @example 96
+             */
+            achievements: number;
+            /**
+             * @description Points the campaign's outcomes credited
+             * @example 9600
+             */
+            points_credited: number;
+            /**
+             * @description Points reversals took back from those credits
+             * @example 200
+             */
+            points_reversed: number;
+            /**
+             * @description Offers the campaign's outcomes issued
+             * @example 40
+             */
+            offers_issued: number;
+            /**
+             * @description Notifications the campaign's outcomes issued
+             * @example 96
+             */
+            notifications: number;
+            /**
+             * @description Distinct customers with at least one achievement in the range that was not reversed
+             * @example 90
+             */
+            customers_achieved: number;
+        };
+        SeriesEntryView: {
+            /**
+             * @description Event instances the campaign evaluated (it was live, targeted the customer and listened to the event name), each once
+             * @example 1840
+             */
+            events: number;
+            /**
+             * @description Distinct customers with at least one such event
+             * @example 412
+             */
+            participants: number;
+            /**
+             * @description Behavior completions those events caused, less those reversed
+             * @example 96
+             */
+            achievements: number;
+            /**
+             * @description Points the campaign's outcomes credited
+             * @example 9600
+             */
+            points_credited: number;
+            /**
+             * @description Points reversals took back from those credits
+             * @example 200
+             */
+            points_reversed: number;
+            /**
+             * @description Offers the campaign's outcomes issued
+             * @example 40
+             */
+            offers_issued: number;
+            /**
+             * @description Notifications the campaign's outcomes issued
+             * @example 96
+             */
+            notifications: number;
+            /**
+             * @description First day of the period (a Monday for weeks, the 1st for months); its counts cover the days of it inside the range
+             * @example 2026-11-23
+             */
+            period: string;
+        };
+        GoalFunnelView: {
+            /**
+             * @description The goal id
+             * @example 7
+             */
+            goal_id: number;
+            /** @example Buy a coffee */
+            behavior_name: string;
+            /** @example purchase */
+            name: string;
+            /**
+             * @description Customers with any progress on the goal, at any time
+             * @example 412
+             */
+            customers_started: number;
+            /**
+             * @description Customers who completed the goal, at any time
+             * @example 96
+             */
+            customers_completed: number;
+        };
+        AnalyticsView: {
+            /**
+             * @description The campaign id
+             * @example 3
+             */
+            campaign_id: number;
+            /** @example 2026-11-01 */
+            from: string;
+            /** @example 2026-11-30 */
+            to: string;
+            /**
+             * @example week
+             * @enum {string}
+             */
+            granularity: "day" | "week" | "month";
+            /**
+             * @description The organization's time zone: the days of the range and of the periods
+             * @example Europe/Paris
+             */
+            time_zone: string;
+            totals: components["schemas"]["TotalsView"];
+            /** @description Every period of the range in order, zeros included */
+            series: components["schemas"]["SeriesEntryView"][];
+            /**
+             * @description By behavior name: every behavior of the campaign
+             * @example {
+             *       "Buy a coffee": {
+             *         "achievements": 96,
+             *         "customers_achieved": 90,
+             *         "points": 9400
+             *       }
+             *     }
+             */
+            behaviors: {
+                [key: string]: components["schemas"]["BehaviorAnalyticsView"];
+            };
+            /** @description Every goal of the campaign, in the order of its behaviors and groups */
+            goals: components["schemas"]["GoalFunnelView"][];
+        };
+        AnalyticsResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            analytics: components["schemas"]["AnalyticsView"];
         };
     };
     responses: never;
@@ -14662,6 +14851,100 @@ export interface operations {
                 };
             };
             /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Analytics_get: {
+        parameters: {
+            query?: {
+                /** @description First day of the range, in the organization's time zone (default: 29 days before to) */
+                from?: string;
+                /** @description Last day of the range, inclusive, in the organization's time zone (default: today there) */
+                to?: string;
+                /** @description Periods of the series: days, weeks from Monday, or calendar months */
+                granularity?: "day" | "week" | "month";
+            };
+            header?: never;
+            path: {
+                /** @description The campaign id */
+                campaign_id: number;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsResponse"];
+                };
+            };
+            /** @description validation, invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;
