@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import type { Tenant } from '../../src/common/http/request-context.js';
+import { AnalyticsModule } from '../../src/modules/analytics/analytics.module.js';
+import { AuditModule } from '../../src/modules/audit/audit.module.js';
+import { AnalyticsUseCase } from '../../src/modules/analytics/analytics.use-case.js';
+import { V1EventsUseCase } from '../../src/modules/events/v1-events.use-case.js';
+import { PointsModule } from '../../src/modules/points/points.module.js';
+import { ReversalUseCase } from '../../src/modules/points/reversal.use-case.js';
+import { createMediumContext, type MediumContext } from './support/module.js';
+import { v1Request } from './support/evaluations.js';
+import { seedCampaign, seedCustomers, seedTenant, type SeededCustomer } from './support/seed.js';
+
+const DAY = 86_400_000;
+/** 2026-03-02, the first day of the histories. */
+const FIRST = Date.UTC(2026, 2, 2);
+
+interface Counts {
+  events: number;
+  participants: number;
+  achievements: number;
+  points_credited: number;
+  points_reversed: number;
+}
+
+/**
+ * The read model the event path keeps (decision 0022) against the events themselves: under concurrent evaluations of
+ * one campaign, and for random histories with reversals, the analytics equal a count over the stored events.
+ */
+describe('campaign analytics on the real database', () => {
+  let ctx: MediumContext;
+
+  beforeAll(async () => {
+    ctx = await createMediumContext({ databasePoolSize: 8 }, FIRST + 30 * DAY, [AuditModule, AnalyticsModule, PointsModule]);
+  });
+  afterAll(() => ctx.close());
+
+  /** A tenant in `timeZone` with one campaign: "purchase" completes every 2nd time (10 points), "review" every time (3). */
+  async function shop(timeZone: string) {
+    const tenant: Tenant = { ...(await seedTenant(ctx.db)), timeZone };
+    await ctx.db.query(`UPDATE organizations SET time_zone = $2 WHERE id = $1`, [tenant.organizationId, timeZone]);
+    const { campaignId } = await seedCampaign(ctx.db, tenant, [
+      { event: 'purchase', points: 10, eventCount: 2 },
+      { event: 'review', points: 3 },
+    ]);
+    return { tenant, campaignId };
+  }
+
+  const send = (tenant: Tenant, customer: SeededCustomer, name: string, at: number, transactionId: string) =>
+    ctx.app.get(V1EventsUseCase).execute(v1Request(tenant, { userId: customer.id }, { [name]: 1 }, { date: new Date(at).toISOString(), transaction_id: transactionId }));
+
+  const analytics = (tenant: Tenant, campaignId: number, from: string, to: string) => ctx.app.get(AnalyticsUseCase).analytics(tenant, campaignId, { from, to });
+
+  /** What the stored events say, by day of the organization's zone (and the range's distinct participants and achievers). */
+  async function counted(tenant: Tenant, from: string, to: string) {
+    const rows = (await ctx.db.query(
+      `WITH e AS (
+         SELECT e.id, e.customer_id, (e.occurred_at AT TIME ZONE $2)::date AS day,
+                EXISTS (SELECT 1 FROM event_reversals r WHERE r.api_key_id = e.api_key_id AND r.transaction_id = e.transaction_id) AS reversed
+           FROM events e WHERE e.organization_id = $1 AND e.name IN ('purchase', 'review') AND e.status = 'processed'
+       ), c AS (SELECT e.day, e.customer_id, e.reversed, l.amount, l.reason FROM e JOIN points_ledger l ON l.event_id = e.id AND l.amount > 0)
+       SELECT d.day::date::text AS day,
+              (SELECT count(*) FROM e WHERE e.day = d.day::date)::int AS events,
+              (SELECT count(DISTINCT customer_id) FROM e WHERE e.day = d.day::date)::int AS participants,
+              (SELECT count(*) FROM c WHERE c.day = d.day::date AND c.reason = 'behavior' AND NOT c.reversed)::int AS achievements,
+              (SELECT coalesce(sum(amount), 0) FROM c WHERE c.day = d.day::date)::int AS points_credited,
+              (SELECT coalesce(sum(amount), 0) FROM c WHERE c.day = d.day::date AND c.reversed)::int AS points_reversed
+         FROM generate_series($3::date, $4::date, interval '1 day') AS d(day) ORDER BY d.day`,
+      [tenant.organizationId, tenant.timeZone, from, to],
+    )) as Array<Counts & { day: string }>;
+    const [range] = (await ctx.db.query(
+      `SELECT count(DISTINCT e.customer_id)::int AS participants,
+              count(DISTINCT e.customer_id) FILTER (WHERE l.reason = 'behavior' AND NOT EXISTS (
+                SELECT 1 FROM event_reversals r WHERE r.api_key_id = e.api_key_id AND r.transaction_id = e.transaction_id))::int AS customers_achieved
+         FROM events e LEFT JOIN points_ledger l ON l.event_id = e.id AND l.amount > 0
+        WHERE e.organization_id = $1 AND e.name IN ('purchase', 'review') AND e.status = 'processed' AND (e.occurred_at AT TIME ZONE $2)::date BETWEEN $3::date AND $4::date`,
+      [tenant.organizationId, tenant.timeZone, from, to],
+    )) as Array<{ participants: number; customers_achieved: number }>;
+    return { days: rows, range };
+  }
+
+  const series = (a: Awaited<ReturnType<typeof analytics>>) =>
+    a.series.map((s) => ({ day: s.period, events: s.events, participants: s.participants, achievements: s.achievements, points_credited: s.points_credited, points_reversed: s.points_reversed }));
+
+  it('counts exactly under concurrent evaluations of one campaign by many customers', async () => {
+    const { tenant, campaignId } = await shop('UTC');
+    const customers = await seedCustomers(ctx.db, tenant, 24);
+    // 24 customers × 8 events over 4 days, all at once on a pool of 8 connections: customers meet on the counters' shards.
+    await Promise.all(
+      customers.flatMap((customer, c) =>
+        Array.from({ length: 8 }, (_, i) => send(tenant, customer, i % 3 === 0 ? 'review' : 'purchase', FIRST + (i % 4) * DAY + c * 60_000, `c${c}-${i}`)),
+      ),
+    );
+    const a = await analytics(tenant, campaignId, '2026-03-02', '2026-03-05');
+    const expected = await counted(tenant, '2026-03-02', '2026-03-05');
+    expect(series(a)).toEqual(expected.days);
+    expect(a.totals.events).toBe(24 * 8);
+    expect(a.totals.participants).toBe(24);
+    expect(expected.days.map((d) => d.participants)).toEqual([24, 24, 24, 24]);
+    // The rows of a campaign's day are spread over shards: many customers never wait on one row.
+    const [shards] = (await ctx.db.query(`SELECT count(DISTINCT shard)::int AS n FROM campaign_daily WHERE campaign_id = $1 AND behavior_id = 0`, [campaignId])) as Array<{ n: number }>;
+    expect(shards.n).toBeGreaterThan(8);
+  });
+
+  it('equals a count over the stored events for random histories, reversals included (property)', async () => {
+    const history = fc.record({
+      timeZone: fc.constantFrom('UTC', 'Australia/Lord_Howe', 'America/New_York', 'Pacific/Kiritimati'),
+      events: fc.array(fc.record({ customer: fc.nat(3), name: fc.constantFrom('purchase', 'review', 'wave'), minute: fc.nat(6 * 24 * 60 - 1), reversed: fc.boolean() }), {
+        minLength: 1,
+        maxLength: 25,
+      }),
+      from: fc.nat(5),
+      length: fc.integer({ min: 1, max: 6 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(history, async (h) => {
+        const { tenant, campaignId } = await shop(h.timeZone);
+        const customers = await seedCustomers(ctx.db, tenant, 4);
+        const sent: Array<{ customer: SeededCustomer; transactionId: string; reversed: boolean }> = [];
+        for (const [i, e] of h.events.entries()) {
+          const transactionId = `t-${i}`;
+          await send(tenant, customers[e.customer], e.name, FIRST + e.minute * 60_000, transactionId);
+          sent.push({ customer: customers[e.customer], transactionId, reversed: e.reversed });
+        }
+        for (const s of sent.filter((x) => x.reversed)) await ctx.app.get(ReversalUseCase).reverse(tenant, { userId: s.customer.id }, { transaction_id: s.transactionId });
+        const from = new Date(FIRST + (h.from - 1) * DAY).toISOString().slice(0, 10);
+        const to = new Date(FIRST + (h.from - 1 + h.length) * DAY).toISOString().slice(0, 10);
+        const [a, expected] = await Promise.all([analytics(tenant, campaignId, from, to), counted(tenant, from, to)]);
+        expect(series(a)).toEqual(expected.days);
+        expect({ participants: a.totals.participants, customers_achieved: a.totals.customers_achieved }).toEqual(expected.range);
+      }),
+      { numRuns: 12 },
+    );
+  });
+});
