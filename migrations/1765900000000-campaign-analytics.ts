@@ -1,13 +1,13 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Campaign analytics' read model (contract §19, docs/decisions/0022-analytics-read-model.md), written by the event
- * path in the evaluation's own statement and by reversals:
- * - `campaign_daily`: counters per campaign, behavior (0: the campaign as a whole), day of the organization's zone
- *   and shard (a hash of the customer, so that two customers of one campaign seldom update the same row);
+ * Campaign analytics' read model (contract §19, docs/decisions/0022-analytics-read-model.md):
+ * - `campaign_activity`: what evaluations and reversals did, appended by their own statements (no index, no update:
+ *   an insert never waits on another), folded into the tables below and deleted by the analytics fold;
+ * - `campaign_daily`: counters per campaign, day of the organization's zone and behavior (0: the campaign as a whole);
  * - `campaign_participants`: per campaign, year and customer, a bitmap of the year's days with an evaluated event:
- *   distinct participants of any range are counted from it, and the evaluation learns from it whether an event is
- *   the customer's first of its day;
+ *   distinct participants of any range are counted from it, and the fold learns from it whether an event is the
+ *   customer's first of its day;
  * - `campaign_achievers`: per campaign, day, behavior and customer, the achievements net of reversals (only days
  *   with one), for the distinct customers who achieved;
  * - `campaign_goal_customers`: per goal, the customers with progress on it and whether they ever completed it.
@@ -18,11 +18,24 @@ export class CampaignAnalytics1765900000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
+      CREATE TABLE campaign_activity (
+        organization_id integer NOT NULL,
+        customer_id uuid NOT NULL,
+        campaign_id integer NOT NULL,
+        behavior_id integer,
+        at timestamptz NOT NULL,
+        events integer NOT NULL,
+        achievements integer NOT NULL,
+        points_credited bigint NOT NULL,
+        points_reversed bigint NOT NULL,
+        offers_issued integer NOT NULL,
+        notifications integer NOT NULL
+      )`);
+    await q.query(`
       CREATE TABLE campaign_daily (
         campaign_id integer NOT NULL,
         day date NOT NULL,
         behavior_id integer NOT NULL,
-        shard smallint NOT NULL,
         events bigint NOT NULL DEFAULT 0,
         participants integer NOT NULL DEFAULT 0,
         achievements integer NOT NULL DEFAULT 0,
@@ -30,8 +43,8 @@ export class CampaignAnalytics1765900000000 implements MigrationInterface {
         points_reversed bigint NOT NULL DEFAULT 0,
         offers_issued integer NOT NULL DEFAULT 0,
         notifications integer NOT NULL DEFAULT 0,
-        PRIMARY KEY (campaign_id, day, behavior_id, shard)
-      ) WITH (fillfactor = 70)`);
+        PRIMARY KEY (campaign_id, day, behavior_id)
+      )`);
     await q.query(`
       CREATE TABLE campaign_participants (
         campaign_id integer NOT NULL,
@@ -59,6 +72,6 @@ export class CampaignAnalytics1765900000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['campaign_goal_customers', 'campaign_achievers', 'campaign_participants', 'campaign_daily']) await q.query(`DROP TABLE IF EXISTS ${table}`);
+    for (const table of ['campaign_goal_customers', 'campaign_achievers', 'campaign_participants', 'campaign_daily', 'campaign_activity']) await q.query(`DROP TABLE IF EXISTS ${table}`);
   }
 }

@@ -2,6 +2,7 @@ import { DynamicModule, Module, type Type } from '@nestjs/common';
 import { LoggingModule } from './common/logging/logging.module.js';
 import { WORKER_QUEUES, type WorkerQueue } from './config/config.js';
 import { CoreModule } from './core.module.js';
+import { AnalyticsWorkerModule } from './modules/analytics/analytics-worker.module.js';
 import { EventsWorkerModule } from './modules/events/events-worker.module.js';
 import { AudienceJobsWorkerModule } from './modules/creatives/audience-jobs/audience-jobs-worker.module.js';
 import { EventCountersModule } from './modules/metrics/metrics.module.js';
@@ -12,7 +13,8 @@ import { WebhooksWorkerModule } from './modules/webhooks/webhooks-worker.module.
 
 /** Each kind of work a worker process may take, and the modules that run it (processors and sweepers). */
 const WORK: Record<WorkerQueue, Type[]> = {
-  events: [EventsWorkerModule],
+  // The analytics fold of what the event path appends.
+  events: [EventsWorkerModule, AnalyticsWorkerModule],
   webhooks: [WebhooksWorkerModule],
   'audience-jobs': [AudienceJobsWorkerModule],
   // Points' expiry and tiers' reviews: the sweepers of balances and standings.

@@ -10,6 +10,7 @@ export const SERVICE_TABLES: ReadonlySet<string> = new Set([
   'audit_log',
   'behaviors',
   'campaign_achievers',
+  'campaign_activity',
   'campaign_daily',
   'campaign_goal_customers',
   'campaign_participants',

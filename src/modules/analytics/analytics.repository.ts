@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { StoredGoalGroup } from '../../database/entities/behavior.entity.js';
 
 /** A day's counters of the campaign (behavior 0) or of one behavior, summed over the shards. */
@@ -29,13 +29,87 @@ export interface BehaviorRow {
   goal_groups: StoredGoalGroup[];
 }
 
+/** The advisory lock of the analytics fold: one fold at a time, the workers' sweep or a read's. */
+export const FOLD_LOCK = 7_700_042;
+/** Activity rows one fold statement takes. */
+export const FOLD_BATCH = 20_000;
+
 /**
- * The reads of campaign analytics (contract §19) on the read model the event path writes (migration
- * 1765900000000): the daily counters, distinct participants from the bitmaps, distinct achievers, the goal funnel.
+ * One batch of the fold (decision 0022): takes up to $1 rows of campaign_activity (visible ones: rows of
+ * transactions still running wait for the next fold) and adds them to the read model, in one statement:
+ * - each row's day in its organization's zone;
+ * - the customers' first days: a (campaign, customer, day) with an event whose bit is not yet set in the customer's
+ *   bitmap of that year adds 1 to the day's participants, and sets the bit;
+ * - the daily counters of the campaign (behavior 0) and of each behavior;
+ * - the customers' achievements by day and behavior (reversals' negative ones included).
+ */
+const FOLD = `WITH taken AS (
+    DELETE FROM campaign_activity WHERE ctid = ANY(ARRAY(SELECT ctid FROM campaign_activity LIMIT $1)) RETURNING *
+  ), dated AS (
+    SELECT t.*, (t.at AT TIME ZONE o.time_zone)::date AS day FROM taken t JOIN organizations o ON o.id = t.organization_id
+  ), days AS (
+    SELECT DISTINCT customer_id, campaign_id, day, extract(year FROM day)::smallint AS year, extract(doy FROM day)::int - 1 AS bit FROM dated WHERE events > 0
+  ), first_days AS (
+    SELECT d.* FROM days d
+      LEFT JOIN campaign_participants p ON p.campaign_id = d.campaign_id AND p.year = d.year AND p.customer_id = d.customer_id
+     WHERE p.days IS NULL OR get_bit(p.days, d.bit) = 0
+  ), participants AS (
+    INSERT INTO campaign_participants AS p (campaign_id, year, customer_id, days)
+    SELECT campaign_id, year, customer_id, bit_or(set_bit(repeat('0', 366)::bit(366), bit, 1)) FROM first_days GROUP BY 1, 2, 3
+    ON CONFLICT (campaign_id, year, customer_id) DO UPDATE SET days = p.days | EXCLUDED.days
+    RETURNING 1
+  ), counted AS (
+    INSERT INTO campaign_daily AS d (campaign_id, day, behavior_id, events, participants, achievements, points_credited, points_reversed, offers_issued, notifications)
+    SELECT campaign_id, day, behavior_id, sum(events), sum(participants), sum(achievements), sum(points_credited), sum(points_reversed), sum(offers_issued), sum(notifications)
+      FROM (SELECT campaign_id, day, 0 AS behavior_id, events, 0 AS participants, achievements, points_credited, points_reversed, offers_issued, notifications FROM dated
+            UNION ALL
+            SELECT campaign_id, day, behavior_id, 0, 0, achievements, points_credited, points_reversed, offers_issued, notifications FROM dated WHERE behavior_id IS NOT NULL
+            UNION ALL
+            SELECT campaign_id, day, 0, 0, 1, 0, 0, 0, 0, 0 FROM first_days) x
+     GROUP BY 1, 2, 3
+    ON CONFLICT (campaign_id, day, behavior_id) DO UPDATE SET events = d.events + EXCLUDED.events, participants = d.participants + EXCLUDED.participants,
+       achievements = d.achievements + EXCLUDED.achievements, points_credited = d.points_credited + EXCLUDED.points_credited,
+       points_reversed = d.points_reversed + EXCLUDED.points_reversed, offers_issued = d.offers_issued + EXCLUDED.offers_issued,
+       notifications = d.notifications + EXCLUDED.notifications
+    RETURNING 1
+  ), achievers AS (
+    INSERT INTO campaign_achievers AS a (campaign_id, day, behavior_id, customer_id, achievements)
+    SELECT campaign_id, day, behavior_id, customer_id, sum(achievements) FROM dated WHERE behavior_id IS NOT NULL AND achievements <> 0 GROUP BY 1, 2, 3, 4
+    ON CONFLICT (campaign_id, day, behavior_id, customer_id) DO UPDATE SET achievements = a.achievements + EXCLUDED.achievements
+    RETURNING 1
+  )
+  SELECT count(*)::int AS folded FROM taken`;
+
+/**
+ * The read model of campaign analytics (contract §19, migration 1765900000000, decision 0022): the fold of what the
+ * event path appends, and the reads: the daily counters, distinct participants from the bitmaps, distinct achievers,
+ * the goal funnel.
  */
 @Injectable()
 export class AnalyticsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** One batch of the fold, on a transaction that holds FOLD_LOCK; answers the activity rows folded. */
+  async foldBatch(em: EntityManager): Promise<number> {
+    const [{ folded }] = (await em.query(FOLD, [FOLD_BATCH])) as Array<{ folded: number }>;
+    return folded;
+  }
+
+  /**
+   * Folds everything appended so far, batch by batch, each in a transaction that waits for FOLD_LOCK (a sweep running
+   * finishes first): what a read does before it reads, so that it sees every event processed before it.
+   */
+  async foldAll(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const folded = await this.db.transaction(async (em) => {
+        await em.query(`SELECT pg_advisory_xact_lock($1)`, [FOLD_LOCK]);
+        return this.foldBatch(em);
+      });
+      total += folded;
+      if (folded < FOLD_BATCH) return total;
+    }
+  }
 
   async daily(campaignId: number, from: string, to: string): Promise<DailyRow[]> {
     const rows = await this.db.query<Array<Record<keyof DailyRow, string | number>>>(

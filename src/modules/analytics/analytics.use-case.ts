@@ -32,6 +32,8 @@ export class AnalyticsUseCase {
   async analytics(tenant: Tenant, campaignId: number, query: AnalyticsQuery): Promise<AnalyticsView> {
     const { from, to, granularity } = this.range(tenant, query);
     await this.campaigns.find(this.db.manager, tenant, { id: campaignId });
+    // Everything processed before this read is in it: the activity not folded yet is folded first.
+    await this.repository.foldAll();
     const periods = periodsOf(from, to, granularity);
     // Participants from the bitmaps: over the whole range (group -1), and per period unless days (counted as written).
     const masks: ParticipantMask[] = [

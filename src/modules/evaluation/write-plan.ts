@@ -79,8 +79,8 @@ export interface WritePlan {
 }
 
 /**
- * What one customer's evaluations did for one campaign (behavior_id null) or one of its behaviors, at one instant: the
- * write adds it to the campaign's counters of that day in the organization's zone (analytics-statement.ts).
+ * What one customer's evaluations did for one campaign (behavior_id null) or one of its behaviors, at one instant: a
+ * row of campaign_activity, which the analytics fold adds to the campaign's counters of that day (decision 0022).
  */
 export interface ActivityRow {
   organization_id: number;
@@ -90,8 +90,8 @@ export interface ActivityRow {
   at: string;
   events: number;
   achievements: number;
-  points: number;
-  offers: number;
+  points_credited: number;
+  offers_issued: number;
   notifications: number;
 }
 
@@ -236,11 +236,11 @@ export function planWrite(events: WritePlan['events'], customers: CustomerResult
 function activityOf(c: CustomerResult): ActivityRow[] {
   const r = c.result;
   const rows = new Map<string, ActivityRow>();
-  const add = (campaignId: number, behaviorId: number | null, at: number, counts: Partial<Pick<ActivityRow, 'events' | 'achievements' | 'points' | 'offers' | 'notifications'>>) => {
+  const add = (campaignId: number, behaviorId: number | null, at: number, counts: Partial<Pick<ActivityRow, 'events' | 'achievements' | 'points_credited' | 'offers_issued' | 'notifications'>>) => {
     const key = `${campaignId}:${behaviorId}:${at}`;
     let row = rows.get(key);
     if (!row) {
-      row = { organization_id: c.organizationId, customer_id: r.customer.id, campaign_id: campaignId, behavior_id: behaviorId, at: new Date(at).toISOString(), events: 0, achievements: 0, points: 0, offers: 0, notifications: 0 };
+      row = { organization_id: c.organizationId, customer_id: r.customer.id, campaign_id: campaignId, behavior_id: behaviorId, at: new Date(at).toISOString(), events: 0, achievements: 0, points_credited: 0, offers_issued: 0, notifications: 0 };
       rows.set(key, row);
     }
     for (const [name, n] of Object.entries(counts) as Array<[keyof typeof counts, number]>) row[name] += n;
@@ -248,8 +248,8 @@ function activityOf(c: CustomerResult): ActivityRow[] {
   const timeOf = new Map(r.evaluated.map((e) => [e.eventIndex, e.at]));
   for (const e of r.evaluated) add(e.campaignId, null, e.at, { events: 1 });
   for (const x of r.completions) add(x.campaignId, x.behaviorId, x.at, { achievements: 1 });
-  for (const x of r.credits) add(x.campaignId, x.behaviorId, x.at, { points: x.amount });
-  for (const x of r.offersIssued) add(x.campaignId, x.behaviorId, x.at, { offers: 1 });
+  for (const x of r.credits) add(x.campaignId, x.behaviorId, x.at, { points_credited: x.amount });
+  for (const x of r.offersIssued) add(x.campaignId, x.behaviorId, x.at, { offers_issued: 1 });
   for (const x of r.notifications) add(x.campaignId, x.behaviorId, timeOf.get(x.eventIndex) ?? r.completions.find((y) => y.eventIndex === x.eventIndex)?.at ?? 0, { notifications: 1 });
   return [...rows.values()];
 }

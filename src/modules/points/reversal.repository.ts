@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { submissionStatement, type SubmissionEvent } from '../events/event-log/event-log.repository.js';
 import type { BehaviorProgress } from '../../engine/index.js';
-import { SHARDS } from '../evaluation/analytics-steps.js';
 import { consumeSoonestFirst, deliveries, type BalanceRow } from './points.repository.js';
 
 export interface Reversal {
@@ -61,37 +60,19 @@ export class ReversalRepository {
   }
 
   /**
-   * Campaign analytics (§19) of a reversal: at the day of each reversed event (in the organization's zone), its
-   * campaigns' achievements less the completions undone, and the points its credits gave counted as reversed (by the
-   * campaign, and taken from its behaviors' points); the customer's achievements of those days too.
+   * Campaign analytics (§19) of a reversal, appended to campaign_activity at the time of each reversed event (the
+   * analytics fold puts it on that day): its campaigns' achievements less the completions undone, and the points its
+   * credits gave counted as reversed (by the campaign and its behavior).
    */
   async reverseAnalytics(uow: UnitOfWork, organizationId: number, customerId: string, eventIds: string[], undone: Array<{ campaign_id: number; behavior_id: number; at: number }>): Promise<void> {
     await uow.run({
       name: 'reversal-analytics',
-      text: `WITH reversed AS (
-           SELECT t.campaign_id, t.behavior_id, t.at, t.achievements, 0::bigint AS points
-             FROM json_to_recordset($3::json) AS t(campaign_id int, behavior_id int, at timestamptz, achievements int)
-           UNION ALL
-           SELECT (source->>'campaign_id')::int, (source->>'behavior_id')::int, occurred_at, 0, amount
-             FROM points_ledger WHERE event_id = ANY($4::bigint[]) AND amount > 0 AND source ? 'campaign_id'
-         ), dated AS (
-           SELECT r.campaign_id, r.behavior_id, (r.at AT TIME ZONE o.time_zone)::date AS day, r.achievements, r.points
-             FROM reversed r JOIN organizations o ON o.id = $1
-         ), counted AS (
-           INSERT INTO campaign_daily AS d (campaign_id, day, behavior_id, shard, achievements, points_reversed)
-           SELECT campaign_id, day, behavior_id, (hashtext($2::uuid::text) & ${SHARDS - 1})::smallint, -sum(achievements), sum(points)
-             FROM (SELECT campaign_id, day, 0 AS behavior_id, achievements, points FROM dated UNION ALL SELECT campaign_id, day, behavior_id, achievements, points FROM dated) x
-            GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-           ON CONFLICT (campaign_id, day, behavior_id, shard) DO UPDATE SET achievements = d.achievements + EXCLUDED.achievements, points_reversed = d.points_reversed + EXCLUDED.points_reversed
-           RETURNING 1
-         ), achievers AS (
-           UPDATE campaign_achievers a SET achievements = a.achievements - x.n
-             FROM (SELECT campaign_id, day, behavior_id, sum(achievements)::int AS n FROM dated WHERE achievements > 0 GROUP BY 1, 2, 3) x
-            WHERE a.campaign_id = x.campaign_id AND a.day = x.day AND a.behavior_id = x.behavior_id AND a.customer_id = $2
-           RETURNING 1
-         )
-         SELECT 1`,
-      values: [organizationId, customerId, JSON.stringify(undone.map((u) => ({ ...u, at: new Date(u.at).toISOString(), achievements: 1 }))), eventIds],
+      text: `INSERT INTO campaign_activity (organization_id, customer_id, campaign_id, behavior_id, at, events, achievements, points_credited, points_reversed, offers_issued, notifications)
+         SELECT $1::int, $2::uuid, t.campaign_id, t.behavior_id, t.at, 0, -1, 0, 0::bigint, 0, 0 FROM json_to_recordset($3::json) AS t(campaign_id int, behavior_id int, at timestamptz)
+         UNION ALL
+         SELECT $1::int, $2::uuid, (source->>'campaign_id')::int, (source->>'behavior_id')::int, occurred_at, 0, 0, 0, amount::bigint, 0, 0
+           FROM points_ledger WHERE event_id = ANY($4::bigint[]) AND amount > 0 AND source ? 'campaign_id'`,
+      values: [organizationId, customerId, JSON.stringify(undone.map((u) => ({ ...u, at: new Date(u.at).toISOString() }))), eventIds],
     });
   }
 
