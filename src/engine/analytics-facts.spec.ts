@@ -52,11 +52,15 @@ describe('analytics facts of an evaluation', () => {
     ]);
   });
 
-  it('lists goals that took progress, completed or not, and none that an instance did not count for', () => {
-    const s = new Session(rules({ campaigns: [campaign({ id: 10, behaviors: [twoVisits()] })] }));
+  it("lists a goal's first progress of a cycle and its completion, and nothing an instance did not count for", () => {
+    const threeVisits = behavior({ id: 1, groups: [group([goal({ id: 11, name: 'visit', eventCount: 3 })])] });
+    const s = new Session(rules({ campaigns: [campaign({ id: 10, behaviors: [threeVisits] })] }));
     expect(s.send(event('visit', { occurredAt: T0 })).goalsAdvanced).toEqual([{ goalId: 11, completed: false }]);
-    expect(s.send(event('visit', { occurredAt: T0 + HOUR })).goalsAdvanced).toEqual([{ goalId: 11, completed: true }]);
-    expect(s.send(event('purchase', { occurredAt: T0 + 2 * HOUR })).goalsAdvanced).toEqual([]);
+    expect(s.send(event('visit', { occurredAt: T0 + HOUR })).goalsAdvanced).toEqual([]);
+    expect(s.send(event('visit', { occurredAt: T0 + 2 * HOUR })).goalsAdvanced).toEqual([{ goalId: 11, completed: true }]);
+    expect(s.send(event('purchase', { occurredAt: T0 + 3 * HOUR })).goalsAdvanced).toEqual([]);
+    // The next cycle starts the goal again.
+    expect(s.send(event('visit', { occurredAt: T0 + 4 * HOUR })).goalsAdvanced).toEqual([{ goalId: 11, completed: false }]);
   });
 
   it('drops what a budget refused: no goal advanced when the completion did not fit', () => {

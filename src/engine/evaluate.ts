@@ -103,7 +103,7 @@ export interface EvaluationResult {
   tierOutcomes: Array<{ eventIndex: number; tierId: number; at: number }>;
   /** Each instance a campaign evaluated (live, the customer targeted, listening to its name): campaign analytics (§19). */
   evaluated: Array<{ eventIndex: number; campaignId: number; at: number }>;
-  /** Goals that took progress, and whether it completed them (the analytics' goal funnel, §19). */
+  /** Goals that took their first progress of a cycle or completed, and which (the analytics' goal funnel, §19). */
   goalsAdvanced: Array<{ goalId: number; completed: boolean }>;
 }
 
@@ -350,7 +350,8 @@ export class Evaluation {
     for (const goal of goals) {
       const step = applyToGoal(goal, p, instance, tz);
       explanation.goals.push(step.explanation);
-      if (step.countChange > 0 || step.completedNow) advanced.push([goal, step.completedNow]);
+      // News for the funnel: the goal's first progress in this cycle, or its completion.
+      if (step.completedNow || (step.countChange > 0 && p.goals[goal.key].count === step.countChange)) advanced.push([goal, step.completedNow]);
       if (step.countChange !== 0 || step.newPivot !== null || step.explanation.verdict === 'streak_restarted') {
         deltas.push([goal, step.countChange, step.newPivot]);
       }

@@ -17,8 +17,7 @@ export function analyticsSteps(analytics: WritePlan['analytics']): Step[] {
       sql: (p) => `INSERT INTO campaign_activity (organization_id, customer_id, campaign_id, behavior_id, at, events, achievements, points_credited, points_reversed, offers_issued, notifications)
          SELECT t.organization_id, t.customer_id, t.campaign_id, t.behavior_id, t.at, t.events, t.achievements, t.points_credited, 0, t.offers_issued, t.notifications
            FROM json_to_recordset(${p(JSON.stringify(analytics.activity))}::json) AS t(organization_id int, customer_id uuid, campaign_id int, behavior_id int,
-                at timestamptz, events int, achievements int, points_credited bigint, offers_issued int, notifications int)
-         RETURNING 1`,
+                at timestamptz, events int, achievements int, points_credited bigint, offers_issued int, notifications int)`,
     },
     {
       name: 'analytics_goals',
@@ -27,9 +26,7 @@ export function analyticsSteps(analytics: WritePlan['analytics']): Step[] {
            FROM (SELECT goal_id, customer_id, bool_or(completed) AS completed
                    FROM json_to_recordset(${p(JSON.stringify(analytics.goals))}::json) AS t(goal_id int, customer_id uuid, completed boolean) GROUP BY 1, 2) t
           WHERE coalesce((SELECT g.completed OR NOT t.completed FROM campaign_goal_customers g WHERE g.goal_id = t.goal_id AND g.customer_id = t.customer_id), false) = false
-          ORDER BY 1, 2
-         ON CONFLICT (goal_id, customer_id) DO UPDATE SET completed = true WHERE EXCLUDED.completed AND NOT g.completed
-         RETURNING 1`,
+         ON CONFLICT (goal_id, customer_id) DO UPDATE SET completed = true WHERE EXCLUDED.completed AND NOT g.completed`,
     },
   ];
 }
