@@ -2,15 +2,16 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Campaign analytics' read model (contract §19, docs/decisions/0022-analytics-read-model.md):
- * - `campaign_activity`: what evaluations and reversals did, appended by their own statements (no index, no update:
- *   an insert never waits on another), folded into the tables below and deleted by the analytics fold;
+ * - `campaign_activity`: what an evaluation or a reversal did, one `json` row each (the evaluation's activity rows and
+ *   goals advanced), appended by its own statement (no index, no key, nothing parsed: an insert never waits on
+ *   another), folded into the tables below and deleted by the analytics fold;
  * - `campaign_daily`: counters per campaign, day of the organization's zone and behavior (0: the campaign as a whole);
  * - `campaign_participants`: per campaign, year and customer, a bitmap of the year's days with an evaluated event:
  *   distinct participants of any range are counted from it, and the fold learns from it whether an event is the
  *   customer's first of its day;
  * - `campaign_achievers`: per campaign, day, behavior and customer, the achievements net of reversals (only days
  *   with one), for the distinct customers who achieved;
- * - `campaign_goal_customers`: per goal, the customers with progress on it and whether they ever completed it.
+ * - `campaign_goal_customers`: per goal, the customers with progress on it and whether they ever completed it (folded too).
  * Nothing here refers to the event log, so retention (dropping months of events) leaves it as counted.
  */
 export class CampaignAnalytics1765900000000 implements MigrationInterface {
@@ -19,17 +20,7 @@ export class CampaignAnalytics1765900000000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
       CREATE TABLE campaign_activity (
-        organization_id integer NOT NULL,
-        customer_id uuid NOT NULL,
-        campaign_id integer NOT NULL,
-        behavior_id integer,
-        at timestamptz NOT NULL,
-        events integer NOT NULL,
-        achievements integer NOT NULL,
-        points_credited bigint NOT NULL,
-        points_reversed bigint NOT NULL,
-        offers_issued integer NOT NULL,
-        notifications integer NOT NULL
+        payload json NOT NULL
       )`);
     await q.query(`
       CREATE TABLE campaign_daily (

@@ -140,52 +140,7 @@ WITH claimed_transactions AS (
     RETURNING id
   ),
   analytics_activity AS (
-    SELECT t.customer_id, t.campaign_id, t.behavior_id, (t.at AT TIME ZONE o.time_zone)::date AS day,
-           (hashtext(t.customer_id::text) & 31)::smallint AS shard, t.events, t.achievements, t.points, t.offers, t.notifications
-      FROM json_to_recordset($9::json) AS t(organization_id int, customer_id uuid, campaign_id int, behavior_id int,
-           at timestamptz, events int, achievements int, points bigint, offers int, notifications int)
-      JOIN organizations o ON o.id = t.organization_id
-  ),
-  analytics_days AS (
-    SELECT DISTINCT customer_id, campaign_id, shard, day, extract(year FROM day)::smallint AS year, extract(doy FROM day)::int - 1 AS bit
-      FROM analytics_activity WHERE events > 0
-  ),
-  analytics_first_days AS (
-    SELECT d.campaign_id, d.day, d.shard FROM analytics_days d
-      LEFT JOIN campaign_participants p ON p.campaign_id = d.campaign_id AND p.year = d.year AND p.customer_id = d.customer_id
-     WHERE p.days IS NULL OR get_bit(p.days, d.bit) = 0
-  ),
-  analytics_participants AS (
-    INSERT INTO campaign_participants AS p (campaign_id, year, customer_id, days)
-    SELECT campaign_id, year, customer_id, bit_or(set_bit(repeat('0', 366)::bit(366), bit, 1)) FROM analytics_days GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-    ON CONFLICT (campaign_id, year, customer_id) DO UPDATE SET days = p.days | EXCLUDED.days WHERE p.days | EXCLUDED.days <> p.days
-    RETURNING 1
-  ),
-  analytics_counted AS (
-    INSERT INTO campaign_daily AS d (campaign_id, day, behavior_id, shard, events, participants, achievements, points_credited, offers_issued, notifications)
-    SELECT campaign_id, day, behavior_id, shard, sum(events), sum(participants), sum(achievements), sum(points_credited), sum(offers_issued), sum(notifications)
-      FROM (SELECT campaign_id, day, 0 AS behavior_id, shard, events, 0 AS participants, achievements, points AS points_credited, offers AS offers_issued, notifications
-              FROM analytics_activity
-            UNION ALL
-            SELECT campaign_id, day, behavior_id, shard, 0, 0, achievements, points, offers, notifications FROM analytics_activity WHERE behavior_id IS NOT NULL
-            UNION ALL
-            SELECT campaign_id, day, 0, shard, 0, 1, 0, 0, 0, 0 FROM analytics_first_days) x
-     GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-    ON CONFLICT (campaign_id, day, behavior_id, shard) DO UPDATE SET events = d.events + EXCLUDED.events, participants = d.participants + EXCLUDED.participants, achievements = d.achievements + EXCLUDED.achievements, points_credited = d.points_credited + EXCLUDED.points_credited, offers_issued = d.offers_issued + EXCLUDED.offers_issued, notifications = d.notifications + EXCLUDED.notifications
-    RETURNING 1
-  ),
-  analytics_achievers AS (
-    INSERT INTO campaign_achievers AS a (campaign_id, day, behavior_id, customer_id, achievements)
-    SELECT campaign_id, day, behavior_id, customer_id, sum(achievements) FROM analytics_activity WHERE achievements > 0 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-    ON CONFLICT (campaign_id, day, behavior_id, customer_id) DO UPDATE SET achievements = a.achievements + EXCLUDED.achievements
-    RETURNING 1
-  ),
-  analytics_goals AS (
-    INSERT INTO campaign_goal_customers AS g (goal_id, customer_id, completed)
-    SELECT t.goal_id, t.customer_id, bool_or(t.completed) FROM json_to_recordset($10::json) AS t(goal_id int, customer_id uuid, completed boolean)
-     GROUP BY 1, 2 ORDER BY 1, 2
-    ON CONFLICT (goal_id, customer_id) DO UPDATE SET completed = true WHERE EXCLUDED.completed AND NOT g.completed
-    RETURNING 1
+    INSERT INTO campaign_activity (payload) SELECT $9::json WHERE $10::boolean
   )
   SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
          (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
@@ -246,52 +201,7 @@ WITH event_ids AS (
     RETURNING id
   ),
   analytics_activity AS (
-    SELECT t.customer_id, t.campaign_id, t.behavior_id, (t.at AT TIME ZONE o.time_zone)::date AS day,
-           (hashtext(t.customer_id::text) & 31)::smallint AS shard, t.events, t.achievements, t.points, t.offers, t.notifications
-      FROM json_to_recordset($10::json) AS t(organization_id int, customer_id uuid, campaign_id int, behavior_id int,
-           at timestamptz, events int, achievements int, points bigint, offers int, notifications int)
-      JOIN organizations o ON o.id = t.organization_id
-  ),
-  analytics_days AS (
-    SELECT DISTINCT customer_id, campaign_id, shard, day, extract(year FROM day)::smallint AS year, extract(doy FROM day)::int - 1 AS bit
-      FROM analytics_activity WHERE events > 0
-  ),
-  analytics_first_days AS (
-    SELECT d.campaign_id, d.day, d.shard FROM analytics_days d
-      LEFT JOIN campaign_participants p ON p.campaign_id = d.campaign_id AND p.year = d.year AND p.customer_id = d.customer_id
-     WHERE p.days IS NULL OR get_bit(p.days, d.bit) = 0
-  ),
-  analytics_participants AS (
-    INSERT INTO campaign_participants AS p (campaign_id, year, customer_id, days)
-    SELECT campaign_id, year, customer_id, bit_or(set_bit(repeat('0', 366)::bit(366), bit, 1)) FROM analytics_days GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-    ON CONFLICT (campaign_id, year, customer_id) DO UPDATE SET days = p.days | EXCLUDED.days WHERE p.days | EXCLUDED.days <> p.days
-    RETURNING 1
-  ),
-  analytics_counted AS (
-    INSERT INTO campaign_daily AS d (campaign_id, day, behavior_id, shard, events, participants, achievements, points_credited, offers_issued, notifications)
-    SELECT campaign_id, day, behavior_id, shard, sum(events), sum(participants), sum(achievements), sum(points_credited), sum(offers_issued), sum(notifications)
-      FROM (SELECT campaign_id, day, 0 AS behavior_id, shard, events, 0 AS participants, achievements, points AS points_credited, offers AS offers_issued, notifications
-              FROM analytics_activity
-            UNION ALL
-            SELECT campaign_id, day, behavior_id, shard, 0, 0, achievements, points, offers, notifications FROM analytics_activity WHERE behavior_id IS NOT NULL
-            UNION ALL
-            SELECT campaign_id, day, 0, shard, 0, 1, 0, 0, 0, 0 FROM analytics_first_days) x
-     GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-    ON CONFLICT (campaign_id, day, behavior_id, shard) DO UPDATE SET events = d.events + EXCLUDED.events, participants = d.participants + EXCLUDED.participants, achievements = d.achievements + EXCLUDED.achievements, points_credited = d.points_credited + EXCLUDED.points_credited, offers_issued = d.offers_issued + EXCLUDED.offers_issued, notifications = d.notifications + EXCLUDED.notifications
-    RETURNING 1
-  ),
-  analytics_achievers AS (
-    INSERT INTO campaign_achievers AS a (campaign_id, day, behavior_id, customer_id, achievements)
-    SELECT campaign_id, day, behavior_id, customer_id, sum(achievements) FROM analytics_activity WHERE achievements > 0 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-    ON CONFLICT (campaign_id, day, behavior_id, customer_id) DO UPDATE SET achievements = a.achievements + EXCLUDED.achievements
-    RETURNING 1
-  ),
-  analytics_goals AS (
-    INSERT INTO campaign_goal_customers AS g (goal_id, customer_id, completed)
-    SELECT t.goal_id, t.customer_id, bool_or(t.completed) FROM json_to_recordset($11::json) AS t(goal_id int, customer_id uuid, completed boolean)
-     GROUP BY 1, 2 ORDER BY 1, 2
-    ON CONFLICT (goal_id, customer_id) DO UPDATE SET completed = true WHERE EXCLUDED.completed AND NOT g.completed
-    RETURNING 1
+    INSERT INTO campaign_activity (payload) SELECT $10::json WHERE $11::boolean
   )
   SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
          (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
@@ -380,52 +290,7 @@ WITH claimed_transactions AS (
     RETURNING id
   ),
   analytics_activity AS (
-    SELECT t.customer_id, t.campaign_id, t.behavior_id, (t.at AT TIME ZONE o.time_zone)::date AS day,
-           (hashtext(t.customer_id::text) & 31)::smallint AS shard, t.events, t.achievements, t.points, t.offers, t.notifications
-      FROM json_to_recordset($10::json) AS t(organization_id int, customer_id uuid, campaign_id int, behavior_id int,
-           at timestamptz, events int, achievements int, points bigint, offers int, notifications int)
-      JOIN organizations o ON o.id = t.organization_id
-  ),
-  analytics_days AS (
-    SELECT DISTINCT customer_id, campaign_id, shard, day, extract(year FROM day)::smallint AS year, extract(doy FROM day)::int - 1 AS bit
-      FROM analytics_activity WHERE events > 0
-  ),
-  analytics_first_days AS (
-    SELECT d.campaign_id, d.day, d.shard FROM analytics_days d
-      LEFT JOIN campaign_participants p ON p.campaign_id = d.campaign_id AND p.year = d.year AND p.customer_id = d.customer_id
-     WHERE p.days IS NULL OR get_bit(p.days, d.bit) = 0
-  ),
-  analytics_participants AS (
-    INSERT INTO campaign_participants AS p (campaign_id, year, customer_id, days)
-    SELECT campaign_id, year, customer_id, bit_or(set_bit(repeat('0', 366)::bit(366), bit, 1)) FROM analytics_days GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-    ON CONFLICT (campaign_id, year, customer_id) DO UPDATE SET days = p.days | EXCLUDED.days WHERE p.days | EXCLUDED.days <> p.days
-    RETURNING 1
-  ),
-  analytics_counted AS (
-    INSERT INTO campaign_daily AS d (campaign_id, day, behavior_id, shard, events, participants, achievements, points_credited, offers_issued, notifications)
-    SELECT campaign_id, day, behavior_id, shard, sum(events), sum(participants), sum(achievements), sum(points_credited), sum(offers_issued), sum(notifications)
-      FROM (SELECT campaign_id, day, 0 AS behavior_id, shard, events, 0 AS participants, achievements, points AS points_credited, offers AS offers_issued, notifications
-              FROM analytics_activity
-            UNION ALL
-            SELECT campaign_id, day, behavior_id, shard, 0, 0, achievements, points, offers, notifications FROM analytics_activity WHERE behavior_id IS NOT NULL
-            UNION ALL
-            SELECT campaign_id, day, 0, shard, 0, 1, 0, 0, 0, 0 FROM analytics_first_days) x
-     GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-    ON CONFLICT (campaign_id, day, behavior_id, shard) DO UPDATE SET events = d.events + EXCLUDED.events, participants = d.participants + EXCLUDED.participants, achievements = d.achievements + EXCLUDED.achievements, points_credited = d.points_credited + EXCLUDED.points_credited, offers_issued = d.offers_issued + EXCLUDED.offers_issued, notifications = d.notifications + EXCLUDED.notifications
-    RETURNING 1
-  ),
-  analytics_achievers AS (
-    INSERT INTO campaign_achievers AS a (campaign_id, day, behavior_id, customer_id, achievements)
-    SELECT campaign_id, day, behavior_id, customer_id, sum(achievements) FROM analytics_activity WHERE achievements > 0 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-    ON CONFLICT (campaign_id, day, behavior_id, customer_id) DO UPDATE SET achievements = a.achievements + EXCLUDED.achievements
-    RETURNING 1
-  ),
-  analytics_goals AS (
-    INSERT INTO campaign_goal_customers AS g (goal_id, customer_id, completed)
-    SELECT t.goal_id, t.customer_id, bool_or(t.completed) FROM json_to_recordset($11::json) AS t(goal_id int, customer_id uuid, completed boolean)
-     GROUP BY 1, 2 ORDER BY 1, 2
-    ON CONFLICT (goal_id, customer_id) DO UPDATE SET completed = true WHERE EXCLUDED.completed AND NOT g.completed
-    RETURNING 1
+    INSERT INTO campaign_activity (payload) SELECT $10::json WHERE $11::boolean
   )
   SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
          (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
@@ -501,52 +366,7 @@ WITH event_ids AS (
     RETURNING id
   ),
   analytics_activity AS (
-    SELECT t.customer_id, t.campaign_id, t.behavior_id, (t.at AT TIME ZONE o.time_zone)::date AS day,
-           (hashtext(t.customer_id::text) & 31)::smallint AS shard, t.events, t.achievements, t.points, t.offers, t.notifications
-      FROM json_to_recordset($11::json) AS t(organization_id int, customer_id uuid, campaign_id int, behavior_id int,
-           at timestamptz, events int, achievements int, points bigint, offers int, notifications int)
-      JOIN organizations o ON o.id = t.organization_id
-  ),
-  analytics_days AS (
-    SELECT DISTINCT customer_id, campaign_id, shard, day, extract(year FROM day)::smallint AS year, extract(doy FROM day)::int - 1 AS bit
-      FROM analytics_activity WHERE events > 0
-  ),
-  analytics_first_days AS (
-    SELECT d.campaign_id, d.day, d.shard FROM analytics_days d
-      LEFT JOIN campaign_participants p ON p.campaign_id = d.campaign_id AND p.year = d.year AND p.customer_id = d.customer_id
-     WHERE p.days IS NULL OR get_bit(p.days, d.bit) = 0
-  ),
-  analytics_participants AS (
-    INSERT INTO campaign_participants AS p (campaign_id, year, customer_id, days)
-    SELECT campaign_id, year, customer_id, bit_or(set_bit(repeat('0', 366)::bit(366), bit, 1)) FROM analytics_days GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-    ON CONFLICT (campaign_id, year, customer_id) DO UPDATE SET days = p.days | EXCLUDED.days WHERE p.days | EXCLUDED.days <> p.days
-    RETURNING 1
-  ),
-  analytics_counted AS (
-    INSERT INTO campaign_daily AS d (campaign_id, day, behavior_id, shard, events, participants, achievements, points_credited, offers_issued, notifications)
-    SELECT campaign_id, day, behavior_id, shard, sum(events), sum(participants), sum(achievements), sum(points_credited), sum(offers_issued), sum(notifications)
-      FROM (SELECT campaign_id, day, 0 AS behavior_id, shard, events, 0 AS participants, achievements, points AS points_credited, offers AS offers_issued, notifications
-              FROM analytics_activity
-            UNION ALL
-            SELECT campaign_id, day, behavior_id, shard, 0, 0, achievements, points, offers, notifications FROM analytics_activity WHERE behavior_id IS NOT NULL
-            UNION ALL
-            SELECT campaign_id, day, 0, shard, 0, 1, 0, 0, 0, 0 FROM analytics_first_days) x
-     GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-    ON CONFLICT (campaign_id, day, behavior_id, shard) DO UPDATE SET events = d.events + EXCLUDED.events, participants = d.participants + EXCLUDED.participants, achievements = d.achievements + EXCLUDED.achievements, points_credited = d.points_credited + EXCLUDED.points_credited, offers_issued = d.offers_issued + EXCLUDED.offers_issued, notifications = d.notifications + EXCLUDED.notifications
-    RETURNING 1
-  ),
-  analytics_achievers AS (
-    INSERT INTO campaign_achievers AS a (campaign_id, day, behavior_id, customer_id, achievements)
-    SELECT campaign_id, day, behavior_id, customer_id, sum(achievements) FROM analytics_activity WHERE achievements > 0 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-    ON CONFLICT (campaign_id, day, behavior_id, customer_id) DO UPDATE SET achievements = a.achievements + EXCLUDED.achievements
-    RETURNING 1
-  ),
-  analytics_goals AS (
-    INSERT INTO campaign_goal_customers AS g (goal_id, customer_id, completed)
-    SELECT t.goal_id, t.customer_id, bool_or(t.completed) FROM json_to_recordset($12::json) AS t(goal_id int, customer_id uuid, completed boolean)
-     GROUP BY 1, 2 ORDER BY 1, 2
-    ON CONFLICT (goal_id, customer_id) DO UPDATE SET completed = true WHERE EXCLUDED.completed AND NOT g.completed
-    RETURNING 1
+    INSERT INTO campaign_activity (payload) SELECT $11::json WHERE $12::boolean
   )
   SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
          (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
@@ -661,52 +481,7 @@ WITH claimed_transactions AS (
     RETURNING id
   ),
   analytics_activity AS (
-    SELECT t.customer_id, t.campaign_id, t.behavior_id, (t.at AT TIME ZONE o.time_zone)::date AS day,
-           (hashtext(t.customer_id::text) & 31)::smallint AS shard, t.events, t.achievements, t.points, t.offers, t.notifications
-      FROM json_to_recordset($12::json) AS t(organization_id int, customer_id uuid, campaign_id int, behavior_id int,
-           at timestamptz, events int, achievements int, points bigint, offers int, notifications int)
-      JOIN organizations o ON o.id = t.organization_id
-  ),
-  analytics_days AS (
-    SELECT DISTINCT customer_id, campaign_id, shard, day, extract(year FROM day)::smallint AS year, extract(doy FROM day)::int - 1 AS bit
-      FROM analytics_activity WHERE events > 0
-  ),
-  analytics_first_days AS (
-    SELECT d.campaign_id, d.day, d.shard FROM analytics_days d
-      LEFT JOIN campaign_participants p ON p.campaign_id = d.campaign_id AND p.year = d.year AND p.customer_id = d.customer_id
-     WHERE p.days IS NULL OR get_bit(p.days, d.bit) = 0
-  ),
-  analytics_participants AS (
-    INSERT INTO campaign_participants AS p (campaign_id, year, customer_id, days)
-    SELECT campaign_id, year, customer_id, bit_or(set_bit(repeat('0', 366)::bit(366), bit, 1)) FROM analytics_days GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-    ON CONFLICT (campaign_id, year, customer_id) DO UPDATE SET days = p.days | EXCLUDED.days WHERE p.days | EXCLUDED.days <> p.days
-    RETURNING 1
-  ),
-  analytics_counted AS (
-    INSERT INTO campaign_daily AS d (campaign_id, day, behavior_id, shard, events, participants, achievements, points_credited, offers_issued, notifications)
-    SELECT campaign_id, day, behavior_id, shard, sum(events), sum(participants), sum(achievements), sum(points_credited), sum(offers_issued), sum(notifications)
-      FROM (SELECT campaign_id, day, 0 AS behavior_id, shard, events, 0 AS participants, achievements, points AS points_credited, offers AS offers_issued, notifications
-              FROM analytics_activity
-            UNION ALL
-            SELECT campaign_id, day, behavior_id, shard, 0, 0, achievements, points, offers, notifications FROM analytics_activity WHERE behavior_id IS NOT NULL
-            UNION ALL
-            SELECT campaign_id, day, 0, shard, 0, 1, 0, 0, 0, 0 FROM analytics_first_days) x
-     GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-    ON CONFLICT (campaign_id, day, behavior_id, shard) DO UPDATE SET events = d.events + EXCLUDED.events, participants = d.participants + EXCLUDED.participants, achievements = d.achievements + EXCLUDED.achievements, points_credited = d.points_credited + EXCLUDED.points_credited, offers_issued = d.offers_issued + EXCLUDED.offers_issued, notifications = d.notifications + EXCLUDED.notifications
-    RETURNING 1
-  ),
-  analytics_achievers AS (
-    INSERT INTO campaign_achievers AS a (campaign_id, day, behavior_id, customer_id, achievements)
-    SELECT campaign_id, day, behavior_id, customer_id, sum(achievements) FROM analytics_activity WHERE achievements > 0 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-    ON CONFLICT (campaign_id, day, behavior_id, customer_id) DO UPDATE SET achievements = a.achievements + EXCLUDED.achievements
-    RETURNING 1
-  ),
-  analytics_goals AS (
-    INSERT INTO campaign_goal_customers AS g (goal_id, customer_id, completed)
-    SELECT t.goal_id, t.customer_id, bool_or(t.completed) FROM json_to_recordset($13::json) AS t(goal_id int, customer_id uuid, completed boolean)
-     GROUP BY 1, 2 ORDER BY 1, 2
-    ON CONFLICT (goal_id, customer_id) DO UPDATE SET completed = true WHERE EXCLUDED.completed AND NOT g.completed
-    RETURNING 1
+    INSERT INTO campaign_activity (payload) SELECT $12::json WHERE $13::boolean
   )
   SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
          (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
@@ -778,52 +553,7 @@ WITH event_ids AS (
     RETURNING id
   ),
   analytics_activity AS (
-    SELECT t.customer_id, t.campaign_id, t.behavior_id, (t.at AT TIME ZONE o.time_zone)::date AS day,
-           (hashtext(t.customer_id::text) & 31)::smallint AS shard, t.events, t.achievements, t.points, t.offers, t.notifications
-      FROM json_to_recordset($11::json) AS t(organization_id int, customer_id uuid, campaign_id int, behavior_id int,
-           at timestamptz, events int, achievements int, points bigint, offers int, notifications int)
-      JOIN organizations o ON o.id = t.organization_id
-  ),
-  analytics_days AS (
-    SELECT DISTINCT customer_id, campaign_id, shard, day, extract(year FROM day)::smallint AS year, extract(doy FROM day)::int - 1 AS bit
-      FROM analytics_activity WHERE events > 0
-  ),
-  analytics_first_days AS (
-    SELECT d.campaign_id, d.day, d.shard FROM analytics_days d
-      LEFT JOIN campaign_participants p ON p.campaign_id = d.campaign_id AND p.year = d.year AND p.customer_id = d.customer_id
-     WHERE p.days IS NULL OR get_bit(p.days, d.bit) = 0
-  ),
-  analytics_participants AS (
-    INSERT INTO campaign_participants AS p (campaign_id, year, customer_id, days)
-    SELECT campaign_id, year, customer_id, bit_or(set_bit(repeat('0', 366)::bit(366), bit, 1)) FROM analytics_days GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-    ON CONFLICT (campaign_id, year, customer_id) DO UPDATE SET days = p.days | EXCLUDED.days WHERE p.days | EXCLUDED.days <> p.days
-    RETURNING 1
-  ),
-  analytics_counted AS (
-    INSERT INTO campaign_daily AS d (campaign_id, day, behavior_id, shard, events, participants, achievements, points_credited, offers_issued, notifications)
-    SELECT campaign_id, day, behavior_id, shard, sum(events), sum(participants), sum(achievements), sum(points_credited), sum(offers_issued), sum(notifications)
-      FROM (SELECT campaign_id, day, 0 AS behavior_id, shard, events, 0 AS participants, achievements, points AS points_credited, offers AS offers_issued, notifications
-              FROM analytics_activity
-            UNION ALL
-            SELECT campaign_id, day, behavior_id, shard, 0, 0, achievements, points, offers, notifications FROM analytics_activity WHERE behavior_id IS NOT NULL
-            UNION ALL
-            SELECT campaign_id, day, 0, shard, 0, 1, 0, 0, 0, 0 FROM analytics_first_days) x
-     GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-    ON CONFLICT (campaign_id, day, behavior_id, shard) DO UPDATE SET events = d.events + EXCLUDED.events, participants = d.participants + EXCLUDED.participants, achievements = d.achievements + EXCLUDED.achievements, points_credited = d.points_credited + EXCLUDED.points_credited, offers_issued = d.offers_issued + EXCLUDED.offers_issued, notifications = d.notifications + EXCLUDED.notifications
-    RETURNING 1
-  ),
-  analytics_achievers AS (
-    INSERT INTO campaign_achievers AS a (campaign_id, day, behavior_id, customer_id, achievements)
-    SELECT campaign_id, day, behavior_id, customer_id, sum(achievements) FROM analytics_activity WHERE achievements > 0 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-    ON CONFLICT (campaign_id, day, behavior_id, customer_id) DO UPDATE SET achievements = a.achievements + EXCLUDED.achievements
-    RETURNING 1
-  ),
-  analytics_goals AS (
-    INSERT INTO campaign_goal_customers AS g (goal_id, customer_id, completed)
-    SELECT t.goal_id, t.customer_id, bool_or(t.completed) FROM json_to_recordset($12::json) AS t(goal_id int, customer_id uuid, completed boolean)
-     GROUP BY 1, 2 ORDER BY 1, 2
-    ON CONFLICT (goal_id, customer_id) DO UPDATE SET completed = true WHERE EXCLUDED.completed AND NOT g.completed
-    RETURNING 1
+    INSERT INTO campaign_activity (payload) SELECT $11::json WHERE $12::boolean
   )
   SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
          (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,

@@ -31,22 +31,34 @@ export interface BehaviorRow {
 
 /** The advisory lock of the analytics fold: one fold at a time, the workers' sweep or a read's. */
 export const FOLD_LOCK = 7_700_042;
-/** Activity rows one fold statement takes. */
-export const FOLD_BATCH = 20_000;
+/** Activity rows (one per evaluation or reversal) one fold statement takes. */
+export const FOLD_BATCH = 5_000;
 
 /**
  * One batch of the fold (decision 0022): takes up to $1 rows of campaign_activity (visible ones: rows of
  * transactions still running wait for the next fold) and adds them to the read model, in one statement:
- * - each row's day in its organization's zone;
+ * - each activity's day in its organization's zone (members a row leaves out count 0);
  * - the customers' first days: a (campaign, customer, day) with an event whose bit is not yet set in the customer's
  *   bitmap of that year adds 1 to the day's participants, and sets the bit;
  * - the daily counters of the campaign (behavior 0) and of each behavior;
- * - the customers' achievements by day and behavior (reversals' negative ones included).
+ * - the customers' achievements by day and behavior (reversals' negative ones included);
+ * - the goals customers started or completed.
  */
 const FOLD = `WITH taken AS (
-    DELETE FROM campaign_activity WHERE ctid = ANY(ARRAY(SELECT ctid FROM campaign_activity LIMIT $1)) RETURNING *
+    DELETE FROM campaign_activity WHERE ctid = ANY(ARRAY(SELECT ctid FROM campaign_activity LIMIT $1)) RETURNING payload
   ), dated AS (
-    SELECT t.*, (t.at AT TIME ZONE o.time_zone)::date AS day FROM taken t JOIN organizations o ON o.id = t.organization_id
+    SELECT t.customer_id, t.campaign_id, t.behavior_id, (t.at AT TIME ZONE o.time_zone)::date AS day, coalesce(t.events, 0) AS events,
+           coalesce(t.achievements, 0) AS achievements, coalesce(t.points_credited, 0) AS points_credited, coalesce(t.points_reversed, 0) AS points_reversed,
+           coalesce(t.offers_issued, 0) AS offers_issued, coalesce(t.notifications, 0) AS notifications
+      FROM taken, json_to_recordset(taken.payload->'activity') AS t(organization_id int, customer_id uuid, campaign_id int, behavior_id int, at timestamptz,
+             events int, achievements int, points_credited bigint, points_reversed bigint, offers_issued int, notifications int)
+      JOIN organizations o ON o.id = t.organization_id
+  ), goals AS (
+    INSERT INTO campaign_goal_customers AS g (goal_id, customer_id, completed)
+    SELECT t.goal_id, t.customer_id, bool_or(t.completed) FROM taken, json_to_recordset(taken.payload->'goals') AS t(goal_id int, customer_id uuid, completed boolean)
+     GROUP BY 1, 2
+    ON CONFLICT (goal_id, customer_id) DO UPDATE SET completed = true WHERE EXCLUDED.completed AND NOT g.completed
+    RETURNING 1
   ), days AS (
     SELECT DISTINCT customer_id, campaign_id, day, extract(year FROM day)::smallint AS year, extract(doy FROM day)::int - 1 AS bit FROM dated WHERE events > 0
   ), first_days AS (

@@ -67,11 +67,14 @@ export class ReversalRepository {
   async reverseAnalytics(uow: UnitOfWork, organizationId: number, customerId: string, eventIds: string[], undone: Array<{ campaign_id: number; behavior_id: number; at: number }>): Promise<void> {
     await uow.run({
       name: 'reversal-analytics',
-      text: `INSERT INTO campaign_activity (organization_id, customer_id, campaign_id, behavior_id, at, events, achievements, points_credited, points_reversed, offers_issued, notifications)
-         SELECT $1::int, $2::uuid, t.campaign_id, t.behavior_id, t.at, 0, -1, 0, 0::bigint, 0, 0 FROM json_to_recordset($3::json) AS t(campaign_id int, behavior_id int, at timestamptz)
-         UNION ALL
-         SELECT $1::int, $2::uuid, (source->>'campaign_id')::int, (source->>'behavior_id')::int, occurred_at, 0, 0, 0, amount::bigint, 0, 0
-           FROM points_ledger WHERE event_id = ANY($4::bigint[]) AND amount > 0 AND source ? 'campaign_id'`,
+      text: `INSERT INTO campaign_activity (payload)
+         SELECT json_build_object('activity', json_agg(r), 'goals', '[]'::json) FROM (
+           SELECT $1::int AS organization_id, $2::uuid AS customer_id, t.campaign_id, t.behavior_id, t.at, -1 AS achievements, 0::bigint AS points_reversed
+             FROM json_to_recordset($3::json) AS t(campaign_id int, behavior_id int, at timestamptz)
+           UNION ALL
+           SELECT $1::int, $2::uuid, (source->>'campaign_id')::int, (source->>'behavior_id')::int, occurred_at, 0, amount::bigint
+             FROM points_ledger WHERE event_id = ANY($4::bigint[]) AND amount > 0 AND source ? 'campaign_id'
+         ) r HAVING count(*) > 0`,
       values: [organizationId, customerId, JSON.stringify(undone.map((u) => ({ ...u, at: new Date(u.at).toISOString() }))), eventIds],
     });
   }
