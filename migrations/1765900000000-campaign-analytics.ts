@@ -12,6 +12,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * - `campaign_achievers`: per campaign, day, behavior and customer, the achievements net of reversals (only days
  *   with one), for the distinct customers who achieved;
  * - `campaign_goal_customers`: per goal, the customers with progress on it and whether they ever completed it (folded too).
+ * - `analytics_backfill`: the cursor of the backfill of the events processed before this migration.
  * Nothing here refers to the event log, so retention (dropping months of events) leaves it as counted.
  */
 export class CampaignAnalytics1765900000000 implements MigrationInterface {
@@ -60,9 +61,19 @@ export class CampaignAnalytics1765900000000 implements MigrationInterface {
         completed boolean NOT NULL,
         PRIMARY KEY (goal_id, customer_id)
       )`);
+    // The backfill's cursor (AnalyticsBackfillRepository): events up to the last id of now, processed before now.
+    await q.query(`
+      CREATE TABLE analytics_backfill (
+        singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+        processed_before timestamptz NOT NULL DEFAULT now(),
+        until_id bigint NOT NULL,
+        after_id bigint NOT NULL DEFAULT 0,
+        done_at timestamptz
+      )`);
+    await q.query(`INSERT INTO analytics_backfill (until_id) SELECT coalesce(max(id), 0) FROM events`);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['campaign_goal_customers', 'campaign_achievers', 'campaign_participants', 'campaign_daily', 'campaign_activity']) await q.query(`DROP TABLE IF EXISTS ${table}`);
+    for (const table of ['analytics_backfill', 'campaign_goal_customers', 'campaign_achievers', 'campaign_participants', 'campaign_daily', 'campaign_activity']) await q.query(`DROP TABLE IF EXISTS ${table}`);
   }
 }

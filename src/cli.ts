@@ -24,6 +24,8 @@ import { RewardEffectsRepository } from './modules/extensions/effects/reward-eff
 import { enqueueEffects } from './modules/webhooks/enqueue-deliveries.js';
 import { removeFailedJobs } from './queues/failed-jobs.js';
 import { systemClock } from './common/clock.js';
+import { AnalyticsBackfill } from './modules/analytics/analytics-backfill.js';
+import { AnalyticsBackfillRepository } from './modules/analytics/analytics-backfill.repository.js';
 import { LedgerBackfill } from './modules/points/ledger-backfill.js';
 import { LedgerBackfillRepository } from './modules/points/ledger-backfill.repository.js';
 
@@ -39,6 +41,7 @@ const USAGE = `usage:
   npm run cli -- effects:dead              list the rewards' after-commit effects that failed every attempt
   npm run cli -- effects:replay --dead     set them open again and queue them (a worker with their extension runs them)
   npm run cli -- ledger:backfill [--no-pause]
+  npm run cli -- analytics:backfill [--no-pause]
                                            fill occurred_at and reversed_at of the ledger's credits written before
                                            they existed (what each worker does once at start), paced unless --no-pause`;
 
@@ -191,6 +194,23 @@ async function backfillLedger(args: string[]): Promise<void> {
   }
 }
 
+/**
+ * The analytics backfill (decision 0022) run now, as each worker that takes events work runs it at start: after a
+ * worker's run if one is running (the same advisory lock), paced unless --no-pause; prints what it walked.
+ */
+async function backfillAnalytics(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { 'no-pause': { type: 'boolean' } } });
+  const dataSource = createDataSource(configFromEnv().databaseUrl);
+  await dataSource.initialize();
+  try {
+    const report = await new AnalyticsBackfill(dataSource, new AnalyticsBackfillRepository(), createLogger('silent', 'cli')).run({ paced: !values['no-pause'], wait: true });
+    if (report === null) throw new Error('the backfill lock was not taken');
+    print({ status: 'ok', ...report, events_per_second: report.seconds > 0 ? Math.round(report.events / report.seconds) : null });
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
 const [command, ...rest] = process.argv.slice(2);
 await runProcess('cli', async () => {
   try {
@@ -203,6 +223,7 @@ await runProcess('cli', async () => {
     if (command === 'effects:dead') return await deadEffects(false);
     if (command === 'effects:replay' && rest.includes('--dead')) return await deadEffects(true);
     if (command === 'ledger:backfill') return await backfillLedger(rest);
+    if (command === 'analytics:backfill') return await backfillAnalytics(rest);
     process.stderr.write(`${USAGE}\n`);
     process.exitCode = 2;
   } catch (error) {

@@ -4,6 +4,7 @@
  * src/database/service-tables.spec.ts checks that every table a migration creates is here.
  */
 export const SERVICE_TABLES: ReadonlySet<string> = new Set([
+  'analytics_backfill',
   'api_keys',
   'applications',
   'audience_jobs',

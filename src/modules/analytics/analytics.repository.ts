@@ -55,16 +55,19 @@ const FOLD = `WITH taken AS (
       JOIN organizations o ON o.id = t.organization_id
   ), goals AS (
     INSERT INTO campaign_goal_customers AS g (goal_id, customer_id, completed)
-    SELECT t.goal_id, t.customer_id, bool_or(t.completed) FROM taken, json_to_recordset(taken.payload->'goals') AS t(goal_id int, customer_id uuid, completed boolean)
-     GROUP BY 1, 2
+    SELECT x.goal_id, x.customer_id, x.completed
+      FROM (SELECT t.goal_id, t.customer_id, bool_or(t.completed) AS completed
+              FROM taken, json_to_recordset(taken.payload->'goals') AS t(goal_id int, customer_id uuid, completed boolean) GROUP BY 1, 2) x
+     -- Only news: an upsert that changes nothing still locks and logs its row.
+     WHERE coalesce((SELECT g.completed OR NOT x.completed FROM campaign_goal_customers g WHERE g.goal_id = x.goal_id AND g.customer_id = x.customer_id), false) = false
     ON CONFLICT (goal_id, customer_id) DO UPDATE SET completed = true WHERE EXCLUDED.completed AND NOT g.completed
     RETURNING 1
   ), days AS (
     SELECT DISTINCT customer_id, campaign_id, day, extract(year FROM day)::smallint AS year, extract(doy FROM day)::int - 1 AS bit FROM dated WHERE events > 0
   ), first_days AS (
+    -- A probe per day (a scalar subquery): a join could scan every customer's bitmaps.
     SELECT d.* FROM days d
-      LEFT JOIN campaign_participants p ON p.campaign_id = d.campaign_id AND p.year = d.year AND p.customer_id = d.customer_id
-     WHERE p.days IS NULL OR get_bit(p.days, d.bit) = 0
+     WHERE coalesce((SELECT get_bit(p.days, d.bit) FROM campaign_participants p WHERE p.campaign_id = d.campaign_id AND p.year = d.year AND p.customer_id = d.customer_id), 0) = 0
   ), participants AS (
     INSERT INTO campaign_participants AS p (campaign_id, year, customer_id, days)
     SELECT campaign_id, year, customer_id, bit_or(set_bit(repeat('0', 366)::bit(366), bit, 1)) FROM first_days GROUP BY 1, 2, 3

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -5,8 +6,8 @@ import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { PeriodicSweep } from '../../common/scheduling/periodic-sweep.js';
 import { AnalyticsRepository, FOLD_BATCH, FOLD_LOCK } from './analytics.repository.js';
 
-/** Batches one sweep folds at most, so that a backlog never holds the fold's lock for long. */
-const BATCHES_PER_SWEEP = 5;
+/** A sweep starts no batch after this long, so that a backlog never holds the fold's lock (and reads) for long. */
+const SWEEP_BUDGET_MS = 3_000;
 
 /**
  * Folds campaign_activity into the analytics' read model every 5 seconds (decision 0022): the table the event path
@@ -23,12 +24,12 @@ export class AnalyticsSweeper extends PeriodicSweep {
   }
 
   protected async sweepLocked(em: EntityManager): Promise<number> {
+    const started = performance.now();
     let total = 0;
-    for (let batch = 0; batch < BATCHES_PER_SWEEP; batch += 1) {
+    for (;;) {
       const folded = await this.repository.foldBatch(em);
       total += folded;
-      if (folded < FOLD_BATCH) break;
+      if (folded < FOLD_BATCH || performance.now() - started > SWEEP_BUDGET_MS) return total;
     }
-    return total;
   }
 }
