@@ -79,8 +79,11 @@ export class AnalyticsBackfillRepository {
            FROM notifications n JOIN counted b ON b.id = n.event_id
           WHERE n.event_id = ANY(ARRAY(SELECT id FROM counted))
        ), appended AS (
+         -- The payload's arrays in ACTIVITY_MEMBERS' order (analytics-steps.ts), 1,000 to a row: the fold takes rows by batches.
          INSERT INTO campaign_activity (payload)
-         SELECT json_build_object('activity', json_agg(a), 'goals', '[]'::json) FROM activity a HAVING count(*) > 0
+         SELECT json_build_object('a', json_agg(json_build_array(organization_id, customer_id, campaign_id, behavior_id, (extract(epoch FROM at) * 1000)::bigint,
+                  events, achievements, points_credited, points_reversed, offers_issued, notifications)), 'g', '[]'::json)
+           FROM (SELECT a.*, (row_number() OVER () - 1) / 1000 AS chunk FROM activity a) a GROUP BY chunk
        ), moved AS (
          UPDATE analytics_backfill SET after_id = coalesce((SELECT max(id) FROM batch), (SELECT until_id FROM state)),
                 done_at = CASE WHEN (SELECT count(*) FROM batch) < $1 THEN now() END

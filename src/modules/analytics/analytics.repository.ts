@@ -31,8 +31,8 @@ export interface BehaviorRow {
 
 /** The advisory lock of the analytics fold: one fold at a time, the workers' sweep or a read's. */
 export const FOLD_LOCK = 7_700_042;
-/** Activity rows (one per evaluation or reversal) one fold statement takes. */
-export const FOLD_BATCH = 5_000;
+/** campaign_activity rows (one per evaluation, reversal or 1,000 backfilled activities) one fold statement takes. */
+export const FOLD_BATCH = 2_000;
 
 /**
  * One batch of the fold (decision 0022): takes up to $1 rows of campaign_activity (visible ones: rows of
@@ -47,17 +47,17 @@ export const FOLD_BATCH = 5_000;
 const FOLD = `WITH taken AS (
     DELETE FROM campaign_activity WHERE ctid = ANY(ARRAY(SELECT ctid FROM campaign_activity LIMIT $1)) RETURNING payload
   ), dated AS (
-    SELECT t.customer_id, t.campaign_id, t.behavior_id, (t.at AT TIME ZONE o.time_zone)::date AS day, coalesce(t.events, 0) AS events,
-           coalesce(t.achievements, 0) AS achievements, coalesce(t.points_credited, 0) AS points_credited, coalesce(t.points_reversed, 0) AS points_reversed,
-           coalesce(t.offers_issued, 0) AS offers_issued, coalesce(t.notifications, 0) AS notifications
-      FROM taken, json_to_recordset(taken.payload->'activity') AS t(organization_id int, customer_id uuid, campaign_id int, behavior_id int, at timestamptz,
-             events int, achievements int, points_credited bigint, points_reversed bigint, offers_issued int, notifications int)
-      JOIN organizations o ON o.id = t.organization_id
+    -- The payload's activity arrays, by position (ACTIVITY_MEMBERS in analytics-steps.ts).
+    SELECT (r->>1)::uuid AS customer_id, (r->>2)::int AS campaign_id, (r->>3)::int AS behavior_id,
+           (to_timestamp((r->>4)::bigint / 1000.0) AT TIME ZONE o.time_zone)::date AS day, (r->>5)::int AS events, (r->>6)::int AS achievements,
+           (r->>7)::bigint AS points_credited, (r->>8)::bigint AS points_reversed, (r->>9)::int AS offers_issued, (r->>10)::int AS notifications
+      FROM taken CROSS JOIN json_array_elements(taken.payload->'a') AS r
+      JOIN organizations o ON o.id = (r->>0)::int
   ), goals AS (
     INSERT INTO campaign_goal_customers AS g (goal_id, customer_id, completed)
     SELECT x.goal_id, x.customer_id, x.completed
-      FROM (SELECT t.goal_id, t.customer_id, bool_or(t.completed) AS completed
-              FROM taken, json_to_recordset(taken.payload->'goals') AS t(goal_id int, customer_id uuid, completed boolean) GROUP BY 1, 2) x
+      FROM (SELECT (t->>0)::int AS goal_id, (t->>1)::uuid AS customer_id, bool_or((t->>2)::boolean) AS completed
+              FROM taken CROSS JOIN json_array_elements(taken.payload->'g') AS t GROUP BY 1, 2) x
      -- Only news: an upsert that changes nothing still locks and logs its row.
      WHERE coalesce((SELECT g.completed OR NOT x.completed FROM campaign_goal_customers g WHERE g.goal_id = x.goal_id AND g.customer_id = x.customer_id), false) = false
     ON CONFLICT (goal_id, customer_id) DO UPDATE SET completed = true WHERE EXCLUDED.completed AND NOT g.completed

@@ -87,7 +87,8 @@ export interface ActivityRow {
   customer_id: string;
   campaign_id: number;
   behavior_id: number | null;
-  at: string;
+  /** The instance's time, in milliseconds since the epoch. */
+  at: number;
   events: number;
   achievements: number;
   points_credited: number;
@@ -241,7 +242,7 @@ function activityOf(c: CustomerResult): ActivityRow[] {
     const key = `${campaignId}:${behaviorId}:${at}`;
     let row = rows.get(key);
     if (!row) {
-      row = { organization_id: c.organizationId, customer_id: r.customer.id, campaign_id: campaignId, behavior_id: behaviorId, at: new Date(at).toISOString(), events: 0, achievements: 0, points_credited: 0, points_reversed: 0, offers_issued: 0, notifications: 0 };
+      row = { organization_id: c.organizationId, customer_id: r.customer.id, campaign_id: campaignId, behavior_id: behaviorId, at, events: 0, achievements: 0, points_credited: 0, points_reversed: 0, offers_issued: 0, notifications: 0 };
       rows.set(key, row);
     }
     for (const [name, n] of Object.entries(counts) as Array<[keyof typeof counts, number]>) row[name] += n;

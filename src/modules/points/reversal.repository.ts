@@ -67,15 +67,17 @@ export class ReversalRepository {
   async reverseAnalytics(uow: UnitOfWork, organizationId: number, customerId: string, eventIds: string[], undone: Array<{ campaign_id: number; behavior_id: number; at: number }>): Promise<void> {
     await uow.run({
       name: 'reversal-analytics',
+      // The payload's arrays in ACTIVITY_MEMBERS' order (analytics-steps.ts).
       text: `INSERT INTO campaign_activity (payload)
-         SELECT json_build_object('activity', json_agg(r), 'goals', '[]'::json) FROM (
-           SELECT $1::int AS organization_id, $2::uuid AS customer_id, t.campaign_id, t.behavior_id, t.at, -1 AS achievements, 0::bigint AS points_reversed
-             FROM json_to_recordset($3::json) AS t(campaign_id int, behavior_id int, at timestamptz)
-           UNION ALL
-           SELECT $1::int, $2::uuid, (source->>'campaign_id')::int, (source->>'behavior_id')::int, occurred_at, 0, amount::bigint
-             FROM points_ledger WHERE event_id = ANY($4::bigint[]) AND amount > 0 AND source ? 'campaign_id'
-         ) r HAVING count(*) > 0`,
-      values: [organizationId, customerId, JSON.stringify(undone.map((u) => ({ ...u, at: new Date(u.at).toISOString() }))), eventIds],
+         SELECT json_build_object('a', json_agg(json_build_array($1::int, $2::uuid, r.campaign_id, r.behavior_id, r.at_ms, 0, r.achievements, 0, r.points_reversed, 0, 0)), 'g', '[]'::json)
+           FROM (
+             SELECT t.campaign_id, t.behavior_id, t.at_ms, -1 AS achievements, 0::bigint AS points_reversed
+               FROM json_to_recordset($3::json) AS t(campaign_id int, behavior_id int, at_ms bigint)
+             UNION ALL
+             SELECT (source->>'campaign_id')::int, (source->>'behavior_id')::int, (extract(epoch FROM occurred_at) * 1000)::bigint, 0, amount::bigint
+               FROM points_ledger WHERE event_id = ANY($4::bigint[]) AND amount > 0 AND source ? 'campaign_id'
+           ) r HAVING count(*) > 0`,
+      values: [organizationId, customerId, JSON.stringify(undone.map((u) => ({ campaign_id: u.campaign_id, behavior_id: u.behavior_id, at_ms: u.at }))), eventIds],
     });
   }
 
