@@ -95,7 +95,7 @@ async function configure(url: string) {
 }
 
 /** The history: events, their stored results and ledger credits, processed before the backfill's cursor was set. */
-async function generate(db: pg.Client, organizationId: number, campaignId: number, [buyer, reviewer]: number[]): Promise<{ completions: number; points: number }> {
+async function generate(db: pg.Client, organizationId: number, campaignId: number, [buyer, reviewer]: number[]): Promise<{ events: number; participants: number; completions: number; points: number }> {
   const step = async (name: string, sql: string, values: unknown[] = []) => {
     const started = performance.now();
     const result = await db.query(sql, values);
@@ -158,7 +158,8 @@ async function generate(db: pg.Client, organizationId: number, campaignId: numbe
   await step('VACUUM ANALYZE', `VACUUM ANALYZE events`);
   await db.query(`VACUUM ANALYZE points_ledger`);
   await db.query('CHECKPOINT');
-  return { completions: credited.rowCount ?? 0, points: credited.rows.reduce((sum: number, r: { amount: number }) => sum + Number(r.amount), 0) };
+  const [made] = (await db.query(`SELECT count(*)::int AS events, count(DISTINCT customer_id)::int AS participants FROM events WHERE id > $1::bigint`, [base])).rows;
+  return { events: made.events, participants: made.participants, completions: credited.rowCount ?? 0, points: credited.rows.reduce((sum: number, r: { amount: number }) => sum + Number(r.amount), 0) };
 }
 
 /** V1 events for the live campaign's customers, CONCURRENCY at a time, for `seconds`. */
@@ -181,7 +182,7 @@ function runBackfill(env: NodeJS.ProcessEnv): Promise<{ report: Answer; seconds:
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   return new Promise((resolve, reject) =>
-    child.on('exit', (code) => (code === 0 ? resolve({ report: JSON.parse(out.trim().split('\n').at(-1)!) as Answer, seconds: (performance.now() - started) / 1000 }) : reject(new Error(`analytics:backfill exited ${code}: ${out}`)))),
+    child.on('exit', (code) => (code === 0 ? resolve({ report: JSON.parse(out) as Answer, seconds: (performance.now() - started) / 1000 }) : reject(new Error(`analytics:backfill exited ${code}: ${out}`)))),
   );
 }
 
@@ -193,7 +194,7 @@ try {
   const setup = await configure(api.url);
   const db = new pg.Client({ connectionString: databaseUrl(NAME) });
   await db.connect();
-  let generated: { completions: number; points: number };
+  let generated: Awaited<ReturnType<typeof generate>>;
   try {
     generated = await generate(db, setup.organizationId, setup.history.id, setup.history.behaviors);
   } finally {
@@ -213,7 +214,8 @@ try {
   const answer = (await call(`${api.url}/priv/v1/apps/${setup.tenant.key}/management/campaigns/${setup.history.id}/analytics?from=${from}&to=${today}&granularity=month`, 'GET', undefined, setup.tenant)).analytics;
   const foldSeconds = (performance.now() - folding) / 1000;
   const totals = answer.totals as { events: number; participants: number; achievements: number; points_credited: number };
-  const expected = { events: EVENTS, participants: CUSTOMERS, achievements: generated.completions, points_credited: generated.points };
+  const expected = { events: generated.events, participants: generated.participants, achievements: generated.completions, points_credited: generated.points };
+  if (generated.events !== EVENTS) throw new Error(`${generated.events} events generated, not ${EVENTS}`);
   const got = { events: totals.events, participants: totals.participants, achievements: totals.achievements, points_credited: totals.points_credited };
   if (JSON.stringify(got) !== JSON.stringify(expected)) throw new Error(`the backfilled analytics answer ${JSON.stringify(got)}, not ${JSON.stringify(expected)}`);
   if (alone.errors > 0 || beside.errors > 0) throw new Error(`V1 answered errors: ${alone.errors} alone, ${beside.errors} beside the backfill`);
