@@ -116,6 +116,7 @@ const EXPECTED_ROUTES = [
   `DELETE ${PRIV}/management/line_items/{line_item_id}`,
   `POST ${PRIV}/management/campaigns/{campaign_id}/behaviors/_batch`,
   `GET ${PRIV}/management/campaigns/{campaign_id}/behaviors`,
+  `GET ${PRIV}/management/campaigns/{campaign_id}/analytics`,
   `GET ${PRIV}/management/behaviors/{behavior_id}`,
   `PUT ${PRIV}/management/behaviors/{behavior_id}`,
   `DELETE ${PRIV}/management/behaviors/{behavior_id}`,

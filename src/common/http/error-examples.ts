@@ -275,6 +275,12 @@ const OWN_VALIDATION: Array<{ matches: RegExp; field: string; message: string; r
     request: { query: { division_ids: '99' }, setup: 'multi-org customer' },
   },
   {
+    matches: /^GET .*\/campaigns\/\{campaign_id\}\/analytics$/,
+    field: 'granularity',
+    message: 'must be one of day, week, month',
+    request: { query: { granularity: 'year' } },
+  },
+  {
     matches: /^DELETE .*\/divisions\/\{division_id\}$/,
     field: 'division_id',
     message: 'is the root division, which cannot be deleted',
