@@ -8,7 +8,7 @@
  * "Buyer" (purchase, visit: 10 points) and "Reviewer" (review: 3 points) listen to the history's events, 50 customers
  * for the V1 load on a campaign of their own (other event names), created through the API; then the history with
  * INSERT ... SELECT generate_series: each customer active on about 60% of the days, the events of a day spread over its
- * active customers, processed when they occurred, every 5th purchase completing "Buyer" and every 4th review
+ * active customers, processed when they occurred, about every 5th purchase completing "Buyer" and every 4th review
  * "Reviewer" (a stored result naming the completion, a ledger credit); and the backfill's cursor set on them as the
  * migration sets it on the events before it.
  * Run: npm run bench:analytics-backfill
@@ -137,7 +137,7 @@ async function generate(db: pg.Client, organizationId: number, campaignId: numbe
        FROM bench_activity a CROSS JOIN generate_series(1, a.events) k
        CROSS JOIN LATERAL (SELECT (ARRAY['purchase', 'visit', 'review'])[k % 3 + 1] AS name,
                                   (a.day + make_interval(mins => (k * 37) % 1440)) AT TIME ZONE '${TIME_ZONE}' AS at,
-                                  CASE WHEN k % 3 = 1 AND k % 5 = 0 THEN $5::int WHEN k % 3 = 0 AND k % 4 = 1 THEN $6::int END AS behavior) e0
+                                  CASE WHEN k % 3 = 1 AND (a.c + k) % 5 = 0 THEN $5::int WHEN k % 3 = 0 AND (a.c + k) % 4 = 1 THEN $6::int END AS behavior) e0
        CROSS JOIN LATERAL (SELECT e0.*, CASE e0.behavior WHEN $5::int THEN 10 WHEN $6::int THEN 3 ELSE 0 END AS points) e`,
     [base, organizationId, keyId, campaignId, buyer, reviewer],
   );

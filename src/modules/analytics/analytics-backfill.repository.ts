@@ -37,7 +37,9 @@ export class AnalyticsBackfillRepository {
          SELECT processed_before, until_id, after_id FROM analytics_backfill WHERE done_at IS NULL FOR UPDATE
        ), batch AS MATERIALIZED (
          SELECT e.id, e.organization_id, e.customer_id, e.api_key_id, e.transaction_id, e.campaign_id, e.name, e.occurred_at, e.processed_at, e.status, e.result
-           FROM events e, state s WHERE e.id > s.after_id AND e.id <= s.until_id ORDER BY e.id LIMIT $1
+           -- The cursor as values (InitPlans), not a join: each partition's index scan starts at it, where a join
+           -- filter reads every id before it again, batch after batch.
+           FROM events e WHERE e.id > (SELECT after_id FROM state) AND e.id <= (SELECT until_id FROM state) ORDER BY e.id LIMIT $1
        ), counted AS MATERIALIZED (
          SELECT b.* FROM batch b, state s
           WHERE b.status IN ('processed', 'stored') AND b.processed_at < s.processed_before AND b.customer_id IS NOT NULL
