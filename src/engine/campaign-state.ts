@@ -1,6 +1,7 @@
 import { capReached } from './caps.js';
 import type { CompiledCampaign, CompiledRules } from './compile.js';
 import { describeFailure } from './criteria.js';
+import { behaviorApplies, experimentGroup, HOLDOUT } from './experiments.js';
 import type { CampaignState } from './explanation.js';
 import { emptyBehaviorProgress } from './progress.js';
 import { iso } from './time.js';
@@ -11,6 +12,8 @@ export interface StateCheck {
   detail: string;
   /** The customer qualified for an opt-in campaign through `qualify: true`. */
   qualifiedNow: boolean;
+  /** The customer is in the holdout of the campaign's experiment (state not_targeted_to_campaign, §20). */
+  holdout?: true;
 }
 
 export interface StateContext {
@@ -42,8 +45,12 @@ export function eventDivisionOf(ctx: StateContext, instance: EventInstance): num
   return ancestors?.[0] ?? ctx.customer.divisionId;
 }
 
-/** The campaign's state for this customer and instance, checked in the contract's order (§7). */
-export function campaignState(ctx: StateContext, campaign: CompiledCampaign, instance: EventInstance): StateCheck {
+/**
+ * Whether the campaign reaches the customer with this instance: it is live at `now` and targets them (criteria and,
+ * with multi-org, the event's division). Null when it does; else the state that says why not. An experiment assigns
+ * the customers a campaign reaches (§20).
+ */
+export function campaignReach(ctx: StateContext, campaign: CompiledCampaign, instance: EventInstance): StateCheck | null {
   const c = campaign.rule;
   const no = (state: CampaignState, detail: string): StateCheck => ({ state, detail, qualifiedNow: false });
   if (c.startsAt > ctx.now) return no('campaign_not_started', `campaign starts at ${iso(c.startsAt)}`);
@@ -56,6 +63,17 @@ export function campaignState(ctx: StateContext, campaign: CompiledCampaign, ins
       return no('not_targeted_to_campaign', `event division ${eventDivision} differs from the customer's division ${ctx.customer.divisionId}`);
     }
   }
+  return null;
+}
+
+/** The campaign's state for this customer and instance, checked in the contract's order (§7). */
+export function campaignState(ctx: StateContext, campaign: CompiledCampaign, instance: EventInstance): StateCheck {
+  const c = campaign.rule;
+  const no = (state: CampaignState, detail: string): StateCheck => ({ state, detail, qualifiedNow: false });
+  const unreached = campaignReach(ctx, campaign, instance);
+  if (unreached) return unreached;
+  const group = experimentGroup(c, ctx.customer);
+  if (group === HOLDOUT) return { ...no('not_targeted_to_campaign', "the customer is in the holdout of the campaign's experiment"), holdout: true };
   const missing = c.prerequisiteCampaignIds.filter((id) => !ctx.customer.completedCampaignIds.includes(id));
   if (missing.length) return no('missing_prerequisites', `prerequisite campaign(s) not completed: ${missing.join(', ')}`);
   let qualifiedNow = false;
@@ -65,16 +83,18 @@ export function campaignState(ctx: StateContext, campaign: CompiledCampaign, ins
   }
   const listening = campaign.listening.get(instance.name);
   if (listening) {
-    let [total, any] = [0, 0];
+    let [size, total, any] = [0, 0, 0];
     for (const b of listening.keys()) {
+      if (!behaviorApplies(b.rule, group)) continue;
+      size += 1;
       const cap = capReached(b, ctx.progress[b.rule.id] ?? emptyBehaviorProgress(), instance.occurredAt, ctx.customer.timeZone);
       if (cap) any += 1;
       if (cap?.kind === 'total') total += 1;
     }
-    if (total === listening.size) {
+    if (size > 0 && total === size) {
       return { state: 'reached_frequency_cap', detail: 'every behavior listening to the event reached its total cap', qualifiedNow };
     }
-    if (any === listening.size) {
+    if (size > 0 && any === size) {
       return { state: 'reached_frequency_period_cap', detail: 'every behavior listening to the event reached a cap for the current period', qualifiedNow };
     }
   }

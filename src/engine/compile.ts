@@ -70,6 +70,8 @@ export interface CompiledRules {
   listeners: Map<string, CompiledGoal[]>;
   /** Event name → the campaigns listening to it (CompiledCampaign.listening), in rule order. */
   campaignsListening: Map<string, CompiledCampaign[]>;
+  /** The campaigns running an experiment that has not ended (contract §20): every event may assign or measure in them. */
+  experiments: CompiledCampaign[];
   offers: Map<number, OfferRule>;
   /** Ascending by min_points (then id): the order tiers rank in. */
   tiers: TierRule[];
@@ -121,6 +123,7 @@ export function compileRules(rules: RuleSet, extensions: EngineExtensions): Comp
     behaviors: new Map(),
     listeners: new Map(),
     campaignsListening: new Map(),
+    experiments: [],
     offers: new Map(rules.offers.map((o) => [o.id, o])),
     tiers,
     tierRules: rules.tierRules ?? { policy: { basis: 'lifetime' }, timeZone: 'UTC', policyChangedAt: null },
@@ -132,6 +135,7 @@ export function compileRules(rules: RuleSet, extensions: EngineExtensions): Comp
   for (const campaignRule of rules.campaigns) {
     const campaign: CompiledCampaign = { rule: campaignRule, targets: compileCriteria(campaignRule.targeting, readCustomer, operators), behaviors: [], listening: new Map() };
     compiled.campaigns.set(campaignRule.id, campaign);
+    if (campaignRule.experiment && campaignRule.experiment.endedAt === null) compiled.experiments.push(campaign);
     for (const behaviorRule of campaignRule.behaviors) {
       // Arguments frozen: every evaluation shares them through the compiled rules, and a reward may not change them.
       const outcomes = behaviorRule.outcomes.map((o) => ({ kind: o.kind, args: deepFreeze(o.args), reward: extensions.rewards.get(o.kind) }));

@@ -1,8 +1,9 @@
 import { capReached, pruneCompletions, windowIndex } from './caps.js';
-import { campaignState, campaignSeesEvent, StateContext, tierName } from './campaign-state.js';
+import { campaignReach, campaignState, campaignSeesEvent, StateContext, tierName } from './campaign-state.js';
 import { campaignsListeningTo, CompiledBehavior, CompiledCampaign, CompiledGoal, CompiledOutcome, CompiledRules, MAX_EVENT_DEPTH } from './compile.js';
 import type { BehaviorExplanation, CampaignExplanation, CampaignState, EventExplanation } from './explanation.js';
 import { budgetRefusal, completionPoints, spend, type BudgetLeft, type BudgetUse } from './budget.js';
+import { behaviorApplies, experimentGroup, groupAddition, metricValue, type ExperimentOutcome } from './experiments.js';
 import { applyToGoal } from './goals.js';
 import { cloneProgress, emptyBehaviorProgress, goalsCounted, groupCounts, hasCycleProgress, requiredGoalCount, resetCycle } from './progress.js';
 import { iso } from './time.js';
@@ -105,6 +106,8 @@ export interface EvaluationResult {
   evaluated: Array<{ eventIndex: number; campaignId: number; at: number }>;
   /** Goals that took their first progress of a cycle or completed, and which (the analytics' goal funnel, §19). */
   goalsAdvanced: Array<{ goalId: number; completed: boolean }>;
+  /** Experiments (§20) that assigned the customer, measured them or rewarded them in this evaluation. */
+  experiments: ExperimentOutcome[];
 }
 
 /** A reward's after-commit effect, as the evaluation asked for it. */
@@ -158,6 +161,8 @@ export class Evaluation {
   private pendingTierNote: string | null = null;
   /** The credits and tier outcomes the last tier standing counted (period policies): -1 before the first. */
   private tierFactsCounted = -1;
+  /** Campaigns whose experiment assignment of the customer this evaluation made or measured. */
+  private readonly assignmentsChanged = new Set<number>();
 
   constructor(protected readonly input: EvaluateInput) {
     const c = input.customer;
@@ -166,6 +171,7 @@ export class Evaluation {
       tags: [...c.tags],
       qualifiedCampaignIds: [...c.qualifiedCampaignIds],
       completedCampaignIds: [...c.completedCampaignIds],
+      ...(c.experiments ? { experiments: { ...c.experiments } } : {}),
     };
     this.progress = { ...input.progress };
     this.ctx = {
@@ -198,6 +204,7 @@ export class Evaluation {
       tierOutcomes: [],
       evaluated: [],
       goalsAdvanced: [],
+      experiments: [],
     };
     this.budgetLeft = {};
     for (const [id, left] of Object.entries(input.budgets ?? {})) this.budgetLeft[Number(id)] = { ...left };
@@ -227,6 +234,7 @@ export class Evaluation {
     for (const id of this.changed) this.result.progress[id] = this.progress[id];
     const move = this.result.tierChange;
     if (move && move.reason !== 'review') move.at = this.input.now;
+    if (this.input.rules.experiments.length) this.experimentOutcomes();
     const first = this.result.explanation[0];
     if (this.pendingTierNote && first) first.detail = first.detail ? `${this.pendingTierNote}; ${first.detail}` : this.pendingTierNote;
     return this.result;
@@ -236,6 +244,7 @@ export class Evaluation {
     const occurredAt = this.explains ? iso(instance.occurredAt) : '';
     const entry: EventExplanation = { event_index: this.eventIndex, event: instance.name, occurred_at: occurredAt, depth, detail: '', campaigns: [] };
     if (this.explains) this.result.explanation.push(entry);
+    if (depth === 0 && this.input.rules.experiments.length) this.experimentsSee(instance);
     const listening = campaignsListeningTo(this.input.rules, instance.name, this.input.campaignId ?? null);
     if (listening.length === 0) entry.detail = 'no live campaign has a goal listening to this event name';
 
@@ -255,6 +264,11 @@ export class Evaluation {
     const check = campaignState(this.ctx, campaign, instance);
     const id = campaign.rule.id;
     const explanation: CampaignExplanation = { campaign_id: id, campaign_name: campaign.rule.name, state: check.state, detail: check.detail, behaviors: [] };
+    if (check.holdout) {
+      // As if the campaign did not target the customer, absent from the answer; the explanation says why (§20).
+      if (depth === 0) this.firstFailure.state ??= check.state;
+      return { ...explanation, skipped: true, reason: 'holdout' };
+    }
     if (depth === 0) this.recordState(id, check.state);
     if (!NOT_EVALUATED.has(check.state)) this.evaluatedBy(id, instance);
     if (check.qualifiedNow) {
@@ -264,8 +278,47 @@ export class Evaluation {
     if (check.state !== 'qualified' && check.state !== 'reached_frequency_period_cap' && check.state !== 'reached_frequency_cap') {
       return explanation;
     }
-    for (const [behavior, goals] of behaviors) explanation.behaviors.push(this.processBehavior(behavior, goals, instance, depth));
+    const group = experimentGroup(campaign.rule, this.customer);
+    for (const [behavior, goals] of behaviors) {
+      if (behaviorApplies(behavior.rule, group)) explanation.behaviors.push(this.processBehavior(behavior, goals, instance, depth));
+    }
     return explanation;
+  }
+
+  /**
+   * The experiments of the campaigns the instance reaches (§20): a customer not yet assigned is assigned, at the
+   * instance's time; an assigned customer's metric event (at or after the assignment) adds to their x.
+   */
+  protected experimentsSee(instance: EventInstance): void {
+    for (const campaign of this.input.rules.experiments) {
+      const { id, experiment } = campaign.rule;
+      const stored = this.customer.experiments?.[id];
+      if (!stored && (campaign.rule.status !== 'live' || !campaignSeesEvent(this.ctx, campaign, instance) || campaignReach(this.ctx, campaign, instance))) continue;
+      const measured = experiment!.metric.event === instance.name && instance.occurredAt >= (stored?.assignedAt ?? instance.occurredAt);
+      if (stored && !measured) continue;
+      const assignment = stored ? { ...stored } : { group: experimentGroup(campaign.rule, this.customer)!, assignedAt: instance.occurredAt, metricSum: 0, metricEvents: 0 };
+      if (measured) {
+        assignment.metricSum += metricValue(experiment!, instance);
+        assignment.metricEvents += 1;
+      }
+      (this.customer.experiments ??= {})[id] = assignment;
+      this.assignmentsChanged.add(id);
+    }
+  }
+
+  /** Each running experiment's outcome for the customer: their assignment, and what it adds to their group's sums. */
+  private experimentOutcomes(): void {
+    for (const campaign of this.input.rules.experiments) {
+      const id = campaign.rule.id;
+      const assignment = this.customer.experiments?.[id];
+      if (!assignment) continue;
+      const achievements = this.result.completions.filter((c) => c.campaignId === id).length;
+      const points = this.result.credits.reduce((sum, c) => sum + (c.campaignId === id ? c.amount : 0), 0);
+      const stored = this.assignmentsChanged.has(id);
+      if (!stored && achievements === 0 && points === 0) continue;
+      const added = groupAddition(this.input.customer.experiments?.[id], assignment, achievements, points);
+      this.result.experiments.push({ campaignId: id, assignment, stored, added });
+    }
   }
 
   protected recordState(campaignId: number, state: CampaignState): void {
@@ -516,8 +569,10 @@ export class Evaluation {
 
   protected checkCampaignCompleted(campaign: CompiledCampaign): void {
     const id = campaign.rule.id;
-    if (this.customer.completedCampaignIds.includes(id) || campaign.behaviors.length === 0) return;
-    const done = campaign.behaviors.every((b) => {
+    const group = experimentGroup(campaign.rule, this.customer);
+    const behaviors = campaign.behaviors.filter((b) => behaviorApplies(b.rule, group));
+    if (this.customer.completedCampaignIds.includes(id) || behaviors.length === 0) return;
+    const done = behaviors.every((b) => {
       const max = b.rule.maxTimesAchievable;
       return max !== null && (this.progress[b.rule.id]?.achieved ?? 0) >= max;
     });

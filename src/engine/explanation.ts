@@ -49,6 +49,9 @@ export interface CampaignExplanation {
   state: CampaignState;
   detail: string;
   behaviors: BehaviorExplanation[];
+  /** Set when the campaign skipped the customer, with the reason: `holdout`, the holdout of its experiment (§20). */
+  skipped?: true;
+  reason?: 'holdout';
 }
 
 export interface EventExplanation {

@@ -3,6 +3,7 @@ import { campaignState, type StateCheck, type StateContext } from './campaign-st
 import { behaviorsInvolved, type CompiledBehavior, type CompiledCampaign, type CompiledRules } from './compile.js';
 import { Evaluation, type EvaluateInput, type EvaluationResult } from './evaluate.js';
 import type { BehaviorExplanation, CampaignExplanation, EventExplanation } from './explanation.js';
+import { behaviorApplies, experimentGroup, HOLDOUT } from './experiments.js';
 import { cloneProgress, completedGoalCount, emptyBehaviorProgress, goalProgress } from './progress.js';
 import { iso } from './time.js';
 import type { CustomerSnapshot, EventInstance, ProgressMap } from './types.js';
@@ -25,7 +26,7 @@ export interface PerformInput {
 }
 
 /** Why a perform could not complete the campaign (the service answers 422 failed_to_perform). */
-export type PerformFailureReason = 'campaign_not_live' | 'campaign_not_started' | 'campaign_over' | 'already_completed' | 'nothing_to_complete';
+export type PerformFailureReason = 'campaign_not_live' | 'campaign_not_started' | 'campaign_over' | 'already_completed' | 'nothing_to_complete' | 'holdout';
 
 export interface PerformResult extends EvaluationResult {
   /** Null when the campaign was completed; then the result holds every change to write. */
@@ -117,6 +118,9 @@ class Performance extends Evaluation {
 
     this.recomputeTier();
     const instance = this.instance ?? performInstance(this.customer, now, this.input.multiOrgEnabled);
+    if (this.input.rules.experiments.length) this.experimentsSee(instance);
+    const group = experimentGroup(c, this.customer);
+    if (group === HOLDOUT) return fail('holdout', "the customer is in the holdout of the campaign's experiment");
     const state = performState(this.ctx, campaign, instance);
     const entry: EventExplanation = { event_index: 0, event: instance.name, occurred_at: iso(now), depth: 0, detail: 'perform complete_campaign', campaigns: [] };
     const explanation: CampaignExplanation = { campaign_id: c.id, campaign_name: c.name, state: 'qualified', detail: `forced through by perform; conditions: ${state.detail}`, behaviors: [] };
@@ -126,6 +130,7 @@ class Performance extends Evaluation {
     const raised: EventInstance[] = [];
     let completed = 0;
     for (const behavior of campaign.behaviors) {
+      if (!behaviorApplies(behavior.rule, group)) continue;
       const step = this.completeOnce(behavior, instance, raised);
       if (step.verdict === 'completed') completed += 1;
       explanation.behaviors.push(step);

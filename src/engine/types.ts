@@ -2,6 +2,7 @@
  * The engine's vocabulary: rules as the management API stores them, the customer and their progress as the
  * database holds them, event instances as requests carry them. Plain data only; times are epoch milliseconds.
  */
+import type { ExperimentAssignment, ExperimentRule } from './experiments.js';
 import type { TierFact, TierPolicy } from './tier-standing.js';
 
 export type FlatValue = string | number | boolean;
@@ -65,6 +66,8 @@ export interface BehaviorRule {
   useSamePeriod: boolean;
   groups: GroupRule[];
   outcomes: OutcomeRule[];
+  /** The experiment variant whose customers alone it evaluates (contract §20); null or absent: every customer. */
+  variant?: string | null;
 }
 
 export interface CampaignRule {
@@ -81,6 +84,8 @@ export interface CampaignRule {
   behaviors: BehaviorRule[];
   /** Contract §14: null when the campaign has no budget. */
   budget: CampaignBudget | null;
+  /** Contract §20: absent or null when the campaign runs no experiment. */
+  experiment?: ExperimentRule | null;
 }
 
 /** A campaign budget's limits, across all its customers (null: no limit on that side). */
@@ -159,6 +164,8 @@ export interface CustomerSnapshot {
   tierReviewAt?: number | null;
   qualifiedCampaignIds: number[];
   completedCampaignIds: number[];
+  /** The customer's experiment assignments by campaign id (contract §20); absent: none. */
+  experiments?: Record<number, ExperimentAssignment>;
 }
 
 /** One event instance (contract §7). */
