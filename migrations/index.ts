@@ -20,6 +20,7 @@ import { TierRetainPoints1765600000000 } from './1765600000000-tier-retain-point
 import { TierPolicy1765700000000 } from './1765700000000-tier-policy.js';
 import { LedgerBackfillIndex1765800000000 } from './1765800000000-ledger-backfill-index.js';
 import { CampaignAnalytics1765900000000 } from './1765900000000-campaign-analytics.js';
+import { Experiments1766000000000 } from './1766000000000-experiments.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -45,4 +46,5 @@ export const migrations = [
   TierPolicy1765700000000,
   LedgerBackfillIndex1765800000000,
   CampaignAnalytics1765900000000,
+  Experiments1766000000000,
 ];

@@ -15,7 +15,7 @@ import type { Tenant } from '../../src/common/http/request-context.js';
 import type { Statement, UnitOfWork } from '../../src/common/database/unit-of-work.js';
 import { EvaluationRepository } from '../../src/modules/evaluation/evaluation.repository.js';
 import { writeStatement } from '../../src/modules/evaluation/write-statement.js';
-import type { WritePlan } from '../../src/modules/evaluation/write-plan.js';
+import { emptyPlan, type WritePlan } from '../../src/modules/evaluation/write-plan.js';
 import { V2EventsUseCase } from '../../src/modules/events/v2-events.use-case.js';
 import { CustomersService } from '../../src/modules/customers-state/customers.service.js';
 import type { TierStandings } from '../../src/modules/customers-state/tiers/tier-standings.js';
@@ -64,6 +64,7 @@ async function v1Statements(plan: HistoryPlan, c: number): Promise<Captured[]> {
   const visits = countBefore('visit', c, eventsOf(sizes, c));
   const now = new Date().toISOString();
   const writePlan: WritePlan = {
+    ...emptyPlan({ insert: [] }),
     events: {
       insert: [
         {
@@ -107,14 +108,6 @@ async function v1Statements(plan: HistoryPlan, c: number): Promise<Captured[]> {
       source: { campaign_id: tenant.campaignId, behavior_id: tenant.behaviorIds.visit, goal_id: k === 0 ? tenant.goalIds.visit : null, offer_id: null },
       earned_at: new Date().toISOString(),
     })),
-    offers: [],
-    notifications: [],
-    deliveries: [],
-    budgets: { use: [], refused: [] },
-    effects: [],
-    tierOutcomes: [],
-    tierHistory: [],
-    analytics: { activity: [], goals: [] },
   };
   const write = writeStatement(writePlan);
   out.push({ label: `V1: the write (${write.name})`, text: write.text, values: write.values ?? [], write: true });

@@ -26,6 +26,8 @@ export const SERVICE_TABLES: ReadonlySet<string> = new Set([
   'event_reversals',
   'event_transactions',
   'events',
+  'experiment_assignments',
+  'experiment_groups',
   'line_items',
   'migrations',
   'notifications',

@@ -1,13 +1,5 @@
 /** Running sums kept for one experiment group. */
-export interface GroupSums {
-  name: string;
-  customers: number;
-  converted: number;
-  metricSum: number;
-  metricSumSquares: number;
-  achievements: number;
-  pointsCredited: number;
-}
+export interface GroupSums { name: string; customers: number; converted: number; metricSum: number; metricSumSquares: number; achievements: number; pointsCredited: number }
 
 /** The experiment's split: the holdout percent and the variants' weights. */
 export interface ExperimentSettings {
@@ -29,20 +21,10 @@ export interface GroupResult {
 }
 
 /** A difference between two groups, with its 95% interval and two-sided p-value. */
-export interface Stat {
-  absolute: number | null;
-  relative: number | null;
-  ci95: [number, number] | null;
-  p_value: number | null;
-}
+export interface Stat { absolute: number | null; relative: number | null; ci95: [number, number] | null; p_value: number | null }
 
 /** One group compared against another on conversion and on the metric's mean. */
-export interface Comparison {
-  group: string;
-  against: string;
-  conversion: Stat;
-  mean: Stat;
-}
+export interface Comparison { group: string; against: string; conversion: Stat; mean: Stat }
 
 /** An experiment's results. */
 export interface ExperimentResults {
@@ -53,18 +35,15 @@ export interface ExperimentResults {
 
 const Z95 = 1.959964;
 const SQRT_PI = Math.sqrt(Math.PI);
-const ONE_OVER_SQRT_PI = 0.56418958354775628695;
+const ONE_OVER_SQRT_PI = 0.5641895835477563;
 
-// W. J. Cody's calerf coefficients (Math. Comp. 23, 1969; netlib specfun/erf).
-const A = [3.1611237438705656, 113.864154151050156, 377.485237685302021, 3209.37758913846947, 0.185777706184603153];
-const B = [23.6012909523441209, 244.024637934444173, 1282.61652607737228, 2844.23683343917062];
-const C = [
-  0.564188496988670089, 8.88314979438837594, 66.1191906371416295, 298.635138197400131, 881.95222124176909, 1712.04761263407058,
-  2051.07837782607147, 1230.33935479799725, 2.15311535474403846e-8,
-];
-const D = [15.7449261107098347, 117.693950891312499, 537.181101862009858, 1621.38957456669019, 3290.79923573345963, 4362.61909014324716, 3439.36767414372164, 1230.33935480374942];
-const P = [0.305326634961232344, 0.360344899949804439, 0.125781726111229246, 0.0160837851487422766, 6.58749161529837803e-4, 0.0163153871373020978];
-const Q = [2.56852019228982242, 1.87295284992346047, 0.527905102951428412, 0.0605183413124413191, 0.00233520497626869185];
+// W. J. Cody's calerf coefficients (Math. Comp. 23, 1969; netlib specfun/erf), written as the doubles nearest the published digits.
+const A = [3.1611237438705655, 113.86415415105016, 377.485237685302, 3209.3775891384694, 0.18577770618460315];
+const B = [23.601290952344122, 244.02463793444417, 1282.6165260773723, 2844.236833439171];
+const C = [0.5641884969886701, 8.883149794388377, 66.11919063714163, 298.6351381974001, 881.952221241769, 1712.0476126340707, 2051.0783778260716, 1230.3393547979972, 2.1531153547440383e-8];
+const D = [15.744926110709835, 117.6939508913125, 537.1811018620099, 1621.3895745666903, 3290.7992357334597, 4362.619090143247, 3439.3676741437216, 1230.3393548037495];
+const P = [0.30532663496123236, 0.36034489994980445, 0.12578172611122926, 0.016083785148742275, 0.0006587491615298378, 0.016315387137302097];
+const Q = [2.568520192289822, 1.8729528499234604, 0.5279051029514285, 0.06051834131244132, 0.0023352049762686918];
 
 /** The complementary error function, by Cody's rational Chebyshev approximations (relative error about 1e-16). */
 export function erfc(x: number): number {
@@ -72,8 +51,7 @@ export function erfc(x: number): number {
   const y = Math.abs(x);
   if (y <= 0.46875) {
     const ysq = y > 1.11e-16 ? y * y : 0;
-    let num = A[4] * ysq;
-    let den = ysq;
+    let [num, den] = [A[4] * ysq, ysq];
     for (let i = 0; i < 3; i++) {
       num = (num + A[i]) * ysq;
       den = (den + B[i]) * ysq;
@@ -82,8 +60,7 @@ export function erfc(x: number): number {
   }
   let result = 0;
   if (y <= 4) {
-    let num = C[8] * y;
-    let den = y;
+    let [num, den] = [C[8] * y, y];
     for (let i = 0; i < 7; i++) {
       num = (num + C[i]) * y;
       den = (den + D[i]) * y;
@@ -91,8 +68,7 @@ export function erfc(x: number): number {
     result = (num + C[7]) / (den + D[7]);
   } else if (y < 26.543) {
     const ysq = 1 / (y * y);
-    let num = P[5] * ysq;
-    let den = ysq;
+    let [num, den] = [P[5] * ysq, ysq];
     for (let i = 0; i < 4; i++) {
       num = (num + P[i]) * ysq;
       den = (den + Q[i]) * ysq;
@@ -141,29 +117,16 @@ function stat(t: number | null, c: number | null, se: number | null, testSe: num
   if (t === null || c === null) return { absolute: null, relative: null, ci95: null, p_value: null };
   const absolute = t - c;
   const z = ratio(absolute, testSe);
-  return {
-    absolute,
-    relative: ratio(absolute, c),
-    ci95: se === null ? null : [absolute - Z95 * se, absolute + Z95 * se],
-    p_value: z === null ? null : normalTwoSidedP(z),
-  };
+  const ci95: [number, number] | null = se === null ? null : [absolute - Z95 * se, absolute + Z95 * se];
+  return { absolute, relative: ratio(absolute, c), ci95, p_value: z === null ? null : normalTwoSidedP(z) };
 }
 
 /** One group's conversion rate, mean and sample variance (n − 1), from its sums. */
 function groupResult(s: GroupSums): GroupResult {
   const n = s.customers;
   const variance = n < 2 ? null : Math.max(0, (s.metricSumSquares - (s.metricSum * s.metricSum) / n) / (n - 1));
-  return {
-    name: s.name,
-    customers: n,
-    converted: s.converted,
-    conversion_rate: ratio(s.converted, n),
-    metric_sum: s.metricSum,
-    metric_mean: ratio(s.metricSum, n),
-    metric_variance: variance,
-    achievements: s.achievements,
-    points_credited: s.pointsCredited,
-  };
+  return { name: s.name, customers: n, converted: s.converted, conversion_rate: ratio(s.converted, n), metric_sum: s.metricSum,
+    metric_mean: ratio(s.metricSum, n), metric_variance: variance, achievements: s.achievements, points_credited: s.pointsCredited };
 }
 
 /** Compares group t against group c on conversion (two-proportion z-test) and on the mean (normal test). */
@@ -175,12 +138,7 @@ function compare(t: GroupResult, c: GroupResult): Comparison {
   const conversionSe = bothKnown ? Math.sqrt((pt * (1 - pt)) / nt + (pc * (1 - pc)) / nc) : null;
   const [vt, vc] = [t.metric_variance, c.metric_variance];
   const meanSe = vt === null || vc === null ? null : Math.sqrt(vt / nt + vc / nc);
-  return {
-    group: t.name,
-    against: c.name,
-    conversion: stat(pt, pc, conversionSe, pooledSe),
-    mean: stat(t.metric_mean, c.metric_mean, meanSe, meanSe),
-  };
+  return { group: t.name, against: c.name, conversion: stat(pt, pc, conversionSe, pooledSe), mean: stat(t.metric_mean, c.metric_mean, meanSe, meanSe) };
 }
 
 /** Pearson's chi-square of the groups' customer counts against the shares the settings give them. */

@@ -81,13 +81,18 @@ export class EvaluationPipeline {
     const lane = laneOf(org, key);
     const work = async (tx: CustomerTransaction, locked: number[]) => {
       // Under a period tier policy the customer's qualifying facts are read in the same round trip too (§17).
-      const [customer, guessed, facts] = await Promise.all([
+      // So are the customer's experiment assignments, when the organization runs experiments (§20).
+      const [customer, guessed, facts, assignments] = await Promise.all([
         this.repository.customer(tx.uow, org, key, write),
         this.repository.progressByKey(tx.uow, org, key, guess),
         hint?.tierRules.policy.basis === 'period' ? this.repository.tierFactsByKey(tx.uow, org, key, hint.tierRules.timeZone) : null,
+        hint?.experiments.length ? this.repository.experimentsByKey(tx.uow, org, key) : null,
       ]);
       if (!customer) throw AppError.notFound('user');
       const rules = await this.rules.get(org, customer.rulesVersion, tx.uow);
+      if (rules.experiments.length) {
+        customer.snapshot.experiments = assignments ?? (await this.repository.experiments(tx.uow, [customer.snapshot.id])).get(customer.snapshot.id) ?? {};
+      }
       if (rules.tierRules.policy.basis === 'period') {
         // Read with the hint's zone: the rules may have changed it since (a new organization's zone never changes).
         const fresh = facts && hint?.tierRules.timeZone === rules.tierRules.timeZone;

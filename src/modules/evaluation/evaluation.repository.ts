@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Queryable, UnitOfWork } from '../../common/database/unit-of-work.js';
 import { AppError } from '../../common/errors/app-error.js';
 import { UUID } from '../../common/validation/uuid.js';
-import type { BudgetLeft, CustomerSnapshot, EventInstance, ProgressMap, TierFact } from '../../engine/index.js';
+import type { BudgetLeft, CustomerSnapshot, EventInstance, ExperimentAssignment, ProgressMap, TierFact } from '../../engine/index.js';
 import type { NewEventRow, WritePlan } from './write-plan.js';
 import { EVENTS_BY_KEY, eventsByKeyParams, occurredKey, type EventKey } from './event-keys.js';
 import { tierFact, tierFactsOf, tierFactsQuery, type TierFactRow } from '../customers-state/tiers/tier-facts.repository.js';
@@ -137,6 +137,32 @@ export class EvaluationRepository {
           },
     );
     return rows.map(tierFact);
+  }
+
+  /**
+   * The experiment assignments of the customer the key names (contract §20), by campaign id. Asked for with the
+   * locking read of customer(), it runs once the lock is held.
+   */
+  async experimentsByKey(uow: UnitOfWork, organizationId: number, key: CustomerKey): Promise<Record<number, ExperimentAssignment>> {
+    if ('userId' in key && !UUID.test(key.userId)) return {};
+    const rows = await uow.run<AssignmentRow>({
+      name: `experiments-by-${'userId' in key ? 'id' : 'external-id'}`,
+      text: `SELECT ${ASSIGNMENT_COLUMNS} FROM experiment_assignments a JOIN customers c ON c.id = a.customer_id
+        WHERE c.organization_id = $1 AND ${'userId' in key ? 'c.id' : 'c.external_id'} = $2`,
+      values: [organizationId, keyValue(key)],
+    });
+    return assignmentsOf(rows).get(rows[0]?.customer_id) ?? {};
+  }
+
+  /** Several customers' experiment assignments, by customer and campaign id. */
+  async experiments(uow: UnitOfWork, customerIds: string[]): Promise<Map<string, Record<number, ExperimentAssignment>>> {
+    if (customerIds.length === 0) return new Map();
+    const rows = await uow.run<AssignmentRow>({
+      name: 'experiments',
+      text: `SELECT ${ASSIGNMENT_COLUMNS} FROM experiment_assignments a WHERE a.customer_id = ANY($1::uuid[])`,
+      values: [customerIds],
+    });
+    return assignmentsOf(rows);
   }
 
   /** Customers' qualifying facts under a period tier policy (§17), by customer (tier-facts.ts). */
@@ -364,4 +390,25 @@ function writeFailure(plan: WritePlan) {
     if ((error as { code?: string } | null)?.code === 'BE001') throw new BudgetExceeded(plan.budgets.use.map((u) => u.campaign_id));
     return duplicate(error);
   };
+}
+
+interface AssignmentRow {
+  customer_id: string;
+  campaign_id: number;
+  group_name: string;
+  assigned_at: Date;
+  metric_sum: string;
+  metric_events: number;
+}
+
+const ASSIGNMENT_COLUMNS = 'a.customer_id, a.campaign_id, a.group_name, a.assigned_at, a.metric_sum, a.metric_events';
+
+function assignmentsOf(rows: AssignmentRow[]): Map<string, Record<number, ExperimentAssignment>> {
+  const byCustomer = new Map<string, Record<number, ExperimentAssignment>>();
+  for (const r of rows) {
+    const own = byCustomer.get(r.customer_id) ?? {};
+    own[r.campaign_id] = { group: r.group_name, assignedAt: r.assigned_at.getTime(), metricSum: Number(r.metric_sum), metricEvents: r.metric_events };
+    byCustomer.set(r.customer_id, own);
+  }
+  return byCustomer;
 }

@@ -4,7 +4,7 @@ import type { Statement, UnitOfWork } from '../../common/database/unit-of-work.j
 import { RulesRepository } from '../campaigns/rules/rules.repository.js';
 import { BEGIN_STATEMENT } from './customer-transactions.js';
 import { EvaluationRepository } from './evaluation.repository.js';
-import type { WritePlan } from './write-plan.js';
+import { emptyPlan, type WritePlan } from './write-plan.js';
 import { domainRowsStatements } from './write-statement.js';
 
 /**
@@ -33,18 +33,8 @@ function recorder() {
 
 const sample = { customer_id: '00000000-0000-4000-8000-000000000001', organization_id: 1 };
 const plan = (events: WritePlan['events'], withDeliveries: boolean): WritePlan => ({
-  events,
-  progress: [],
-  customers: [],
-  credits: [],
-  offers: [],
-  notifications: [],
+  ...emptyPlan(events),
   deliveries: withDeliveries ? [{ idx: 0, organization_id: 1, id: 'x', type: 'points.credited', created_at: '', notification_n: null, data: {} }] : [],
-  budgets: { use: [], refused: [] },
-  effects: [],
-  tierOutcomes: [],
-  tierHistory: [],
-  analytics: { activity: [], goals: [] },
 });
 
 async function printed(): Promise<string> {

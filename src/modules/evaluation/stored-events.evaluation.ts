@@ -111,8 +111,13 @@ export class StoredEventsEvaluation {
       for (const g of groups) {
         if (rules.get(g.organizationId)!.rules.tierRules.policy.basis === 'period') underPeriod.set(g.organizationId, [...(underPeriod.get(g.organizationId) ?? []), g.customer.snapshot]);
       }
+      // The experiment assignments of the customers whose organization runs experiments (§20).
+      const measured = groups.filter((g) => rules.get(g.organizationId)!.rules.experiments.length).map((g) => g.customer.snapshot);
       const [progress] = await Promise.all([
         this.repository.progress(tx.uow, groups.map((g) => g.customer.snapshot.id), [...behaviorIds]),
+        measured.length
+          ? this.repository.experiments(tx.uow, measured.map((c) => c.id)).then((found) => measured.forEach((c) => (c.experiments = found.get(c.id) ?? {})))
+          : null,
         ...[...underPeriod].map(async ([org, customers]) => {
           const facts = await this.repository.tierFacts(tx.uow, customers.map((c) => c.id), rules.get(org)!.rules.tierRules.timeZone);
           for (const customer of customers) customer.tierFacts = facts.get(customer.id);
@@ -204,6 +209,7 @@ function evaluateEvents(
     evaluated: [],
     completions: [],
     goalsAdvanced: [],
+    experiments: [],
   };
   group.events.forEach((event, i) => {
     // A V1 async event scoped to a campaign that is no longer live evaluates nothing (as V1 sync answers 404).
@@ -234,6 +240,7 @@ function evaluateEvents(
     combined.evaluated.push(...result.evaluated.map((e) => ({ ...e, eventIndex: i })));
     combined.completions.push(...result.completions.map((c) => ({ ...c, eventIndex: i })));
     combined.goalsAdvanced.push(...result.goalsAdvanced);
+    combined.experiments.push(...result.experiments);
     if (result.tierChange) {
       const from = combined.tierChange?.fromTierId ?? result.tierChange.fromTierId;
       const steps = [...(combined.tierChange?.steps ?? []), ...result.tierChange.steps];

@@ -29,7 +29,7 @@ export interface NewEvent extends EventOutcome {
 /** The part of an engine result that is written: perform's result and evaluate's both have it. */
 export type Outcomes = Pick<
   EvaluationResult,
-  'customer' | 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused' | 'effects' | 'tierOutcomes' | 'tierChange' | 'evaluated' | 'completions' | 'goalsAdvanced'
+  'customer' | 'progress' | 'credits' | 'offersIssued' | 'notifications' | 'budgetUse' | 'budgetRefused' | 'effects' | 'tierOutcomes' | 'tierChange' | 'evaluated' | 'completions' | 'goalsAdvanced' | 'experiments'
 >;
 
 /** One customer's evaluation: its state before, what the engine decided, and its webhook events. */
@@ -73,7 +73,9 @@ export interface WritePlan {
   /** Rewards' after-commit effects (the outbox reward_effects), run by the workers once committed. */
   effects: Array<{ idx: number; organization_id: number; customer_id: string; kind: string; campaign_id: number; behavior_id: number; payload: unknown }>;
   /** Campaign analytics (§19): what each campaign's evaluations did, by customer and time, and the goals that took progress. */
-  analytics: { activity: ActivityRow[]; goals: Array<{ goal_id: number; customer_id: string; completed: boolean }> };
+  analytics: { activity: ActivityRow[]; goals: Array<{ goal_id: number; customer_id: string; completed: boolean }>; groups: GroupRow[] };
+  /** Experiments (§20): customers' assignments made or measured, and the campaigns whose first assignment this is. */
+  experiments: { assignments: AssignmentRow[]; started: Array<{ campaign_id: number; at: string }> };
   /** A domain action's rows for tables of its own (perform), written in the same transaction before the rest. */
   rows?: Array<{ table: string; rows: Array<Record<string, unknown>> }>;
 }
@@ -95,6 +97,28 @@ export interface ActivityRow {
   points_reversed: number;
   offers_issued: number;
   notifications: number;
+}
+
+/** A customer's experiment assignment as experiment_assignments stores it. */
+export interface AssignmentRow {
+  customer_id: string;
+  campaign_id: number;
+  group_name: string;
+  assigned_at: string;
+  metric_sum: number;
+  metric_events: number;
+}
+
+/** What an evaluation adds to one experiment group's sums (folded into experiment_groups with the analytics). */
+export interface GroupRow {
+  campaign_id: number;
+  group_name: string;
+  customers: number;
+  converted: number;
+  metric_sum: number;
+  metric_sum_squares: number;
+  achievements: number;
+  points_credited: number;
 }
 
 export interface TierHistoryRow {
@@ -161,13 +185,9 @@ export function newEventRows(events: NewEvent[]): NewEventRow[] {
   }));
 }
 
-/**
- * The write plan of evaluated customers: their events (new rows, or stored ids marked with `outcomes`), progress rows
- * that changed, customer rows whose balances, tier, tags or campaign lists changed, points credits, offers issued,
- * notifications, webhook deliveries and rewards' after-commit effects.
- */
-export function planWrite(events: WritePlan['events'], customers: CustomerResult[]): WritePlan {
-  const plan: WritePlan = {
+/** A plan that writes the events and nothing else (the start of every plan). */
+export function emptyPlan(events: WritePlan['events']): WritePlan {
+  return {
     events,
     progress: [],
     customers: [],
@@ -179,8 +199,18 @@ export function planWrite(events: WritePlan['events'], customers: CustomerResult
     effects: [],
     tierOutcomes: [],
     tierHistory: [],
-    analytics: { activity: [], goals: [] },
+    analytics: { activity: [], goals: [], groups: [] },
+    experiments: { assignments: [], started: [] },
   };
+}
+
+/**
+ * The write plan of evaluated customers: their events (new rows, or stored ids marked with `outcomes`), progress rows
+ * that changed, customer rows whose balances, tier, tags or campaign lists changed, points credits, offers issued,
+ * notifications, webhook deliveries and rewards' after-commit effects.
+ */
+export function planWrite(events: WritePlan['events'], customers: CustomerResult[]): WritePlan {
+  const plan = emptyPlan(events);
   const budgetUse: Record<number, BudgetUse> = {};
   for (const c of customers) {
     const who = { organization_id: c.organizationId, customer_id: c.result.customer.id };
@@ -216,6 +246,7 @@ export function planWrite(events: WritePlan['events'], customers: CustomerResult
     }
     plan.analytics.activity.push(...activityOf(c));
     for (const g of c.result.goalsAdvanced) plan.analytics.goals.push({ goal_id: g.goalId, customer_id: who.customer_id, completed: g.completed });
+    planExperiments(plan, who.customer_id, c.result.experiments);
     addBudgetUse(budgetUse, c.result.budgetUse);
     for (const id of c.result.budgetRefused) if (!plan.budgets.refused.includes(id)) plan.budgets.refused.push(id);
     for (const w of c.webhooks) {
@@ -232,6 +263,30 @@ export function planWrite(events: WritePlan['events'], customers: CustomerResult
   }
   plan.budgets.use = Object.entries(budgetUse).map(([id, u]) => ({ campaign_id: Number(id), ...u }));
   return plan;
+}
+
+/**
+ * One customer's experiment outcomes (§20): their assignment rows as they now are (the last of each campaign), what each
+ * adds to its group's sums, and the first assignment of a campaign not known to have started.
+ */
+function planExperiments(plan: WritePlan, customerId: string, outcomes: Outcomes['experiments']): void {
+  const rows = new Map<number, AssignmentRow>();
+  for (const { campaignId, assignment: a, stored, added } of outcomes) {
+    const at = new Date(a.assignedAt).toISOString();
+    if (stored) rows.set(campaignId, { customer_id: customerId, campaign_id: campaignId, group_name: a.group, assigned_at: at, metric_sum: a.metricSum, metric_events: a.metricEvents });
+    if (added.customers > 0) plan.experiments.started.push({ campaign_id: campaignId, at });
+    plan.analytics.groups.push({
+      campaign_id: campaignId,
+      group_name: a.group,
+      customers: added.customers,
+      converted: added.converted,
+      metric_sum: added.metricSum,
+      metric_sum_squares: added.metricSumSquares,
+      achievements: added.achievements,
+      points_credited: added.points,
+    });
+  }
+  plan.experiments.assignments.push(...rows.values());
 }
 
 /** One customer's analytics activity, summed by campaign, behavior and instant. */

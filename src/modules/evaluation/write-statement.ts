@@ -202,6 +202,24 @@ const steps = {
           ORDER BY x.id, w.id
          RETURNING id`,
   }),
+  /**
+   * Experiments (§20): customers' assignments, written once (a concurrent first event of the customer waits for its
+   * lock, then sees the row) and their metric value x as it now is; a campaign's first assignment is its start.
+   */
+  assignExperiments: (experiments: WritePlan['experiments']): Step => ({
+    name: 'experiment_assignments',
+    sql: (p) => `INSERT INTO experiment_assignments AS a (customer_id, campaign_id, group_name, assigned_at, metric_sum, metric_events)
+         SELECT t.customer_id, t.campaign_id, t.group_name, t.assigned_at, t.metric_sum, t.metric_events
+           FROM json_to_recordset(${p(json(experiments.assignments))}::json)
+                AS t(customer_id uuid, campaign_id int, group_name text, assigned_at timestamptz, metric_sum numeric, metric_events int)
+         ON CONFLICT (customer_id, campaign_id) DO UPDATE SET metric_sum = EXCLUDED.metric_sum, metric_events = EXCLUDED.metric_events
+         RETURNING 1
+       ), experiments_started AS (
+         UPDATE campaigns c SET experiment_started_at = t.at
+           FROM (SELECT campaign_id, min(at) AS at FROM json_to_recordset(${p(json(experiments.started))}::json) AS s(campaign_id int, at timestamptz) GROUP BY 1) t
+          WHERE c.id = t.campaign_id AND c.experiment_started_at IS NULL
+         RETURNING 1`,
+  }),
 };
 
 /** The steps as the named CTEs of one WITH. */
@@ -229,8 +247,8 @@ const EFFECT_IDS = `,
 
 /**
  * The statement of a write plan. Its text depends only on whether events are inserted or marked, whether there are
- * deliveries, whether campaign budgets are spent, whether rewards asked for effects and whether a tier moved or a tier
- * outcome was awarded, so each variant (at most 32, most never met) is one prepared statement per connection.
+ * deliveries, whether campaign budgets are spent, whether rewards asked for effects, whether a tier moved or a tier
+ * outcome was awarded and whether experiment assignments change, so each variant (at most 64, most never met) is one prepared statement per connection.
  */
 export function writeStatement(plan: WritePlan): Statement {
   const inserting = 'insert' in plan.events;
@@ -238,6 +256,7 @@ export function writeStatement(plan: WritePlan): Statement {
   const withBudgets = plan.budgets.use.length > 0 || plan.budgets.refused.length > 0;
   const withEffects = plan.effects.length > 0;
   const withTiers = plan.tierOutcomes.length > 0 || plan.tierHistory.length > 0;
+  const withExperiments = plan.experiments.assignments.length > 0;
   const list: Step[] = [
     ...('insert' in plan.events
       ? [steps.claimTransactions(plan.events.insert), steps.insertEvents(plan.events.insert), steps.numberInserted()]
@@ -251,6 +270,7 @@ export function writeStatement(plan: WritePlan): Statement {
     ...(withBudgets ? [steps.spendBudgets(plan.budgets)] : []),
     ...(withEffects ? [steps.insertEffects(plan.effects)] : []),
     ...(withTiers ? [steps.recordTierOutcomes(plan.tierOutcomes), steps.recordTierHistory(plan.tierHistory)] : []),
+    ...(withExperiments ? [steps.assignExperiments(plan.experiments)] : []),
     ...analyticsSteps(plan.analytics),
   ];
   const values: unknown[] = [];
@@ -261,7 +281,7 @@ export function writeStatement(plan: WritePlan): Statement {
        SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
               (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
               ${deliveryIds(withDeliveries, withBudgets)} AS delivery_ids${withEffects ? EFFECT_IDS : ''}${budgetCheck}`;
-  const variant = `${withDeliveries ? '-webhooks' : ''}${withBudgets ? '-budgets' : ''}${withEffects ? '-effects' : ''}${withTiers ? '-tiers' : ''}`;
+  const variant = `${withDeliveries ? '-webhooks' : ''}${withBudgets ? '-budgets' : ''}${withEffects ? '-effects' : ''}${withTiers ? '-tiers' : ''}${withExperiments ? '-experiments' : ''}`;
   return { name: `write-${inserting ? 'new' : 'stored'}-events${variant}`, text, values };
 }
 
