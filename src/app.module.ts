@@ -19,6 +19,7 @@ import { HealthModule } from './modules/health/health.module.js';
 import { MetricsModule } from './modules/metrics/metrics.module.js';
 import { SimulationsModule } from './modules/simulations/simulations.module.js';
 import { AnalyticsModule } from './modules/analytics/analytics.module.js';
+import { ExperimentsModule } from './modules/experiments/experiments.module.js';
 import { SettingsModule } from './modules/tenancy/settings/settings.module.js';
 import { ExtensionsApiModule } from './modules/extensions/extensions-api.module.js';
 import { PointsModule } from './modules/points/points.module.js';
@@ -53,6 +54,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
     ExtensionsApiModule,
     SimulationsModule,
     AnalyticsModule,
+    ExperimentsModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: ErrorFilter },

@@ -17,6 +17,7 @@ import { EvaluationRepository } from '../../src/modules/evaluation/evaluation.re
 import { writeStatement } from '../../src/modules/evaluation/write-statement.js';
 import { emptyPlan, type WritePlan } from '../../src/modules/evaluation/write-plan.js';
 import { V2EventsUseCase } from '../../src/modules/events/v2-events.use-case.js';
+import type { CustomerExperiments } from '../../src/modules/customers-state/customer-experiments.repository.js';
 import { CustomersService } from '../../src/modules/customers-state/customers.service.js';
 import type { TierStandings } from '../../src/modules/customers-state/tiers/tier-standings.js';
 import { NotificationsService } from '../../src/modules/customers-state/notifications.service.js';
@@ -151,8 +152,8 @@ function tenantOf(plan: HistoryPlan): Tenant {
 /** The timeline's statements as TypeORM sends them (customer, page, count, notifications), recorded by running it. */
 async function timelineStatements(ds: DataSource, captured: Captured[], plan: HistoryPlan, c: number): Promise<Captured[]> {
   captured.length = 0;
-  // The timeline reads no tier: the service's tier standings are never asked.
-  const service = new CustomersService(ds, new NotificationsService(ds), {} as TierStandings);
+  // The timeline reads no tier and no experiments: the service's tier standings and experiments are never asked.
+  const service = new CustomersService(ds, new NotificationsService(ds), {} as TierStandings, {} as CustomerExperiments);
   await service.timeline(tenantOf(plan), { userId: customerUuid(c) }, { page: 1, limit: 10 });
   const labels = ['timeline: customer', 'timeline: page of events', 'timeline: count of events', 'timeline: notifications of the events'];
   return captured.map((s, i) => ({ ...s, label: labels[i] ?? `timeline: statement ${i + 1}` }));

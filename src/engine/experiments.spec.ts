@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { bucketOf, BUCKETS, experimentGroup, groupOfBucket, HOLDOUT, type ExperimentRule } from './experiments.js';
 import { perform } from './perform.js';
 import { behavior, campaign, customer, DAY, event, goal, group, HOUR, rules, Session, T0 } from './spec-fixtures.js';
@@ -14,6 +13,21 @@ const experiment = (p: Partial<ExperimentRule> = {}): ExperimentRule => ({
   winner: null,
   ...p,
 });
+
+/** Version-4 UUIDs from a seeded generator (mulberry32): the same million customers on every run. */
+function uuids(seed: number): () => string {
+  let a = seed;
+  const next = () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0).toString(16).padStart(8, '0');
+  };
+  return () => {
+    const h = next() + next() + next() + next();
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${'89ab'[parseInt(h[16], 16) & 3]}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  };
+}
 
 /** A customer of campaign 10 whose hash lands in `wanted`. */
 function customerIn(wanted: string, e: ExperimentRule = experiment()): string {
@@ -43,6 +57,7 @@ describe('experiment assignment', () => {
     // Each customer's bucket once; a setting's group counts are then its buckets' counts summed.
     const n = 1_000_000;
     const perBucket = new Array<number>(BUCKETS).fill(0);
+    const randomUUID = uuids(20_261_129);
     for (let i = 0; i < n; i += 1) perBucket[bucketOf(77, randomUUID())] += 1;
 
     it.each([

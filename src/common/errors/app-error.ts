@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   insufficient_points: 422,
   already_reversed: 409,
   not_processed_yet: 409,
+  already_ended: 409,
   internal_error: 500,
 } as const;
 

@@ -115,6 +115,7 @@ const BUILDERS: Record<ErrorCode, Builder> = {
   not_processed_yet: (route) => [
     one('not_processed_yet', { code: 'not_processed_yet', message: `transaction_id ${transactionId(route)} is still waiting in the queue; reverse it once processed` }),
   ],
+  already_ended: () => [one('already_ended', { code: 'already_ended', message: 'the experiment has already ended (2026-03-31T12:00:00.000Z, winner B)' })],
   insufficient_points: (route) => insufficientPoints(route),
   failed_to_perform: () => [
     one('failed_to_perform', { code: 'failed_to_perform', message: 'cannot complete the campaign: the customer has already completed the campaign' }, { shared: true }),

@@ -67,4 +67,8 @@ export class Behavior extends SoftDeletable {
 
   @Column('jsonb', { name: 'outcome_config' })
   outcomeConfig: StoredOutcome[];
+
+  /** The experiment variant whose customers alone it evaluates (contract §20); null: every customer. */
+  @Column('text', { nullable: true })
+  variant: string | null;
 }

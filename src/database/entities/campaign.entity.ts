@@ -51,4 +51,25 @@ export class Campaign extends SoftDeletable {
 
   @Column({ type: 'bigint', name: 'budget_points', update: false, insert: false, transformer: bigintAsNumber })
   budgetPoints: number;
+
+  /** The experiment's settings (contract §20); null: none. */
+  @Column('jsonb', { nullable: true })
+  experiment: StoredExperiment | null;
+
+  /** The first assignment (written by the event path, never by management). */
+  @Column({ type: 'timestamptz', name: 'experiment_started_at', nullable: true, update: false, insert: false })
+  experimentStartedAt: Date | null;
+
+  @Column('timestamptz', { name: 'experiment_ended_at', nullable: true })
+  experimentEndedAt: Date | null;
+
+  @Column('text', { name: 'experiment_winner', nullable: true })
+  experimentWinner: string | null;
+}
+
+/** An experiment's settings as stored, in the API's form. */
+export interface StoredExperiment {
+  holdout_percent: number;
+  variants: Array<{ name: string; weight: number }>;
+  metric: { event: string; attribute: string | null };
 }

@@ -10,5 +10,6 @@ import { AnalyticsUseCase } from './analytics.use-case.js';
   imports: [TenancyModule, CampaignsModule],
   controllers: [AnalyticsController],
   providers: [AnalyticsUseCase, AnalyticsRepository],
+  exports: [AnalyticsRepository],
 })
 export class AnalyticsModule {}

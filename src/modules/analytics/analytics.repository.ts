@@ -42,7 +42,8 @@ export const FOLD_BATCH = 2_000;
  *   bitmap of that year adds 1 to the day's participants, and sets the bit;
  * - the daily counters of the campaign (behavior 0) and of each behavior;
  * - the customers' achievements by day and behavior (reversals' negative ones included);
- * - the goals customers started or completed.
+ * - the goals customers started or completed;
+ * - what evaluations added to experiment groups' sums (§20).
  */
 const FOLD = `WITH taken AS (
     DELETE FROM campaign_activity WHERE ctid = ANY(ARRAY(SELECT ctid FROM campaign_activity LIMIT $1)) RETURNING payload
@@ -91,6 +92,16 @@ const FOLD = `WITH taken AS (
     INSERT INTO campaign_achievers AS a (campaign_id, day, behavior_id, customer_id, achievements)
     SELECT campaign_id, day, behavior_id, customer_id, sum(achievements) FROM dated WHERE behavior_id IS NOT NULL AND achievements <> 0 GROUP BY 1, 2, 3, 4
     ON CONFLICT (campaign_id, day, behavior_id, customer_id) DO UPDATE SET achievements = a.achievements + EXCLUDED.achievements
+    RETURNING 1
+  ), experiment_sums AS (
+    -- Experiments' group sums (GROUP_MEMBERS in analytics-steps.ts), exact in numeric.
+    INSERT INTO experiment_groups AS s (campaign_id, group_name, customers, converted, metric_sum, metric_sum_squares, achievements, points_credited)
+    SELECT (x->>0)::int, x->>1, sum((x->>2)::int), sum((x->>3)::int), sum((x->>4)::numeric), sum((x->>5)::numeric), sum((x->>6)::int), sum((x->>7)::bigint)
+      FROM taken CROSS JOIN json_array_elements(taken.payload->'x') AS x
+     GROUP BY 1, 2
+    ON CONFLICT (campaign_id, group_name) DO UPDATE SET customers = s.customers + EXCLUDED.customers, converted = s.converted + EXCLUDED.converted,
+       metric_sum = s.metric_sum + EXCLUDED.metric_sum, metric_sum_squares = s.metric_sum_squares + EXCLUDED.metric_sum_squares,
+       achievements = s.achievements + EXCLUDED.achievements, points_credited = s.points_credited + EXCLUDED.points_credited
     RETURNING 1
   )
   SELECT count(*)::int AS folded FROM taken`;

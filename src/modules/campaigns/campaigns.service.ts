@@ -9,10 +9,12 @@ import { pageWindow, PageQuery } from '../../common/http/pagination.dto.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { toDate } from '../../common/validation/validators.js';
 import { Campaign, Creative, CreativeGroup, LineItem } from '../../database/entities/index.js';
+import type { StoredExperiment } from '../../database/entities/campaign.entity.js';
 import { holdLiveDivision } from '../tenancy/divisions/hold-division.js';
 import { ConfigChangesService } from '../audit/config-changes.service.js';
 import { campaignView } from './campaign.view.js';
 import type { CampaignListResponse, CampaignView, CreateCampaignInput, NavigationCampaign, UpdateCampaignInput } from './dto/campaign.dto.js';
+import { DEFAULT_VARIANTS, type ExperimentInput } from './dto/experiment.dto.js';
 import { findOwned } from '../../common/database/find-owned.js';
 import { campaignGoalCount, holdLiveGoals, liveGoalCount } from './live-goals.repository.js';
 import { liveGoalsProblem } from './behaviors/behavior-limits.js';
@@ -175,7 +177,35 @@ export class CampaignsService {
       ...(input.budget === undefined
         ? {}
         : { budgetMaxCompletions: input.budget?.max_completions ?? null, budgetMaxPoints: input.budget?.max_points ?? null }),
+      ...(input.experiment === undefined ? {} : { experiment: await this.experiment(em, input.experiment, current) }),
     };
+  }
+
+  /**
+   * The experiment a write asks for (§20), with its defaults: variant names unique, every variant a behavior of the
+   * campaign names kept, and, once a customer is assigned, holdout_percent and variants as they were.
+   */
+  private async experiment(em: EntityManager, input: ExperimentInput | null, current: Campaign | null): Promise<StoredExperiment | null> {
+    const wanted = input && {
+      holdout_percent: input.holdout_percent,
+      variants: (input.variants ?? DEFAULT_VARIANTS).map((v) => ({ name: v.name, weight: v.weight ?? 1 })),
+      metric: { event: input.metric.event, attribute: input.metric.attribute ?? null },
+    };
+    const names = wanted?.variants.map((v) => v.name) ?? [];
+    const repeated = names.find((name, i) => names.indexOf(name) !== i);
+    if (repeated !== undefined) throw AppError.validation('campaign.experiment.variants', `names "${repeated}" twice: variant names must be unique`);
+    const was = current?.experiment ?? null;
+    if (current?.experimentStartedAt && JSON.stringify(groupsOf(was)) !== JSON.stringify(groupsOf(wanted))) {
+      throw AppError.validation('campaign.experiment', 'holdout_percent and variants can no longer change: customers have been assigned (only metric can)');
+    }
+    if (current) {
+      const [used] = (await em.query(
+        `SELECT name, variant FROM behaviors WHERE campaign_id = $1 AND deleted_at IS NULL AND variant IS NOT NULL AND variant <> ALL($2::text[]) ORDER BY id LIMIT 1`,
+        [current.id, names],
+      )) as Array<{ name: string; variant: string }>;
+      if (used) throw AppError.validation('campaign.experiment.variants', `must keep variant "${used.variant}": behavior "${used.name}" names it`);
+    }
+    return wanted;
   }
 
   /** The slug, or the slug with the first free -2, -3...; serialized per organization so parallel creates differ. */
@@ -196,4 +226,9 @@ export class CampaignsService {
     for (let n = 2; ; n += 1) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
   }
 
+}
+
+/** What assignment depends on: the holdout and the variants with their weights (null: no experiment). */
+function groupsOf(e: StoredExperiment | null): unknown {
+  return e && [e.holdout_percent, e.variants];
 }

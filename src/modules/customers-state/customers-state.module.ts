@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
 import { CustomersController } from './customers.controller.js';
+import { CustomerExperiments } from './customer-experiments.repository.js';
 import { CustomersService } from './customers.service.js';
 import { NotificationsService } from './notifications.service.js';
 import { TierStandings } from './tiers/tier-standings.js';
@@ -9,7 +10,7 @@ import { RulesModule } from '../campaigns/rules/rules.module.js';
 @Module({
   imports: [TenancyModule, RulesModule],
   controllers: [CustomersController],
-  providers: [CustomersService, NotificationsService, TierStandings],
+  providers: [CustomersService, NotificationsService, TierStandings, CustomerExperiments],
   exports: [CustomersService],
 })
 export class CustomersStateModule {}

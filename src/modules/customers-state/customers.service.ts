@@ -13,6 +13,7 @@ import { tierHistoryPage } from './tiers/tier-history.repository.js';
 import { retainPointsOf } from './tiers/tiers.service.js';
 import { TierStandings, type PeriodStanding } from './tiers/tier-standings.js';
 import type { CompiledRules, RankedTier } from '../../engine/index.js';
+import { CustomerExperiments } from './customer-experiments.repository.js';
 import { NotificationsService } from './notifications.service.js';
 import { UUID } from '../../common/validation/uuid.js';
 import { EVALUATION_FAILED } from '../evaluation/event-outcome.js';
@@ -32,6 +33,7 @@ export class CustomersService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly notifications: NotificationsService,
     private readonly standings: TierStandings,
+    private readonly experiments: CustomerExperiments,
   ) {}
 
   async create(tenant: Tenant, input: CreateUserInput): Promise<UserView> {
@@ -179,6 +181,7 @@ export class CustomersService {
       available_points: customer.availablePoints,
       lifetime_points: customer.lifetimePoints,
       tier: tier?.name ?? null,
+      experiments: await this.experiments.of(customer.id),
       created_at: customer.createdAt.toISOString(),
       updated_at: customer.updatedAt.toISOString(),
     };

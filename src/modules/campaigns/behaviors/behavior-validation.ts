@@ -46,6 +46,8 @@ export interface BehaviorInput {
   goal_groups: GroupInput[];
   /** null where an outcome is invalid, so that indexes stay those of the request. */
   outcome_config: Array<OutcomeInput | null>;
+  /** The experiment variant whose customers alone it evaluates (§20); null: every customer. */
+  variant: string | null;
 }
 
 export interface CheckedBehavior {
@@ -66,7 +68,7 @@ const MAX_GROUPS = 20;
 const MAX_GOALS = 50;
 const MAX_OUTCOMES = 20;
 /** The built-in reward kinds, as the engine defines them. */
-const BEHAVIOR_KEYS = ['name', 'tags', 'points', 'data', 'goal_groups', 'outcome_config'];
+const BEHAVIOR_KEYS = ['name', 'tags', 'points', 'data', 'goal_groups', 'outcome_config', 'variant'];
 const ACHIEVEMENT_KEYS = ['name', 'internal_event_name', 'event_count', 'type', 'unique_attribute', 'points', 'required', 'criteria', 'tags', 'data'];
 const RESPONSE_ONLY = ['id', 'campaign_id', 'outcomes', 'errors', 'created_at', 'updated_at', 'deleted_at'];
 const BEHAVIOR_DATA = { ints: ['period', 'max_times_achievable', 'max_times_achievable_per_period', 'max_times_achievable_per_month', 'max_times_achievable_per_year', 'min_time_between_events', 'min_time_between_events_count'], bools: ['use_same_period', 'consecutive', 'eligible_spend'] };
@@ -365,6 +367,7 @@ export function checkBehavior(raw: unknown): CheckedBehavior {
     data,
     goal_groups: checkGroups(c, value.goal_groups),
     outcome_config: checkOutcomes(c, value.outcome_config),
+    variant: value.variant === undefined ? null : c.nullableName('variant', value.variant),
   };
   const pointsProblem = completionPointsProblem(input);
   if (pointsProblem) c.fail('points', pointsProblem);
@@ -379,6 +382,13 @@ export function referencesNamed(behaviors: BehaviorInput[]): { offerIds: number[
     creativeIds: [...new Set(outcomes.flatMap((o) => (o && 'ad_unit' in o ? [o.ad_unit.id] : [])))],
     tierNames: [...new Set(outcomes.flatMap((o) => (o && 'tier' in o ? [o.tier.name.toLowerCase()] : [])))],
   };
+}
+
+/** A behavior's variant must be one of its campaign's experiment (§20). */
+export function checkVariant(checked: CheckedBehavior, variants: string[] | null): void {
+  const variant = checked.input.variant;
+  if (variant === null || variants?.includes(variant)) return;
+  checked.errors.variant = variants ? `is not a variant of the campaign's experiment (${variants.join(', ')})` : 'names a variant, but the campaign runs no experiment';
 }
 
 /** Outcomes must name live objects of the organization (creatives: of the behavior's campaign). Tier names take the tier's own spelling. */

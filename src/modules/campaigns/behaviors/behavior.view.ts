@@ -73,6 +73,7 @@ export function behaviorView(b: Behavior, tierIds: TierIds): BehaviorView {
     })),
     outcome_config: b.outcomeConfig.map(outcomeConfigView),
     outcomes: b.outcomeConfig.map((o) => outcomeView(o, b.organizationId, tierIds)),
+    variant: b.variant,
     errors: {},
     created_at: b.createdAt.toISOString(),
     updated_at: b.updatedAt.toISOString(),

@@ -7,7 +7,7 @@ import { uniqueViolation } from '../../../common/database/unique-violation.js';
 import { AppError, ErrorDetail } from '../../../common/errors/app-error.js';
 import type { Tenant } from '../../../common/http/request-context.js';
 import { Behavior, OUTCOME_BOOKKEEPING, type StoredGoalGroup, type StoredOutcome } from '../../../database/entities/behavior.entity.js';
-import type { Campaign } from '../../../database/entities/index.js';
+import type { Campaign, StoredExperiment } from '../../../database/entities/campaign.entity.js';
 import { ConfigChangesService } from '../../audit/config-changes.service.js';
 import { CampaignsService } from '../campaigns.service.js';
 import {
@@ -15,6 +15,7 @@ import {
   CheckedBehavior,
   checkBehavior,
   checkReferences,
+  checkVariant,
   OutcomeInput,
   referencesNamed,
 } from './behavior-validation.js';
@@ -69,6 +70,7 @@ function storedInput(b: Behavior): Submitted {
       goals: g.goals.map(({ id: _id, ...achievement }) => ({ achievement })),
     })),
     outcome_config: b.outcomeConfig.map(({ id: _id, created_at: _created, updated_at: _updated, ...outcome }) => outcome),
+    variant: b.variant,
   };
 }
 
@@ -216,6 +218,10 @@ export class BehaviorsService {
       if (taken.some((t) => t.name === names[i])) c.errors.name = 'is already used by another behavior of this organization';
       else if (names.indexOf(names[i]) < i) c.errors.name = `is used by behavior ${names.indexOf(names[i])} of this batch`;
     });
+    if (checked.some((c) => c.input.variant !== null)) {
+      const [row]: Array<{ experiment: StoredExperiment | null }> = await em.query(`SELECT experiment FROM campaigns WHERE id = $1`, [campaignId]);
+      for (const c of checked) checkVariant(c, row?.experiment?.variants.map((v) => v.name) ?? null);
+    }
     if (!outcomes) return;
     const named = referencesNamed(checked.map((c) => c.input));
     const ids = async (sql: string, params: unknown[]) => new Set(((await em.query(sql, params)) as Array<{ id: number }>).map((r) => r.id));
@@ -263,7 +269,7 @@ export class BehaviorsService {
       const old = kept[i];
       return { id: old?.id ?? nextOutcomeId(), ...o, created_at: old?.created_at ?? now, updated_at: old?.updated_at ?? now };
     });
-    return { name: input.name, tags: input.tags, points: input.points, data: input.data, goalGroups, outcomeConfig };
+    return { name: input.name, tags: input.tags, points: input.points, data: input.data, goalGroups, outcomeConfig, variant: input.variant };
   }
 
   /** `count` fresh values of a sequence, handed out one by one. */

@@ -18,6 +18,7 @@ import {
 } from '../../../common/validation/schedule.dto.js';
 import { NestedObject, Optional } from '../../../common/validation/validators.js';
 import { RequiredObject } from '../../../common/validation/wrappers.js';
+import { EXPERIMENT_VIEW_SCHEMA, ExperimentInput, type ExperimentView } from './experiment.dto.js';
 
 export const PERMALINK = /^[a-z0-9][a-z0-9_-]{0,99}$/;
 const MAX_ID = 2_147_483_647;
@@ -107,6 +108,18 @@ class CampaignOptions {
   @NestedObject()
   @Type(() => BudgetInput)
   budget?: BudgetInput | null;
+
+  @ApiPropertyOptional({
+    type: ExperimentInput,
+    nullable: true,
+    description:
+      'Runs the campaign as an experiment (contract §20): each customer it reaches is assigned for good to its holdout (which it ignores) or a variant. ' +
+      'Default none. Once a customer has been assigned, holdout_percent and variants can no longer change; metric can.',
+  })
+  @ValidateIf((_o: object, value: unknown) => value !== undefined && value !== null)
+  @NestedObject()
+  @Type(() => ExperimentInput)
+  experiment?: ExperimentInput | null;
 }
 
 const notBlank = () => Matches(/\S/, { message: '$property must not be blank' });
@@ -174,6 +187,7 @@ export class CampaignView {
   })
   budget: BudgetView | null;
   @ApiProperty({ type: BudgetUsedView, description: 'What completions used of the budget (zeros without one)' }) budget_used: BudgetUsedView;
+  @ApiProperty({ ...EXPERIMENT_VIEW_SCHEMA, description: 'null: no experiment (contract §20)' }) experiment: ExperimentView | null;
   @ApiTimestamp() created_at: string;
   @ApiTimestamp() updated_at: string;
   @ApiDeletedAt() deleted_at?: string;

@@ -12,6 +12,7 @@ function stored(p: Partial<Behavior>): Behavior {
     data: {},
     goalGroups: [],
     outcomeConfig: [],
+    variant: null,
     createdAt: new Date(0),
     updatedAt: new Date(0),
     deletedAt: null,

@@ -1,4 +1,4 @@
-import type { BehaviorRule, CampaignRule, CreativeRule, GoalRule, OutcomeRule, RuleSet, Status, TierRule, TierRules, OfferRule, Criterion } from '../../../engine/index.js';
+import type { BehaviorRule, CampaignRule, CreativeRule, ExperimentRule, GoalRule, OutcomeRule, RuleSet, Status, TierRule, TierRules, OfferRule, Criterion } from '../../../engine/index.js';
 import { tierPolicy, type StoredTierPolicy } from '../../../database/entities/tier-policy.js';
 import type { Behavior, Campaign } from '../../../database/entities/index.js';
 import { OUTCOME_BOOKKEEPING, type StoredGoal, type StoredOutcome } from '../../../database/entities/behavior.entity.js';
@@ -20,9 +20,26 @@ export interface CreativeRow {
 }
 
 /** A live campaign's columns the rules need. */
-export type CampaignRow = Pick<Campaign, 'id' | 'name' | 'permalink' | 'status' | 'startsAt' | 'endsAt' | 'divisionId' | 'optInRequired' | 'prerequisiteCampaignIds' | 'targeting' | 'budgetMaxCompletions' | 'budgetMaxPoints'>;
+export type CampaignRow = Pick<
+  Campaign,
+  | 'id'
+  | 'name'
+  | 'permalink'
+  | 'status'
+  | 'startsAt'
+  | 'endsAt'
+  | 'divisionId'
+  | 'optInRequired'
+  | 'prerequisiteCampaignIds'
+  | 'targeting'
+  | 'budgetMaxCompletions'
+  | 'budgetMaxPoints'
+  | 'experiment'
+  | 'experimentEndedAt'
+  | 'experimentWinner'
+>;
 /** A behavior's columns the rules need. */
-export type BehaviorRow = Pick<Behavior, 'id' | 'campaignId' | 'name' | 'tags' | 'points' | 'data' | 'goalGroups' | 'outcomeConfig'>;
+export type BehaviorRow = Pick<Behavior, 'id' | 'campaignId' | 'name' | 'tags' | 'points' | 'data' | 'goalGroups' | 'outcomeConfig' | 'variant'>;
 
 /** The organization's columns the rules need (the tier policy, §17). */
 export interface OrganizationRow {
@@ -97,6 +114,7 @@ export function behaviorRule(b: BehaviorRow): BehaviorRule {
     useSamePeriod: data.use_same_period === true,
     groups: b.goalGroups.map((g) => ({ goalCount: g.goal_count ?? g.goals.length, goals: g.goals.map((goal) => goalRule(goal, data)) })),
     outcomes: b.outcomeConfig.map(outcomeRule).filter((o): o is OutcomeRule => o !== null),
+    variant: b.variant ?? null,
   };
 }
 
@@ -113,7 +131,20 @@ function campaignRule(c: CampaignRow, behaviors: BehaviorRow[]): CampaignRule {
     prerequisiteCampaignIds: c.prerequisiteCampaignIds,
     targeting: c.targeting ?? [],
     budget: c.budgetMaxCompletions === null && c.budgetMaxPoints === null ? null : { maxCompletions: c.budgetMaxCompletions, maxPoints: c.budgetMaxPoints },
+    experiment: experimentRule(c),
     behaviors: behaviors.filter((b) => b.campaignId === c.id).map(behaviorRule),
+  };
+}
+
+function experimentRule(c: CampaignRow): ExperimentRule | null {
+  const e = c.experiment;
+  if (!e) return null;
+  return {
+    holdoutPercent: e.holdout_percent,
+    variants: e.variants,
+    metric: { event: e.metric.event, attribute: e.metric.attribute ?? null },
+    endedAt: c.experimentEndedAt?.getTime() ?? null,
+    winner: c.experimentWinner ?? null,
   };
 }
 

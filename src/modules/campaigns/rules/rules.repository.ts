@@ -27,12 +27,13 @@ export class RulesRepository {
       db.query(
         `SELECT id, name, permalink, status, starts_at AS "startsAt", ends_at AS "endsAt", division_id AS "divisionId",
                 opt_in_required AS "optInRequired", prerequisite_campaign_ids AS "prerequisiteCampaignIds", targeting,
-                budget_max_completions AS "budgetMaxCompletions", budget_max_points AS "budgetMaxPoints"
+                budget_max_completions AS "budgetMaxCompletions", budget_max_points AS "budgetMaxPoints",
+                experiment, experiment_ended_at AS "experimentEndedAt", experiment_winner AS "experimentWinner"
            FROM campaigns c WHERE organization_id = $1 AND ${which} AND deleted_at IS NULL ORDER BY id`,
         values,
       ),
       db.query(
-        `SELECT b.id, b.campaign_id AS "campaignId", b.name, b.tags, b.points, b.data, b.goal_groups AS "goalGroups", b.outcome_config AS "outcomeConfig"
+        `SELECT b.id, b.campaign_id AS "campaignId", b.name, b.tags, b.points, b.data, b.goal_groups AS "goalGroups", b.outcome_config AS "outcomeConfig", b.variant
            FROM behaviors b JOIN campaigns c ON c.id = b.campaign_id
           WHERE c.organization_id = $1 AND ${which} AND c.deleted_at IS NULL AND b.deleted_at IS NULL
           ORDER BY b.id`,

@@ -90,6 +90,13 @@ export class UpdateUserBody {
   user: UpdateUserInput;
 }
 
+export class ExperimentAssignmentView {
+  @ApiProperty({ type: 'integer', example: 42 }) campaign_id: number;
+  @ApiProperty({ example: 'A', description: '"holdout", or a variant of the campaign\'s experiment' }) group: string;
+  @ApiProperty({ type: String, format: 'date-time', example: '2026-01-05T10:00:00.000Z', description: 'When the customer was assigned: the time of their first event the campaign reached' })
+  assigned_at: string;
+}
+
 export class UserView {
   @ApiProperty({
     format: 'uuid',
@@ -111,6 +118,8 @@ export class UserView {
     description: 'Name of the highest tier the customer has reached, null for none; a deleted tier answers its name with " [DELETED AT <ISO>]"',
   })
   tier: string | null;
+  @ApiProperty({ type: [ExperimentAssignmentView], description: "The campaigns' experiments the customer is assigned to (contract §20), once and for good" })
+  experiments: ExperimentAssignmentView[];
   @ApiTimestamp() created_at: string;
   @ApiTimestamp() updated_at: string;
 }

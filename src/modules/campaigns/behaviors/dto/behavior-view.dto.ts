@@ -79,6 +79,7 @@ export class BehaviorView {
   @ApiProperty({ type: [GoalGroupView] }) goal_groups: GoalGroupView[];
   @ApiProperty({ type: [OutcomeConfigView], example: [{ id: 31, deal: { id: 12 } }, { id: 32, points: 10 }] }) outcome_config: OutcomeConfigView[];
   @ApiProperty({ type: [OutcomeView], description: 'One per outcome of outcome_config, in the same order' }) outcomes: OutcomeView[];
+  @ApiProperty({ type: String, nullable: true, example: null, description: "The experiment variant (contract §20) whose customers alone it evaluates: one of the campaign's experiment variants. null: every customer (default)" }) variant: string | null;
   @ApiProblems('Always empty in a success answer') errors: Record<string, string>;
   @ApiTimestamp() created_at: string;
   @ApiTimestamp() updated_at: string;

@@ -164,6 +164,8 @@ export class BehaviorInput {
     description: 'What a completion awards; each object holds exactly one outcome',
   })
   outcome_config?: OutcomeInput[];
+  @ApiPropertyOptional({ type: String, nullable: true, minLength: 1, maxLength: 40, example: null, description: "The experiment variant (contract §20) whose customers alone it evaluates: one of the campaign's experiment variants. null: every customer (default)" })
+  variant?: string | null;
 }
 
 /** A partial update: any members of a behavior. */
