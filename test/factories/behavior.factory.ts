@@ -43,6 +43,8 @@ export interface BehaviorSpec {
   goal_count?: number;
   /** outcome_config entries as in contract §6: {deal:{id}}, {ad_unit:{id}}, {points}, {event:{name,by}}, {tier:{name}}. */
   outcomes?: Array<Record<string, unknown>>;
+  /** The experiment variant whose customers alone it evaluates (contract §20). */
+  variant?: string | null;
 }
 
 /** What the batch route answers for a behavior (the members tests use). */
@@ -91,6 +93,7 @@ export function behaviorBody(spec: BehaviorSpec): Record<string, unknown> {
   };
   if (spec.tags !== undefined) body.tags = spec.tags;
   if (spec.outcomes !== undefined) body.outcome_config = spec.outcomes;
+  if (spec.variant !== undefined) body.variant = spec.variant;
   return body;
 }
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { isCanonicalInteger } from '../../common/validation/canonical-integer.js';
-import { behaviorView, type CompiledBehavior, type CompiledRules, type ProgressMap } from '../../engine/index.js';
+import { behaviorApplies, behaviorView, experimentGroup, HOLDOUT, type CompiledBehavior, type CompiledRules, type CustomerSnapshot, type ProgressMap } from '../../engine/index.js';
 import { EvaluationPipeline } from '../evaluation/evaluation.pipeline.js';
 import type { CustomerKey } from '../evaluation/evaluation.repository.js';
 import type { RetrievalResponse } from './dto/retrieval.dto.js';
@@ -28,22 +28,26 @@ export class RetrievalUseCase {
       write: false,
       involved: (rules) => [...rules.behaviors.keys()],
       decide: ({ rules, customer, progress }) => {
-        const response = this.view(rules, customer.snapshot.availablePoints, progress, tenant.multiOrgEnabled ? parseDivisionIds(divisionIdsQuery) : null);
+        const response = this.view(rules, customer.snapshot, progress, tenant.multiOrgEnabled ? parseDivisionIds(divisionIdsQuery) : null);
         return { plan: null, answer: () => response };
       },
     });
   }
 
-  private view(rules: CompiledRules, availablePoints: number, progress: ProgressMap, requested: string[] | null): RetrievalResponse {
+  private view(rules: CompiledRules, customer: CustomerSnapshot, progress: ProgressMap, requested: string[] | null): RetrievalResponse {
     let divisions: Set<number> | null = null;
     if (requested) {
       const invalid = requested.filter((v) => !isCanonicalInteger(v) || !rules.divisionAncestors[Number(v)]);
       if (invalid.length) throw AppError.validation('division_ids', `are not divisions of this organization: ${invalid.map((v) => v || '""').join(', ')}`);
       divisions = new Set(requested.map(Number));
     }
+    // An experiment's holdout does not see the campaign; a variant sees its own behaviors and those of every variant (§20).
     const behaviors: CompiledBehavior[] = [...rules.campaigns.values()]
       .filter((c) => divisions === null || (c.rule.divisionId !== null && divisions.has(c.rule.divisionId)))
-      .flatMap((c) => c.behaviors);
+      .flatMap((c) => {
+        const group = experimentGroup(c.rule, customer);
+        return group === HOLDOUT ? [] : c.behaviors.filter((b) => behaviorApplies(b.rule, group));
+      });
     const out: RetrievalResponse['behaviors'] = {};
     for (const behavior of behaviors) {
       const view = behaviorView(behavior, progress[behavior.rule.id]);
@@ -60,6 +64,6 @@ export class RetrievalUseCase {
         goals: view.goals,
       };
     }
-    return { status: 'ok', available_points: availablePoints, behaviors: out };
+    return { status: 'ok', available_points: customer.availablePoints, behaviors: out };
   }
 }

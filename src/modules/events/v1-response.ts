@@ -1,4 +1,4 @@
-import { behaviorView, tierName, type CompiledRules, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
+import { behaviorApplies, behaviorView, experimentGroup, tierName, type CompiledRules, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
 import type { BehaviorChange } from './dto/behavior-progress.dto.js';
 import type { V1EventResponse } from './dto/v1-answer.dto.js';
 import type { V1NotificationView } from './dto/v1-event.dto.js';
@@ -22,7 +22,10 @@ export function v1Response(
   for (const campaignId of campaignIds) {
     const campaign = rules.campaigns.get(campaignId);
     if (!campaign) continue;
+    // A customer in an experiment's variant sees the behaviors they are evaluated against (§20).
+    const group = experimentGroup(campaign.rule, result.customer);
     for (const behavior of campaign.behaviors) {
+      if (!behaviorApplies(behavior.rule, group)) continue;
       const delta = result.behaviorDeltas[behavior.rule.id];
       const pivots = behavior.goals.flatMap((g) => result.goalDeltas[g.rule.id]?.pivots ?? []);
       // reset: the goals started again from 0 in this request (after a completion, or a period dropped by

@@ -68,15 +68,24 @@ export class ReversalRepository {
     await uow.run({
       name: 'reversal-analytics',
       // The payload's arrays in ACTIVITY_MEMBERS' order (analytics-steps.ts).
-      text: `INSERT INTO campaign_activity (payload)
-         SELECT json_build_object('a', json_agg(json_build_array($1::int, $2::uuid, r.campaign_id, r.behavior_id, r.at_ms, 0, r.achievements, 0, r.points_reversed, 0, 0)), 'g', '[]'::json)
-           FROM (
+      text: `WITH r AS (
              SELECT t.campaign_id, t.behavior_id, t.at_ms, -1 AS achievements, 0::bigint AS points_reversed
                FROM json_to_recordset($3::json) AS t(campaign_id int, behavior_id int, at_ms bigint)
              UNION ALL
              SELECT (source->>'campaign_id')::int, (source->>'behavior_id')::int, (extract(epoch FROM occurred_at) * 1000)::bigint, 0, amount::bigint
                FROM points_ledger WHERE event_id = ANY($4::bigint[]) AND amount > 0 AND source ? 'campaign_id'
-           ) r HAVING count(*) > 0`,
+           )
+         INSERT INTO campaign_activity (payload)
+         SELECT json_build_object(
+                  'a', (SELECT json_agg(json_build_array($1::int, $2::uuid, r.campaign_id, r.behavior_id, r.at_ms, 0, r.achievements, 0, r.points_reversed, 0, 0)) FROM r),
+                  'g', '[]'::json,
+                  -- The customer's experiment groups of running experiments lose them too (GROUP_MEMBERS, §20).
+                  'x', (SELECT coalesce(json_agg(json_build_array(x.campaign_id, x.group_name, 0, 0, 0, 0, x.achievements, -x.points)), '[]'::json)
+                          FROM (SELECT r.campaign_id, a.group_name, sum(r.achievements) AS achievements, sum(r.points_reversed) AS points
+                                  FROM r JOIN experiment_assignments a ON a.customer_id = $2::uuid AND a.campaign_id = r.campaign_id
+                                  JOIN campaigns c ON c.id = r.campaign_id AND c.experiment_ended_at IS NULL
+                                 GROUP BY 1, 2) x))
+          WHERE EXISTS (SELECT 1 FROM r)`,
       values: [organizationId, customerId, JSON.stringify(undone.map((u) => ({ campaign_id: u.campaign_id, behavior_id: u.behavior_id, at_ms: u.at }))), eventIds],
     });
   }

@@ -144,7 +144,8 @@ export class RunSimulationUseCase {
     const stored = await this.rules.load(this.db, simulation.organization_id, simulation.campaign_id);
     const [campaign] = stored.campaigns;
     if (!campaign) throw new SimulationImpossible('the campaign was deleted');
-    stored.campaigns = [{ ...campaign, status: 'live', startsAt: simulation.range_from, endsAt: simulation.range_to }];
+    // An experiment is replayed as running, whether or not it has ended: its groups are what a simulation compares (§20).
+    stored.campaigns = [{ ...campaign, status: 'live', startsAt: simulation.range_from, endsAt: simulation.range_to, experimentEndedAt: null, experimentWinner: null }];
     const rules = compileRules(toRuleSet(stored), this.extensions.engine());
     const budgeted = campaign.budgetMaxCompletions !== null || campaign.budgetMaxPoints !== null;
     const budgets = budgeted ? { [campaign.id]: { completions: campaign.budgetMaxCompletions, points: campaign.budgetMaxPoints === null ? null : Number(campaign.budgetMaxPoints) } } : {};

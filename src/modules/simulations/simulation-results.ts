@@ -1,4 +1,4 @@
-import { localDay, tierName, type CompiledRules, type EvaluationResult } from '../../engine/index.js';
+import { HOLDOUT, localDay, tierName, type CompiledRules, type EvaluationResult } from '../../engine/index.js';
 
 export interface BehaviorResults {
   achievements: number;
@@ -17,6 +17,14 @@ export interface SimulationResults {
   effects: Record<string, number>;
   /** Replayed customers by the tier they reach at the end of the replay (`none`: no tier). */
   tiers: Record<string, number>;
+  /** A campaign with an experiment: by group, the customers assigned and what the campaign did for them (§20). */
+  groups?: Record<string, GroupResults>;
+}
+
+export interface GroupResults {
+  customers: number;
+  achievements: number;
+  points: number;
 }
 
 /**
@@ -34,11 +42,16 @@ export class SimulationTally {
   private readonly states = new Map<string, number>();
   private readonly effects = new Map<string, number>();
   private readonly tiers = new Map<string, number>();
+  /** The experiment's groups, holdout first, when the simulated campaign runs one. */
+  private readonly groups: Record<string, GroupResults> | null;
 
   constructor(
     private readonly rules: CompiledRules,
     private readonly timeZone: string,
-  ) {}
+  ) {
+    const experiment = rules.experiments[0]?.rule.experiment;
+    this.groups = experiment ? Object.fromEntries([HOLDOUT, ...experiment.variants.map((v) => v.name)].map((name) => [name, { customers: 0, achievements: 0, points: 0 }])) : null;
+  }
 
   /** One event's evaluation; `achieved` holds the behaviors its customer completed before it, and gains this event's. */
   add(result: EvaluationResult, achieved: Set<number>): void {
@@ -48,6 +61,12 @@ export class SimulationTally {
       this.points += credit.amount;
       this.behavior(credit.behaviorId).points += credit.amount;
       this.day(credit.at).points += credit.amount;
+    }
+    for (const { assignment, added } of this.groups ? result.experiments : []) {
+      const group = this.groups![assignment.group];
+      group.customers += added.customers;
+      group.achievements += added.achievements;
+      group.points += added.points;
     }
     for (const completion of result.completions) {
       this.achievements += 1;
@@ -87,6 +106,7 @@ export class SimulationTally {
       states: Object.fromEntries([...this.states].sort(([a], [b]) => (a < b ? -1 : 1))),
       effects: Object.fromEntries([...this.effects].sort(([a], [b]) => (a < b ? -1 : 1))),
       tiers: Object.fromEntries([...this.tiers].sort(([a], [b]) => (a < b ? -1 : 1))),
+      ...(this.groups ? { groups: this.groups } : {}),
     };
   }
 

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { CampaignState } from '../../../engine/index.js';
 import type { BehaviorExplanation, BehaviorVerdict, CampaignExplanation, EventExplanation, GoalExplanation, GoalVerdict } from '../../../engine/explanation.js';
 import { BEHAVIOR_VERDICTS, CAMPAIGN_STATES, GOAL_VERDICTS } from './engine-values.js';
@@ -35,6 +35,9 @@ export class CampaignExplanationView implements CampaignExplanation {
   @ApiProperty({ example: 'qualified' }) detail: string;
   @ApiProperty({ type: [BehaviorExplanationView], description: 'The behaviors listening to the event; empty unless the campaign qualified or is at a cap' })
   behaviors: BehaviorExplanationView[];
+  @ApiPropertyOptional({ enum: [true], example: true, description: 'Present when the campaign skipped the customer (see reason)' }) skipped?: true;
+  @ApiPropertyOptional({ enum: ['holdout'], example: 'holdout', description: "Why it skipped them: holdout, the customer is in the holdout of the campaign's experiment" })
+  reason?: 'holdout';
 }
 
 export class EventExplanationView implements EventExplanation {

@@ -107,6 +107,18 @@ const RESULTS: ApiPropertyOptions = {
         "Replayed customers by the tier they reach at the end of the replay under the organization's tier policy (`none`: no tier), " +
         "from their current tier and the points this campaign credits them in the simulation",
     },
+    groups: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        required: ['customers', 'achievements', 'points'],
+        properties: { customers: { type: 'integer' }, achievements: { type: 'integer' }, points: { type: 'integer' } },
+      },
+      example: { holdout: { customers: 100, achievements: 0, points: 0 }, A: { customers: 450, achievements: 60, points: 3000 }, B: { customers: 450, achievements: 75, points: 3750 } },
+      description:
+        "Only for a campaign with an experiment (contract §20): by group (holdout, then the variants), the replayed customers assigned to it " +
+        '(by the same deterministic assignment as live evaluation; an experiment that has ended is replayed as running) and what the campaign did for them',
+    },
   },
   description: 'Once completed (null before, and in lists)',
 };
