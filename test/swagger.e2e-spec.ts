@@ -117,6 +117,8 @@ const EXPECTED_ROUTES = [
   `POST ${PRIV}/management/campaigns/{campaign_id}/behaviors/_batch`,
   `GET ${PRIV}/management/campaigns/{campaign_id}/behaviors`,
   `GET ${PRIV}/management/campaigns/{campaign_id}/analytics`,
+  `GET ${PRIV}/management/campaigns/{campaign_id}/experiment`,
+  `POST ${PRIV}/management/campaigns/{campaign_id}/experiment/end`,
   `GET ${PRIV}/management/behaviors/{behavior_id}`,
   `PUT ${PRIV}/management/behaviors/{behavior_id}`,
   `DELETE ${PRIV}/management/behaviors/{behavior_id}`,

@@ -1522,6 +1522,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/priv/v1/apps/{api_key}/management/campaigns/{campaign_id}/experiment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A campaign's experiment and its results
+         * @description The experiment's settings and results (contract §20, docs/experiments.md): each group's customers, conversion and metric (sum, mean, sample variance), each variant compared with the holdout (absolute and relative differences, 95% intervals, two-sided p-values), and the sample ratio check. Fresh as soon as an event is processed. Once ended, the results as of ended_at. Errors: not_found (404) when the campaign does not exist, is deleted, belongs to another organization or runs no experiment.
+         */
+        get: operations["Experiments_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/priv/v1/apps/{api_key}/management/campaigns/{campaign_id}/experiment/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End an experiment with a winner
+         * @description Ends the experiment with a winner: from now on every customer, the holdout included, is evaluated as that variant. Answers the results frozen as of ended_at. Errors: validation (400) naming winner for a name that is not a variant; already_ended (409) the second time; not_found (404) as for the results.
+         */
+        post: operations["Experiments_end"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1567,7 +1607,7 @@ export interface components {
              * @example validation
              * @enum {string}
              */
-            code: "unauthorized" | "missing_data" | "missing_event_data" | "argument_error" | "validation" | "invalid_json" | "not_found" | "No_active_campaign_found" | "duplicate_transaction" | "not_available" | "failed_to_perform" | "payload_too_large" | "rate_limited" | "service_unavailable" | "insufficient_points" | "already_reversed" | "not_processed_yet" | "internal_error";
+            code: "unauthorized" | "missing_data" | "missing_event_data" | "argument_error" | "validation" | "invalid_json" | "not_found" | "No_active_campaign_found" | "duplicate_transaction" | "not_available" | "failed_to_perform" | "payload_too_large" | "rate_limited" | "service_unavailable" | "insufficient_points" | "already_reversed" | "not_processed_yet" | "already_ended" | "internal_error";
             /** @example user.time_zone must be a known IANA time zone such as America/New_York */
             message: string;
             details?: components["schemas"]["ErrorDetailView"][];
@@ -1686,6 +1726,18 @@ export interface components {
             detail: string;
             /** @description The behaviors listening to the event; empty unless the campaign qualified or is at a cap */
             behaviors: components["schemas"]["BehaviorExplanationView"][];
+            /**
+             * @description Present when the campaign skipped the customer (see reason)
+             * @example true
+             * @enum {boolean}
+             */
+            skipped?: true;
+            /**
+             * @description Why it skipped them: holdout, the customer is in the holdout of the campaign's experiment
+             * @example holdout
+             * @enum {string}
+             */
+            reason?: "holdout";
         };
         EventExplanationView: {
             /**
@@ -2692,6 +2744,21 @@ export interface components {
         CreateUserBody: {
             user: components["schemas"]["CreateUserInput"];
         };
+        ExperimentAssignmentView: {
+            /** @example 42 */
+            campaign_id: number;
+            /**
+             * @description "holdout", or a variant of the campaign's experiment
+             * @example A
+             */
+            group: string;
+            /**
+             * Format: date-time
+             * @description When the customer was assigned: the time of their first event the campaign reached
+             * @example 2026-01-05T10:00:00.000Z
+             */
+            assigned_at: string;
+        };
         UserView: {
             /**
              * Format: uuid
@@ -2746,6 +2813,8 @@ export interface components {
              * @example null
              */
             tier: string | null;
+            /** @description The campaigns' experiments the customer is assigned to (contract §20), once and for good */
+            experiments: components["schemas"]["ExperimentAssignmentView"][];
             /**
              * Format: date-time
              * @example 2026-01-05T10:00:00.000Z
@@ -3245,6 +3314,53 @@ export interface components {
              */
             max_points?: number | null;
         };
+        ExperimentVariantInput: {
+            /**
+             * @description Unique in the experiment; not "holdout"
+             * @example A
+             */
+            name: string;
+            /**
+             * @description The variant's share of the customers not held out, relative to the others' weights
+             * @default 1
+             * @example 1
+             */
+            weight?: number;
+        };
+        ExperimentMetricInput: {
+            /**
+             * @description The event name whose instances measure the customers
+             * @example purchase
+             */
+            event: string;
+            /**
+             * @description A numeric attribute of that event (looked up in attributes, then context) summed per customer; null or absent: each customer's count of such events
+             * @example amount
+             */
+            attribute?: string | null;
+        };
+        ExperimentInput: {
+            /**
+             * @description The share of customers the campaign ignores, in percent
+             * @example 10
+             */
+            holdout_percent: number;
+            /**
+             * @description Default one variant {"name":"treatment","weight":1}
+             * @example [
+             *       {
+             *         "name": "A",
+             *         "weight": 1
+             *       },
+             *       {
+             *         "name": "B",
+             *         "weight": 1
+             *       }
+             *     ]
+             */
+            variants?: components["schemas"]["ExperimentVariantInput"][];
+            metric: components["schemas"]["ExperimentMetricInput"];
+        };
         CreateCampaignInput: {
             /**
              * @description Unique per organization; generated from the name when absent
@@ -3279,6 +3395,8 @@ export interface components {
             targeting?: components["schemas"]["Criterion"][];
             /** @description The campaign budget; default none. Counted across all its customers: a completion that would take the campaign past max_completions, or whose points (behavior, goals and points offers) would take it past max_points, does not happen (state budget_exhausted). null: no limit. A reversal gives its completions and points back. Usage counts from when a budget is set; null removes the budget. */
             budget?: components["schemas"]["BudgetInput"] | null;
+            /** @description Runs the campaign as an experiment (contract §20): each customer it reaches is assigned for good to its holdout (which it ignores) or a variant. Default none. Once a customer has been assigned, holdout_percent and variants can no longer change; metric can. */
+            experiment?: components["schemas"]["ExperimentInput"] | null;
             /** @example Spring visits */
             name: string;
             /**
@@ -3366,6 +3484,40 @@ export interface components {
             } | null;
             /** @description What completions used of the budget (zeros without one) */
             budget_used: components["schemas"]["BudgetUsedView"];
+            /** @description null: no experiment (contract §20) */
+            experiment?: {
+                /** @example 10 */
+                holdout_percent: number;
+                variants: {
+                    /** @example A */
+                    name: string;
+                    /** @example 1 */
+                    weight: number;
+                }[];
+                metric: {
+                    /** @example purchase */
+                    event: string;
+                    /** @example amount */
+                    attribute: string | null;
+                };
+                /**
+                 * Format: date-time
+                 * @description The first assignment; from then holdout_percent and variants can no longer change
+                 * @example 2026-03-01T09:30:00.000Z
+                 */
+                started_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it was ended (POST .../experiment/end)
+                 * @example null
+                 */
+                ended_at: string | null;
+                /**
+                 * @description The variant everyone is evaluated as since the end
+                 * @example null
+                 */
+                winner: string | null;
+            } | null;
             /**
              * Format: date-time
              * @example 2026-01-05T10:00:00.000Z
@@ -3529,6 +3681,8 @@ export interface components {
             targeting?: components["schemas"]["Criterion"][];
             /** @description The campaign budget; default none. Counted across all its customers: a completion that would take the campaign past max_completions, or whose points (behavior, goals and points offers) would take it past max_points, does not happen (state budget_exhausted). null: no limit. A reversal gives its completions and points back. Usage counts from when a budget is set; null removes the budget. */
             budget?: components["schemas"]["BudgetInput"] | null;
+            /** @description Runs the campaign as an experiment (contract §20): each customer it reaches is assigned for good to its holdout (which it ignores) or a variant. Default none. Once a customer has been assigned, holdout_percent and variants can no longer change; metric can. */
+            experiment?: components["schemas"]["ExperimentInput"] | null;
             /** @example Spring visits */
             name: string;
             /**
@@ -3944,6 +4098,11 @@ export interface components {
              *     ]
              */
             outcome_config?: components["schemas"]["OutcomeInput"][];
+            /**
+             * @description The experiment variant (contract §20) whose customers alone it evaluates: one of the campaign's experiment variants. null: every customer (default)
+             * @example null
+             */
+            variant?: string | null;
         };
         BatchBehaviorsBody: {
             /**
@@ -4254,6 +4413,11 @@ export interface components {
             /** @description One per outcome of outcome_config, in the same order */
             outcomes: components["schemas"]["OutcomeView"][];
             /**
+             * @description The experiment variant (contract §20) whose customers alone it evaluates: one of the campaign's experiment variants. null: every customer (default)
+             * @example null
+             */
+            variant: string | null;
+            /**
              * @description Always empty in a success answer
              * @example {}
              */
@@ -4427,6 +4591,11 @@ export interface components {
              *     ]
              */
             outcome_config?: components["schemas"]["OutcomeInput"][];
+            /**
+             * @description The experiment variant (contract §20) whose customers alone it evaluates: one of the campaign's experiment variants. null: every customer (default)
+             * @example null
+             */
+            variant?: string | null;
         };
         UpdateBehaviorBody: {
             /**
@@ -5920,6 +6089,33 @@ export interface components {
                 tiers?: {
                     [key: string]: number;
                 };
+                /**
+                 * @description Only for a campaign with an experiment (contract §20): by group (holdout, then the variants), the replayed customers assigned to it (by the same deterministic assignment as live evaluation; an experiment that has ended is replayed as running) and what the campaign did for them
+                 * @example {
+                 *       "holdout": {
+                 *         "customers": 100,
+                 *         "achievements": 0,
+                 *         "points": 0
+                 *       },
+                 *       "A": {
+                 *         "customers": 450,
+                 *         "achievements": 60,
+                 *         "points": 3000
+                 *       },
+                 *       "B": {
+                 *         "customers": 450,
+                 *         "achievements": 75,
+                 *         "points": 3750
+                 *       }
+                 *     }
+                 */
+                groups?: {
+                    [key: string]: {
+                        customers: number;
+                        achievements: number;
+                        points: number;
+                    };
+                };
             } | null;
             /**
              * @description With explain, once completed: by user id, the engine's explanation of each replayed event in order (as read_only answers it)
@@ -6127,6 +6323,163 @@ export interface components {
              */
             status: "ok";
             analytics: components["schemas"]["AnalyticsView"];
+        };
+        ExperimentVariantView: {
+            /** @example A */
+            name: string;
+            /** @example 1 */
+            weight: number;
+        };
+        ExperimentMetricView: {
+            /** @example purchase */
+            event: string;
+            /** @example amount */
+            attribute: string | null;
+        };
+        GroupResultView: {
+            /**
+             * @description "holdout", or a variant
+             * @example A
+             */
+            name: string;
+            /**
+             * @description Customers assigned to the group
+             * @example 1000
+             */
+            customers: number;
+            /**
+             * @description Customers with at least one metric event at or after their assignment (and before ended_at)
+             * @example 120
+             */
+            converted: number;
+            /**
+             * @description converted / customers (null without customers)
+             * @example 0.12
+             */
+            conversion_rate: number | null;
+            /**
+             * @description Σx: each customer x, the metric summed over their metric events
+             * @example 4321.5
+             */
+            metric_sum: number;
+            /**
+             * @description Σx / customers (non-converters count 0)
+             * @example 4.3215
+             */
+            metric_mean: number | null;
+            /**
+             * @description The sample variance of x (n − 1; null below 2 customers)
+             * @example 310.2
+             */
+            metric_variance: number | null;
+            /**
+             * @description The campaign's completions by the group's customers
+             * @example 80
+             */
+            achievements: number;
+            /**
+             * @description Points the campaign credited them
+             * @example 4000
+             */
+            points_credited: number;
+        };
+        StatView: {
+            /**
+             * @description The group minus the one it is compared against
+             * @example 0.02
+             */
+            absolute: number | null;
+            /**
+             * @description absolute / the compared group (null when that is 0)
+             * @example 0.2
+             */
+            relative: number | null;
+            /**
+             * @description The 95% confidence interval of absolute
+             * @example [
+             *       0.001,
+             *       0.039
+             *     ]
+             */
+            ci95: number[] | null;
+            /**
+             * @description Two-sided, normal approximation
+             * @example 0.04
+             */
+            p_value: number | null;
+        };
+        ComparisonView: {
+            /** @example A */
+            group: string;
+            /**
+             * @description The holdout; with holdout_percent 0, the first variant
+             * @example holdout
+             */
+            against: string;
+            /** @description Of conversion rates (z-test of two proportions, pooled for the p-value) */
+            conversion: components["schemas"]["StatView"];
+            /** @description Of the metric's means (Welch's standard error, normal p-value) */
+            mean: components["schemas"]["StatView"];
+        };
+        SampleRatioView: {
+            /**
+             * @description Pearson's chi-square of the groups' customers against the shares the settings give
+             * @example 0.81
+             */
+            chi_square: number | null;
+            /**
+             * @description Its p-value (groups − 1 degrees of freedom)
+             * @example 0.67
+             */
+            p_value: number | null;
+            /**
+             * @description p_value below 0.001: the assignment does not follow the settings; distrust the comparisons
+             * @example false
+             */
+            mismatch: boolean;
+        };
+        ExperimentResultsView: {
+            /** @example 10 */
+            holdout_percent: number;
+            variants: components["schemas"]["ExperimentVariantView"][];
+            metric: components["schemas"]["ExperimentMetricView"];
+            /**
+             * Format: date-time
+             * @description The first assignment; from then holdout_percent and variants can no longer change
+             * @example 2026-03-01T09:30:00.000Z
+             */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was ended (POST .../experiment/end)
+             * @example null
+             */
+            ended_at: string | null;
+            /**
+             * @description The variant everyone is evaluated as since the end
+             * @example null
+             */
+            winner: string | null;
+            /** @description holdout first, then the variants in order */
+            groups: components["schemas"]["GroupResultView"][];
+            /** @description Each variant against holdout (with holdout_percent 0: each variant after the first against the first) */
+            comparisons: components["schemas"]["ComparisonView"][];
+            sample_ratio: components["schemas"]["SampleRatioView"];
+        };
+        ExperimentResultsResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            experiment: components["schemas"]["ExperimentResultsView"];
+        };
+        EndExperimentBody: {
+            /**
+             * @description A variant of the experiment: every customer, the holdout included, is evaluated as it from now on
+             * @example B
+             */
+            winner: string;
         };
     };
     responses: never;
@@ -14964,6 +15317,193 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Experiments_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The campaign id */
+                campaign_id: number;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentResultsResponse"];
+                };
+            };
+            /** @description validation, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Experiments_end: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The campaign id */
+                campaign_id: number;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndExperimentBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentResultsResponse"];
+                };
+            };
+            /** @description missing_data, argument_error, validation, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description already_ended */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
