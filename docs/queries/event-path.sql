@@ -23,6 +23,11 @@ SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.
 SELECT p.customer_id, p.behavior_id, p.state FROM customer_progress p JOIN customers c ON c.id = p.customer_id
   WHERE c.organization_id = $1 AND c.id = $2 AND p.behavior_id = ANY($3);
 
+-- EvaluationRepository.experimentsByKey by id (same round trip, when the organization runs experiments)
+-- prepared as "experiments-by-id"
+SELECT a.customer_id, a.campaign_id, a.group_name, a.assigned_at, a.metric_sum, a.metric_events FROM experiment_assignments a JOIN customers c ON c.id = a.customer_id
+  WHERE c.organization_id = $1 AND c.id = $2;
+
 -- EvaluationRepository.customer by external id, locked (V1, perform)
 -- prepared as "customer-by-external-id-locked"
 SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
@@ -42,6 +47,15 @@ SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.
 -- prepared as "progress-by-external-id"
 SELECT p.customer_id, p.behavior_id, p.state FROM customer_progress p JOIN customers c ON c.id = p.customer_id
   WHERE c.organization_id = $1 AND c.external_id = $2 AND p.behavior_id = ANY($3);
+
+-- EvaluationRepository.experimentsByKey by external id (same round trip, when the organization runs experiments)
+-- prepared as "experiments-by-external-id"
+SELECT a.customer_id, a.campaign_id, a.group_name, a.assigned_at, a.metric_sum, a.metric_events FROM experiment_assignments a JOIN customers c ON c.id = a.customer_id
+  WHERE c.organization_id = $1 AND c.external_id = $2;
+
+-- EvaluationRepository.experiments (the events worker: its customers' assignments, when their organization runs experiments)
+-- prepared as "experiments"
+SELECT a.customer_id, a.campaign_id, a.group_name, a.assigned_at, a.metric_sum, a.metric_events FROM experiment_assignments a WHERE a.customer_id = ANY($1::uuid[]);
 
 -- EvaluationRepository.progress (behaviors the current rules add; the worker: all its customers)
 -- prepared as "progress"
@@ -560,6 +574,93 @@ WITH event_ids AS (
          NULL::bigint[] AS delivery_ids,
          (SELECT array_agg(id ORDER BY id) FROM effects) AS effect_ids;
 
+-- EvaluationRepository.write: new events assigning a customer to an experiment (and starting it), with the groups' sums in the activity; sent with COMMIT
+-- prepared as "write-new-events-experiments"
+WITH claimed_transactions AS (
+    INSERT INTO event_transactions (api_key_id, transaction_id, occurred_at)
+    SELECT t.api_key_id, t.transaction_id, t.occurred_at
+      FROM json_to_recordset($1::json) AS t(api_key_id int, transaction_id text, occurred_at timestamptz)
+    RETURNING 1
+  ),
+  inserted_events AS (
+    INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, transaction_id, name, count, attributes, context,
+                        division_id, campaign_id, occurred_at, status, reason, result, points_earned, processed_at, request_id, qualify)
+    SELECT t.organization_id, t.api_key_id, t.customer_id, t.user_ref, t.source, t.transaction_id, t.name, t.count, t.attributes, t.context,
+           t.division_id, t.campaign_id, t.occurred_at, t.status, t.reason, t.result, t.points,
+           CASE WHEN t.status <> 'pending' THEN now() END, t.request_id, t.qualify
+      FROM ROWS FROM (json_to_recordset($2::json) AS (organization_id int, api_key_id int, customer_id uuid, user_ref text,
+             source text, transaction_id text, name text, count numeric, attributes jsonb, context jsonb, division_id int, campaign_id int,
+             occurred_at timestamptz, status text, reason text, result jsonb, points int, request_id text, qualify boolean))
+           WITH ORDINALITY AS t
+     ORDER BY t.ordinality
+    RETURNING id, occurred_at
+  ),
+  event_ids AS (
+    SELECT id, (row_number() OVER (ORDER BY id) - 1)::int AS idx FROM inserted_events
+  ),
+  progress AS (
+    INSERT INTO customer_progress (customer_id, behavior_id, state, achieved, updated_at)
+    SELECT t.customer_id, t.behavior_id, t.state, t.achieved, now()
+      FROM json_to_recordset($3::json) AS t(customer_id uuid, behavior_id int, state jsonb, achieved int)
+    ON CONFLICT (customer_id, behavior_id) DO UPDATE SET state = EXCLUDED.state, achieved = EXCLUDED.achieved, updated_at = now()
+    RETURNING 1
+  ),
+  customers_changed AS (
+    UPDATE customers c SET available_points = t.available_points, lifetime_points = t.lifetime_points, tier_id = t.tier_id, tier_review_at = t.tier_review_at,
+           tags = t.tags, qualified_campaign_ids = t.qualified_campaign_ids, completed_campaign_ids = t.completed_campaign_ids, updated_at = now()
+      FROM json_to_recordset($4::json) AS t(id uuid, available_points bigint, lifetime_points bigint, tier_id int, tier_review_at timestamptz, tags text[],
+           qualified_campaign_ids int[], completed_campaign_ids int[])
+     WHERE c.id = ANY($5::uuid[]) AND c.id = t.id
+    RETURNING 1
+  ),
+  credits AS (
+    INSERT INTO points_ledger (organization_id, customer_id, event_id, amount, reason, source, expires_at, remaining, occurred_at)
+    SELECT t.organization_id, t.customer_id, e.id, t.amount, t.reason, t.source, x.expires_at, CASE WHEN x.expires_at IS NOT NULL THEN t.amount END, t.earned_at
+      FROM json_to_recordset($6::json)
+           AS t(idx int, organization_id int, customer_id uuid, amount int, reason text, source jsonb, earned_at timestamptz)
+      JOIN event_ids e ON e.idx = t.idx
+      JOIN organizations o ON o.id = t.organization_id
+     CROSS JOIN LATERAL (SELECT t.earned_at + make_interval(days => o.points_expire_after_days) AS expires_at) x
+    RETURNING 1
+  ),
+  offers_issued AS (
+    INSERT INTO customer_offers (organization_id, customer_id, offer_id, campaign_id, behavior_id, event_id, issued_at)
+    SELECT t.organization_id, t.customer_id, t.offer_id, t.campaign_id, t.behavior_id, e.id, t.issued_at
+      FROM json_to_recordset($7::json)
+           AS t(idx int, organization_id int, customer_id uuid, offer_id int, campaign_id int, behavior_id int, issued_at timestamptz)
+      JOIN event_ids e ON e.idx = t.idx
+    RETURNING 1
+  ),
+  notifications AS (
+    INSERT INTO notifications (organization_id, customer_id, event_id, creative_id, campaign_id, behavior_id, type, data)
+    SELECT t.organization_id, t.customer_id, e.id, t.creative_id, t.campaign_id, t.behavior_id, t.type, t.data
+      FROM ROWS FROM (json_to_recordset($8::json)
+           AS (idx int, organization_id int, customer_id uuid, creative_id int, campaign_id int, behavior_id int, type text, data jsonb))
+           WITH ORDINALITY AS t
+      JOIN event_ids e ON e.idx = t.idx
+     ORDER BY t.ordinality
+    RETURNING id
+  ),
+  experiment_assignments AS (
+    INSERT INTO experiment_assignments AS a (customer_id, campaign_id, group_name, assigned_at, metric_sum, metric_events)
+    SELECT t.customer_id, t.campaign_id, t.group_name, t.assigned_at, t.metric_sum, t.metric_events
+      FROM json_to_recordset($9::json)
+           AS t(customer_id uuid, campaign_id int, group_name text, assigned_at timestamptz, metric_sum numeric, metric_events int)
+    ON CONFLICT (customer_id, campaign_id) DO UPDATE SET metric_sum = EXCLUDED.metric_sum, metric_events = EXCLUDED.metric_events
+    RETURNING 1
+  ), experiments_started AS (
+    UPDATE campaigns c SET experiment_started_at = t.at
+      FROM (SELECT campaign_id, min(at) AS at FROM json_to_recordset($10::json) AS s(campaign_id int, at timestamptz) GROUP BY 1) t
+     WHERE c.id = t.campaign_id AND c.experiment_started_at IS NULL
+    RETURNING 1
+  ),
+  analytics_activity AS (
+    INSERT INTO campaign_activity (payload) SELECT $11::json WHERE $12::boolean
+  )
+  SELECT (SELECT array_agg(id ORDER BY idx) FROM event_ids) AS event_ids,
+         (SELECT array_agg(id ORDER BY id) FROM notifications) AS notification_ids,
+         NULL::bigint[] AS delivery_ids;
+
 -- EvaluationRepository.write: a domain action's rows for a table of its own (perform), sent before the write statement
 INSERT INTO "referral_links" ("referee_id", "referrer_id") SELECT "referee_id", "referrer_id" FROM json_populate_recordset(NULL::"referral_links", $1::json);
 
@@ -589,11 +690,12 @@ WITH claimed_transactions AS (
 -- RulesRepository.load: on the transaction connection, only when the rules version is new to the process
 SELECT id, name, permalink, status, starts_at AS "startsAt", ends_at AS "endsAt", division_id AS "divisionId",
        opt_in_required AS "optInRequired", prerequisite_campaign_ids AS "prerequisiteCampaignIds", targeting,
-       budget_max_completions AS "budgetMaxCompletions", budget_max_points AS "budgetMaxPoints"
+       budget_max_completions AS "budgetMaxCompletions", budget_max_points AS "budgetMaxPoints",
+       experiment, experiment_ended_at AS "experimentEndedAt", experiment_winner AS "experimentWinner"
   FROM campaigns c WHERE organization_id = $1 AND c.status = 'live' AND deleted_at IS NULL ORDER BY id;
 
 -- RulesRepository.load: on the transaction connection, only when the rules version is new to the process
-SELECT b.id, b.campaign_id AS "campaignId", b.name, b.tags, b.points, b.data, b.goal_groups AS "goalGroups", b.outcome_config AS "outcomeConfig"
+SELECT b.id, b.campaign_id AS "campaignId", b.name, b.tags, b.points, b.data, b.goal_groups AS "goalGroups", b.outcome_config AS "outcomeConfig", b.variant
    FROM behaviors b JOIN campaigns c ON c.id = b.campaign_id
   WHERE c.organization_id = $1 AND c.status = 'live' AND c.deleted_at IS NULL AND b.deleted_at IS NULL
   ORDER BY b.id;

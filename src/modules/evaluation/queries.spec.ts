@@ -54,7 +54,11 @@ async function printed(): Promise<string> {
     await repo.customer(uow, 1, key, false);
     as(`EvaluationRepository.progressByKey by ${name} (same round trip as the customer)`);
     await repo.progressByKey(uow, 1, key, [1]);
+    as(`EvaluationRepository.experimentsByKey by ${name} (same round trip, when the organization runs experiments)`);
+    await repo.experimentsByKey(uow, 1, key);
   }
+  as("EvaluationRepository.experiments (the events worker: its customers' assignments, when their organization runs experiments)");
+  await repo.experiments(uow, [sample.customer_id]);
   as('EvaluationRepository.progress (behaviors the current rules add; the worker: all its customers)');
   await repo.progress(uow, [sample.customer_id], [1]);
   as('EvaluationRepository.lockCustomersOfEvents (the events worker)');
@@ -77,6 +81,14 @@ async function printed(): Promise<string> {
   await repo.write(uow, { ...plan({ insert: [] }, false), budgets: { use: [{ campaign_id: 1, completions: 1, points: 10 }], refused: [2] } });
   as("EvaluationRepository.write: stored events marked, with rewards' after-commit effects into their outbox; sent with COMMIT");
   await repo.write(uow, { ...plan({ mark: [] }, false), effects: [{ idx: 0, ...sample, kind: 'coupon', campaign_id: 1, behavior_id: 1, payload: {} }] });
+  as('EvaluationRepository.write: new events assigning a customer to an experiment (and starting it), with the groups\' sums in the activity; sent with COMMIT');
+  await repo.write(uow, {
+    ...plan({ insert: [] }, false),
+    experiments: {
+      assignments: [{ customer_id: sample.customer_id, campaign_id: 1, group_name: 'A', assigned_at: '2026-01-01T00:00:00.000Z', metric_sum: 12.5, metric_events: 1 }],
+      started: [{ campaign_id: 1, at: '2026-01-01T00:00:00.000Z' }],
+    },
+  });
   as("EvaluationRepository.write: a domain action's rows for a table of its own (perform), sent before the write statement");
   await uow.run(domainRowsStatements('referral_links', [{ referee_id: sample.customer_id, referrer_id: sample.customer_id }])[0]);
   as('EvaluationRepository.storePending (V1 async=true)');
