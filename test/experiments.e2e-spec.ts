@@ -67,7 +67,7 @@ describe('experiments (contract §20)', () => {
     for (let i = 0; i < 80 && groups.some((g) => by[g].length < 2); i += 1) {
       const customer = await createCustomer(app, tenant);
       await v1(tenant, customer, { events: { visit: 1 } }).expect(200);
-      by[(await groupOf(tenant, customer, campaignId))!].push(customer);
+      (by[(await groupOf(tenant, customer, campaignId))!] ??= []).push(customer);
     }
     return by;
   }
@@ -146,6 +146,23 @@ describe('experiments (contract §20)', () => {
       expect(Object.keys(answerB.behaviors).sort()).toEqual([buyerB, visitor].sort());
       expect(answerB.available_points).toBe(5 + 70);
       expect(Object.keys((await api(app, tenant).get(`/users/${b.id}/events`).expect(200)).body.behaviors).sort()).toEqual([buyerB, visitor].sort());
+    });
+
+    it('perform fails for a holdout customer and completes only a variant customer\'s behaviors', async () => {
+      const { tenant, campaign, behaviors } = await shop();
+      const by = await customersByGroup(tenant, campaign.id);
+      const perform = (customer: Customer) =>
+        request(app.getHttpServer())
+          .post(`/priv/v2/apps/${tenant.apiKey}/users/${customer.id}/campaigns/${campaign.id}/perform`)
+          .auth(tenant.apiKey, tenant.apiSecret)
+          .send({ domain: 'complete_campaign' });
+      const refused = await perform(by.holdout[0]);
+      expectError(refused, 422, 'failed_to_perform');
+      expect(refused.body.errors.message).toContain('holdout');
+      await perform(by.A[0]).expect(200);
+      const progress = (await api(app, tenant).get(`/users/${by.A[0].id}/events`).expect(200)).body.behaviors;
+      expect(Object.keys(progress).sort()).toEqual([behaviors[0].name, behaviors[1].name].sort());
+      expect(progress[behaviors[1].name].achieved).toBe(1);
     });
 
     it('assigns through the queue (V2) at the time the event occurred, measured by that event', async () => {
@@ -246,6 +263,17 @@ describe('experiments (contract §20)', () => {
       // Achievements and points by group: the holdout's none.
       expect(r.groups[0]).toMatchObject({ achievements: 0, points_credited: 0 });
       expect(r.groups[1].points_credited).toBe(by.A.length * 5 + 3 * 50);
+    });
+
+    it("takes a reversal's achievements and points back from the group, not the metric", async () => {
+      const { tenant, campaign } = await shop({ ...EXPERIMENT, holdout_percent: 0 });
+      const [customer] = (await customersByGroup(tenant, campaign.id, ['A'])).A;
+      await v1(tenant, customer, { events: { purchase: { amount: 40 } }, transaction_id: 'order-1' }).expect(200);
+      const before = (await results(tenant, campaign.id)).groups.find((g: { name: string }) => g.name === 'A');
+      expect(before).toMatchObject({ converted: 1, achievements: 3, points_credited: 60 });
+      await api(app, tenant).post(`/users/${customer.id}/events/reversals`).send({ reversal: { transaction_id: 'order-1' } }).expect(200);
+      const after = (await results(tenant, campaign.id)).groups.find((g: { name: string }) => g.name === 'A');
+      expect(after).toEqual({ ...before, achievements: 2, points_credited: 10 });
     });
 
     it('answers not_found for another organization, a campaign without an experiment, and an unknown one', async () => {

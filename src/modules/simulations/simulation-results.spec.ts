@@ -1,5 +1,5 @@
 import { behavior, campaign, customer, DAY, event, goal, group, HOUR, rules, T0 } from '../../engine/spec-fixtures.js';
-import type { BudgetLeft } from '../../engine/index.js';
+import { experimentGroup, type BudgetLeft } from '../../engine/index.js';
 import { HistoryReplay } from '../evaluation/history-replay.js';
 import { SimulationTally } from './simulation-results.js';
 
@@ -104,5 +104,36 @@ describe('a replay tallied (contract §15 results)', () => {
     history.next(state, { instance: event('visit', { occurredAt: T0 + HOUR }), qualify: false });
     expect(state.snapshot.availablePoints).toBe(11);
     expect(state.progress[2].achieved).toBe(2);
+  });
+});
+
+describe('a replay of a campaign with an experiment (contract §20)', () => {
+  const experiment = { holdoutPercent: 50, variants: [{ name: 'A', weight: 1 }], metric: { event: 'visit', attribute: null }, endedAt: null, winner: null };
+  const r = rules({
+    campaigns: [campaign({ id: CAMPAIGN, experiment, behaviors: [behavior({ id: 2, name: 'Visitor', points: 3, groups: [group([goal({ id: 21, name: 'visit', eventCount: 1 })])] })] })],
+  });
+
+  it('counts each group’s customers and what the campaign did for them, by the live assignment', () => {
+    const history = new HistoryReplay(r, false, {}, false);
+    const tally = new SimulationTally(r, 'UTC');
+    const ids = Array.from({ length: 40 }, (_, i) => `customer-${i}`);
+    for (const id of ids) {
+      const state = { ...HistoryReplay.start(customer({ id })), achieved: new Set<number>() };
+      for (const at of [T0, T0 + HOUR]) tally.add(history.next(state, { instance: event('visit', { occurredAt: at }), qualify: false }), state.achieved);
+    }
+    const results = tally.results();
+    // Each customer's group as live evaluation assigns it (the engine's deterministic rule).
+    const held = ids.filter((id) => experimentGroup(r.campaigns.get(CAMPAIGN)!.rule, customer({ id })) === 'holdout').length;
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThan(40);
+    expect(results.groups).toEqual({
+      holdout: { customers: held, achievements: 0, points: 0 },
+      A: { customers: 40 - held, achievements: 2 * (40 - held), points: 6 * (40 - held) },
+    });
+    expect(results.points).toBe(6 * (40 - held));
+  });
+
+  it('has no groups without an experiment', () => {
+    expect(replay({ a: [{ name: 'visit', at: T0 }] }).groups).toBeUndefined();
   });
 });
