@@ -36,7 +36,7 @@ describe('experiments (contract §20)', () => {
 
   beforeAll(async () => {
     app = await createTestApp({ queuePrefix: prefix });
-    worker = await startTestWorker({ queuePrefix: prefix, workerQueues: ['events'] });
+    worker = await startTestWorker({ queuePrefix: prefix, workerQueues: ['events', 'simulations'] });
   });
   afterAll(async () => {
     await worker?.close();
@@ -285,6 +285,26 @@ describe('experiments (contract §20)', () => {
       expectError(await api(app, tenant).get(`/management/campaigns/${plain.id}/experiment`), 404, 'not_found');
       expectError(await api(app, tenant).get(`/management/campaigns/2147483000/experiment`), 404, 'not_found');
       expectError(await api(app, tenant).get(`/management/campaigns/x/experiment`), 404, 'not_found');
+    });
+  });
+
+  describe('simulation', () => {
+    it("reports the groups of the campaign's experiment by the live assignment", async () => {
+      const { tenant, campaign } = await shop();
+      const from = new Date(Date.now() - 60_000).toISOString();
+      const by = await customersByGroup(tenant, campaign.id);
+      const created = await api(app, tenant)
+        .post(`/management/campaigns/${campaign.id}/simulations`)
+        .send({ simulation: { from, to: new Date(Date.now() + 60_000).toISOString() } })
+        .expect(202);
+      let simulation: { id: number; status: string; results: { groups: unknown } } = created.body.simulation;
+      await waitFor(async () => {
+        simulation = (await api(app, tenant).get(`/management/simulations/${simulation.id}`).expect(200)).body.simulation;
+        return simulation.status === 'completed';
+      });
+      // Every stored event is a visit (5 points for a customer of a variant, nothing for the holdout).
+      const variant = (name: string) => ({ customers: by[name].length, achievements: by[name].length, points: 5 * by[name].length });
+      expect(simulation.results.groups).toEqual({ holdout: { customers: by.holdout.length, achievements: 0, points: 0 }, A: variant('A'), B: variant('B') });
     });
   });
 
