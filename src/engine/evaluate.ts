@@ -293,7 +293,9 @@ export class Evaluation {
     for (const campaign of this.input.rules.experiments) {
       const { id, experiment } = campaign.rule;
       const stored = this.customer.experiments?.[id];
-      if (!stored && (campaign.rule.status !== 'live' || !campaignSeesEvent(this.ctx, campaign, instance) || campaignReach(this.ctx, campaign, instance))) continue;
+      // An event scoped to another campaign is not evaluated by this one: it assigns nobody here (it still measures).
+      const scoped = this.input.campaignId != null && this.input.campaignId !== id;
+      if (!stored && (scoped || campaign.rule.status !== 'live' || !campaignSeesEvent(this.ctx, campaign, instance) || campaignReach(this.ctx, campaign, instance))) continue;
       const measured = experiment!.metric.event === instance.name && instance.occurredAt >= (stored?.assignedAt ?? instance.occurredAt);
       if (stored && !measured) continue;
       const assignment = stored ? { ...stored } : { group: experimentGroup(campaign.rule, this.customer)!, assignedAt: instance.occurredAt, metricSum: 0, metricEvents: 0 };

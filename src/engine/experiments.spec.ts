@@ -146,6 +146,12 @@ describe('evaluating a campaign with an experiment', () => {
     expect(new Session(later, customer({ id: customerIn('A') })).send(event('visit')).experiments).toEqual([]);
   });
 
+  it('assigns nobody through an event scoped to another campaign', () => {
+    const two = rules({ campaigns: [campaign({ id: 10, experiment: experiment(), behaviors: [buy(1, 5)] }), campaign({ id: 20, behaviors: [buy(4, 1)] })] });
+    expect(new Session(two, customer({ id: customerIn('A') })).send(event('purchase'), { campaignId: 20 }).experiments).toEqual([]);
+    expect(new Session(two, customer({ id: customerIn('A') })).send(event('purchase'), { campaignId: 10 }).experiments).toHaveLength(1);
+  });
+
   it('once ended, evaluates everyone as the winner, the holdout included, and measures no more', () => {
     const ended = compiled(experiment({ endedAt: T0 - HOUR, winner: 'B' }));
     const s = new Session(ended, customer({ id: customerIn(HOLDOUT), experiments: { 10: { group: HOLDOUT, assignedAt: T0 - DAY, metricSum: 0, metricEvents: 0 } } }));
