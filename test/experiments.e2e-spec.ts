@@ -137,6 +137,8 @@ describe('experiments (contract §20)', () => {
         expect.objectContaining({ campaign_id: campaign.id, state: 'not_targeted_to_campaign', skipped: true, reason: 'holdout', behaviors: [] }),
       ]);
       expect((await api(app, tenant).get(`/users/${held.id}/events`).expect(200)).body.behaviors).toEqual({});
+      const [stored] = (await api(app, tenant).get(`/users/${held.id}/timeline?limit=1`).expect(200)).body.events;
+      expect(stored).toMatchObject({ name: 'purchase', status: 'processed', reason: 'not_targeted_to_campaign', points_earned: 0 });
 
       // A variant: the common behavior and its own; the other variant's never listed.
       const answerA = (await v1(tenant, a, { events: { purchase: { amount: 20 } } }).expect(200)).body;

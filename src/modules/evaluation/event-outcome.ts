@@ -35,7 +35,8 @@ export function eventOutcome(result: EvaluationResult, index: number, explain: b
   const { points, result: summary } = eventResult(result, index, explain);
   return {
     status: stored ? 'stored' : 'processed',
-    reason: states.length === 0 ? 'no_listening_campaign' : result.state === 'qualified' ? null : result.state,
+    // A campaign that held the customer out (§20) is absent from the states, and the reason is its not_targeted_to_campaign.
+    reason: states.length === 0 && result.state === 'events_not_qualified' ? 'no_listening_campaign' : result.state === 'qualified' ? null : result.state,
     result: summary,
     pointsEarned: points,
   };
