@@ -201,6 +201,13 @@ describe('experiments (contract §20)', () => {
       }
       const edited = (await put({ ...EXPERIMENT, holdout_percent: 20, metric: { event: 'order' } }).expect(200)).body.campaign.experiment;
       expect(edited).toEqual({ ...EXPERIMENT, holdout_percent: 20, metric: { event: 'order', attribute: null }, started_at: started.started_at, ended_at: null, winner: null });
+      // An experiment ended before anyone was assigned is locked too.
+      const unstarted = await createCampaign(app, tenant, { status: 'paused', experiment: EXPERIMENT });
+      await api(app, tenant).post(`/management/campaigns/${unstarted.id}/experiment/end`).send({ winner: 'A' }).expect(200);
+      const change = await api(app, tenant)
+        .put(`/management/campaigns/${unstarted.id}`)
+        .send({ campaign: { name: unstarted.name, status: 'live', starts_at: unstarted.starts_at, ends_at: unstarted.ends_at, experiment: null } });
+      expect(expectError(change, 400, 'validation')).toEqual(['campaign.experiment']);
     });
   });
 

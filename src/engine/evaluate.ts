@@ -287,14 +287,15 @@ export class Evaluation {
 
   /**
    * The experiments of the campaigns the instance reaches (§20): a customer not yet assigned is assigned, at the
-   * instance's time; an assigned customer's metric event (at or after the assignment) adds to their x.
+   * instance's time; an assigned customer's metric event (at or after the assignment) adds to their x. `scope`: the
+   * campaign the instance is for (a scoped V1 event, perform), the only one that may assign.
    */
-  protected experimentsSee(instance: EventInstance): void {
+  protected experimentsSee(instance: EventInstance, scope: number | null = this.input.campaignId ?? null): void {
     for (const campaign of this.input.rules.experiments) {
       const { id, experiment } = campaign.rule;
       const stored = this.customer.experiments?.[id];
       // An event scoped to another campaign is not evaluated by this one: it assigns nobody here (it still measures).
-      const scoped = this.input.campaignId != null && this.input.campaignId !== id;
+      const scoped = scope !== null && scope !== id;
       if (!stored && (scoped || campaign.rule.status !== 'live' || !campaignSeesEvent(this.ctx, campaign, instance) || campaignReach(this.ctx, campaign, instance))) continue;
       const measured = experiment!.metric.event === instance.name && instance.occurredAt >= (stored?.assignedAt ?? instance.occurredAt);
       if (stored && !measured) continue;

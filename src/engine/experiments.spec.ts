@@ -164,6 +164,8 @@ describe('evaluating a campaign with an experiment', () => {
   it('perform fails for a holdout customer and completes only the variant\'s behaviors for the others', () => {
     const input = (id: string) => ({ rules: compiled(), customer: customer({ id }), progress: {}, campaignId: 10, now: T0, multiOrgEnabled: false });
     expect(perform(input(customerIn(HOLDOUT))).failure?.reason).toBe('holdout');
+    const other = rules({ campaigns: [campaign({ id: 10, experiment: experiment(), behaviors: [buy(1, 5)] }), campaign({ id: 20, behaviors: [buy(4, 1)] })] });
+    expect(perform({ ...input(customerIn('A')), rules: other, campaignId: 20 }).experiments).toEqual([]);
     const done = perform(input(customerIn('A')));
     expect(done.failure).toBeNull();
     expect(done.completions.map((c) => c.behaviorId)).toEqual([1, 2]);

@@ -118,7 +118,7 @@ class Performance extends Evaluation {
 
     this.recomputeTier();
     const instance = this.instance ?? performInstance(this.customer, now, this.input.multiOrgEnabled);
-    if (this.input.rules.experiments.length) this.experimentsSee(instance);
+    if (this.input.rules.experiments.length) this.experimentsSee(instance, c.id);
     const group = experimentGroup(c, this.customer);
     if (group === HOLDOUT) return fail('holdout', "the customer is in the holdout of the campaign's experiment");
     const state = performState(this.ctx, campaign, instance);

@@ -195,8 +195,9 @@ export class CampaignsService {
     const repeated = names.find((name, i) => names.indexOf(name) !== i);
     if (repeated !== undefined) throw AppError.validation('campaign.experiment.variants', `names "${repeated}" twice: variant names must be unique`);
     const was = current?.experiment ?? null;
-    if (current?.experimentStartedAt && JSON.stringify(groupsOf(was)) !== JSON.stringify(groupsOf(wanted))) {
-      throw AppError.validation('campaign.experiment', 'holdout_percent and variants can no longer change: customers have been assigned (only metric can)');
+    if ((current?.experimentStartedAt || current?.experimentEndedAt) && JSON.stringify(groupsOf(was)) !== JSON.stringify(groupsOf(wanted))) {
+      const why = current.experimentEndedAt ? 'the experiment has ended' : 'customers have been assigned';
+      throw AppError.validation('campaign.experiment', `holdout_percent and variants can no longer change: ${why} (only metric can)`);
     }
     if (current) {
       const [used] = (await em.query(

@@ -116,7 +116,7 @@ const RESULTS: ApiPropertyOptions = {
       },
       example: { holdout: { customers: 100, achievements: 0, points: 0 }, A: { customers: 450, achievements: 60, points: 3000 }, B: { customers: 450, achievements: 75, points: 3750 } },
       description:
-        "Only for a campaign with an experiment (contract §20): by group (holdout, then the variants), the replayed customers assigned to it " +
+        "Only for a campaign with an experiment (contract §20): by group name (holdout and each variant), the replayed customers assigned to it " +
         '(by the same deterministic assignment as live evaluation; an experiment that has ended is replayed as running) and what the campaign did for them',
     },
   },
