@@ -8,7 +8,8 @@
  * customer (lock contention) with its totals checked. Each row adds the CPU a request cost the API, PostgreSQL and
  * this process (the load generator, and the raw script itself in the raw row; S's own process is its API column).
  * A ceiling that errors or stores less than it should ends the run with FAILED (exit code 1), never a ratio.
- * Run: npm run bench:v1 (BENCH_SECONDS per workload, default 10; BENCH_ONLY=v1 for V1, S and P alone).
+ * Beside V1: the same load on an organization whose campaign runs a live experiment (issue #43), and its ratio to V1.
+ * Run: npm run bench:v1 (BENCH_SECONDS per workload, default 10; BENCH_ONLY=v1 for V1, the experiment, S and P alone).
  */
 import { runV1 } from './support/v1-phase.js';
 import { runBench } from './support/verdict.js';
