@@ -184,6 +184,7 @@ describe('behaviors', () => {
               { id: expect.any(Number), tier: { name: tierName } },
             ],
             outcomes: [outcome(0, offerId, 'Offer'), outcome(1, creativeId, 'AdUnit'), outcome(2, null, 'Points'), outcome(3, null, 'EventOutcome'), outcome(4, tierId, 'Tier')],
+            variant: null,
             errors: {},
             created_at: expect.stringMatching(ISO_UTC_MS),
             updated_at: expect.stringMatching(ISO_UTC_MS),

@@ -140,6 +140,7 @@ describe('campaigns', () => {
           targeting: [],
           budget: null,
           budget_used: { completions: 0, points: 0 },
+          experiment: null,
           created_at: expect.stringMatching(ISO_UTC_MS),
           updated_at: expect.stringMatching(ISO_UTC_MS),
         },
@@ -211,6 +212,7 @@ describe('campaigns', () => {
         targeting,
         budget: null,
         budget_used: { completions: 0, points: 0 },
+        experiment: null,
         created_at: expect.stringMatching(ISO_UTC_MS),
         updated_at: expect.stringMatching(ISO_UTC_MS),
       });

@@ -115,6 +115,14 @@ class World {
   otherCampaign() {
     return this.once('other campaign', async () => createCampaign(this.app, await this.tenant()));
   }
+  /** The campaign run as an experiment of variants A and B (EndExperimentBody's example ends it with B). */
+  experiment() {
+    return this.once('experiment', async () => {
+      const c = await this.campaign();
+      const campaign = { name: c.name, status: c.status, starts_at: c.starts_at, ends_at: c.ends_at, experiment: { holdout_percent: 10, variants: [{ name: 'A' }, { name: 'B' }], metric: { event: 'purchase' } } };
+      await api(this.app, await this.tenant()).put(`/management/campaigns/${c.id}`).send({ campaign }).expect(200);
+    });
+  }
   /** 10,000 points for the customer, earned by an event of a behavior of their own. */
   points() {
     return this.once('points', async () => {
@@ -257,6 +265,8 @@ const SETUP: Record<string, (w: World) => Promise<unknown>> = {
   // A reversal names an earlier submission of the customer: the one its example names (ReversalInput's example).
   Reversals_reverse: (w) => w.submission('ord_1001'),
   Reversals_reverseExternal: (w) => w.submission('ord_1001'),
+  // Ending an experiment needs one.
+  Experiments_end: (w) => w.experiment(),
 };
 
 /** The example's value with `ids` in place of the ids it holds, in the same form. */

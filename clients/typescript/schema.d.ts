@@ -6090,7 +6090,7 @@ export interface components {
                     [key: string]: number;
                 };
                 /**
-                 * @description Only for a campaign with an experiment (contract §20): by group (holdout, then the variants), the replayed customers assigned to it (by the same deterministic assignment as live evaluation; an experiment that has ended is replayed as running) and what the campaign did for them
+                 * @description Only for a campaign with an experiment (contract §20): by group name (holdout and each variant), the replayed customers assigned to it (by the same deterministic assignment as live evaluation; an experiment that has ended is replayed as running) and what the campaign did for them
                  * @example {
                  *       "holdout": {
                  *         "customers": 100,
@@ -15384,7 +15384,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExperimentResultsResponse"];
                 };
             };
-            /** @description validation, invalid_json */
+            /** @description invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -61,6 +61,7 @@ const BODIES: Record<string, (mine: World) => unknown> = {
   }),
   'PUT /management/creatives/{creative_id}': () => ({ creative: { name: 'Taken', message: 'taken' } }),
   'POST /management/campaigns/{campaign_id}/simulations': () => ({ simulation: { from: '2026-01-01T00:00:00Z', to: '2026-02-01T00:00:00Z' } }),
+  'POST /management/campaigns/{campaign_id}/experiment/end': () => ({ winner: 'treatment' }),
 };
 
 /** Admin routes act on any organization by design (the admin token is not a tenant): they are not part of this check. */

@@ -47,7 +47,8 @@ export async function buildWorld(app: INestApplication, storageDir: string): Pro
     .division.id as number;
   const tierId = (await client.post('/management/tiers').send({ tier: { name: 'Gold', min_points: 1000 } }).expect(201)).body.tier.id as number;
   const offerId = (await client.post('/management/offers').send({ offer: { name: 'Coffee', points: 5 } }).expect(201)).body.offer.id as number;
-  const campaign = await createCampaign(app, tenant, { permalink: `world-${tag}` });
+  // An experiment that holds no one out (its results route has an object to read; every customer is evaluated as before).
+  const campaign = await createCampaign(app, tenant, { permalink: `world-${tag}`, experiment: { holdout_percent: 0, metric: { event: 'visit' } } });
   const behavior = await createBehavior(app, tenant, campaign.id, { name: 'Visit', event: 'visit', points: 10, outcomes: [{ deal: { id: offerId } }] });
   const creativeId = await createTriggeredCreative(app, tenant, campaign.id, behavior.id, { message: 'Thanks for visiting' });
   const navigation = await client.get(`/management/campaigns/${campaign.id}/navigation`).expect(200);

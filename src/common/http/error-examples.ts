@@ -282,6 +282,12 @@ const OWN_VALIDATION: Array<{ matches: RegExp; field: string; message: string; r
     request: { query: { granularity: 'year' } },
   },
   {
+    matches: /^POST .*\/campaigns\/\{campaign_id\}\/experiment\/end$/,
+    field: 'winner',
+    message: 'must be longer than or equal to 1 characters',
+    request: { body: { winner: '' } },
+  },
+  {
     matches: /^DELETE .*\/divisions\/\{division_id\}$/,
     field: 'division_id',
     message: 'is the root division, which cannot be deleted',

@@ -29,7 +29,7 @@ export class ExperimentsController {
   @ApiOperation({ summary: "A campaign's experiment and its results", description: RESULTS })
   @ApiIdParam('campaign_id', 'The campaign id')
   @ApiOkResponse({ type: ExperimentResultsResponse })
-  @ApiErrors('validation', 'not_found')
+  @ApiErrors('not_found')
   async get(@CurrentTenant() tenant: Tenant, @Param('campaign_id', new IdPipe('campaign')) campaignId: number): Promise<ExperimentResultsResponse> {
     return { status: 'ok', experiment: await this.experiments.results(tenant, campaignId) };
   }
