@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { QueueName } from '../src/queues/queue-names.js';
 import { createTestApp } from './support/app.js';
+import { useOwnDatabase } from './support/database.js';
 import { expectError } from './support/errors.js';
 import { deleteQueueKeys, ownQueuePrefix, startTestWorker, waitFor, withQueue } from './support/worker.js';
 import { createCampaign } from './factories/campaign.factory.js';
@@ -58,6 +59,9 @@ describe('scheduled creatives and audience jobs', () => {
   const absent: string[] = [];
 
   beforeAll(async () => {
+    // A database of its own: every audience worker of the run sweeps the audience_jobs table, and another file's worker
+    // (its own storage directory) took over this file's expired lease once, leaving the CSV where this API never looks.
+    await useOwnDatabase('audience_jobs');
     storageDir = await mkdtemp(join(tmpdir(), 'audience-jobs-'));
     app = await createTestApp({ queuePrefix: prefix, storageDir });
     // sweepAfterSeconds 1: the sweeper queues a due row whose job was lost one second after its date.

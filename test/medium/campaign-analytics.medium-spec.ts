@@ -12,6 +12,7 @@ import { AnalyticsUseCase } from '../../src/modules/analytics/analytics.use-case
 import { V1EventsUseCase } from '../../src/modules/events/v1-events.use-case.js';
 import { PointsModule } from '../../src/modules/points/points.module.js';
 import { ReversalUseCase } from '../../src/modules/points/reversal.use-case.js';
+import { useOwnDatabase } from '../support/database.js';
 import { createMediumContext, type MediumContext } from './support/module.js';
 import { v1Request } from './support/evaluations.js';
 import { seedCampaign, seedCustomers, seedTenant, type SeededCustomer } from './support/seed.js';
@@ -36,6 +37,9 @@ describe('campaign analytics on the real database', () => {
   let ctx: MediumContext;
 
   beforeAll(async () => {
+    // A database of its own: the backfill walks a range of every organization's events, which another file's events
+    // written meanwhile would fall into (the experiments' medium spec's did, once).
+    await useOwnDatabase('campaign_analytics');
     ctx = await createMediumContext({ databasePoolSize: 8 }, FIRST + 30 * DAY, [AuditModule, AnalyticsModule, AnalyticsWorkerModule, PointsModule]);
   });
   afterAll(() => ctx.close());
