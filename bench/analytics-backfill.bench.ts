@@ -21,14 +21,11 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { onInterrupt } from './support/cleanup.js';
 import { monthsBetween } from './support/history-data.js';
-import { ADMIN_TOKEN, databaseUrl, dropDatabase, migrate, startApi, type HistoryApi } from './support/history-server.js';
+import { databaseUrl, dropDatabase, migrate, startApi, type HistoryApi } from './support/history-server.js';
 import { load, percentile, table, type LoadResult } from './support/load.js';
+import { int } from './support/env.js';
+import { call, headers, type Answer, type Tenant } from './support/api-call.js';
 
-const int = (name: string, fallback: number) => {
-  const value = Number((process.env[name] ?? String(fallback)).replaceAll('_', '').replaceAll(',', ''));
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
-};
 const CUSTOMERS = int('BENCH_ANALYTICS_CUSTOMERS', 10_000);
 const EVENTS = int('BENCH_ANALYTICS_EVENTS', 10_000_000);
 const SECONDS = int('BENCH_SECONDS', 20);
@@ -46,12 +43,6 @@ const log = (line: string) => process.stderr.write(`analytics-backfill bench [${
 const fmt = (n: number) => n.toLocaleString('en-US');
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(', ');
 
-interface Tenant {
-  key: string;
-  secret: string;
-}
-const headers = (t: Tenant) => ({ authorization: `Basic ${Buffer.from(`${t.key}:${t.secret}`).toString('base64')}`, 'content-type': 'application/json' });
-
 let api: HistoryApi | null = null;
 let cleaning: Promise<void> | undefined;
 const cleanup = () =>
@@ -60,15 +51,6 @@ const cleanup = () =>
     await dropDatabase(NAME).catch(() => undefined);
   })());
 const forget = onInterrupt(cleanup);
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers read member by member, checked by the bench
-type Answer = Record<string, any>;
-
-async function call(url: string, method: string, body: unknown, tenant?: Tenant, expected = 200): Promise<Answer> {
-  const res = await fetch(url, { method, headers: tenant ? headers(tenant) : { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (res.status !== expected) throw new Error(`${method} ${url} answered ${res.status}: ${await res.text()}`);
-  return (await res.json()) as Answer;
-}
 
 /** The organization, the history's campaign, and the V1 load's campaign and customers. */
 async function configure(url: string) {

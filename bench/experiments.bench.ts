@@ -21,14 +21,11 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { onInterrupt } from './support/cleanup.js';
-import { ADMIN_TOKEN, databaseComment, databaseExists, databaseUrl, dropDatabase, migrate, setDatabaseComment, startApi, type HistoryApi } from './support/history-server.js';
+import { databaseComment, databaseExists, databaseUrl, dropDatabase, migrate, setDatabaseComment, startApi, type HistoryApi } from './support/history-server.js';
 import { percentile, table } from './support/load.js';
+import { int } from './support/env.js';
+import { call, type Tenant } from './support/api-call.js';
 
-const int = (name: string, fallback: number) => {
-  const value = Number((process.env[name] ?? String(fallback)).replaceAll('_', '').replaceAll(',', ''));
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
-};
 const CUSTOMERS = int('BENCH_EXPERIMENTS_CUSTOMERS', 1_000_000);
 const EVENTS = int('BENCH_EXPERIMENTS_EVENTS', 10_000_000);
 const RUNS = int('BENCH_EXPERIMENTS_RUNS', 40);
@@ -58,10 +55,6 @@ const log = (line: string) => process.stderr.write(`experiments bench [${elapsed
 const fmt = (n: number) => n.toLocaleString('en-US');
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(', ');
 
-interface Tenant {
-  key: string;
-  secret: string;
-}
 interface Built extends Tenant {
   organizationId: number;
   large: number;
@@ -79,17 +72,6 @@ const cleanup = () =>
     if (!KEEP) await dropDatabase(NAME).catch(() => undefined);
   })());
 const forget = onInterrupt(cleanup);
-
-const headers = (t: Tenant) => ({ authorization: `Basic ${Buffer.from(`${t.key}:${t.secret}`).toString('base64')}`, 'content-type': 'application/json' });
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers read member by member, checked by the bench
-type Answer = Record<string, any>;
-
-async function call(url: string, method: string, body: unknown, tenant?: Tenant, expected = 200): Promise<Answer> {
-  const res = await fetch(url, { method, headers: tenant ? headers(tenant) : { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (res.status !== expected) throw new Error(`${method} ${url} answered ${res.status}: ${await res.text()}`);
-  return (await res.json()) as Answer;
-}
 
 /** The organization, both campaigns with the experiment and "Buyer" (purchase), the small one's purchases through V1. */
 async function configure(url: string): Promise<Omit<Built, 'seconds'>> {

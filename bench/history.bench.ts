@@ -32,12 +32,8 @@ import { loadAverage, prepareHistory, type HistoryDatabase } from './support/his
 import { trafficPerRequest, smokeTest, workloads, WORKLOADS, CONCURRENCY } from './support/history-workloads.js';
 import { interleavedNamed, percentile, table, type LoadResult } from './support/load.js';
 import { checkTallies, tallyLines, type Tally } from './support/verdict.js';
+import { int } from './support/env.js';
 
-const int = (name: string, fallback: number) => {
-  const value = Number((process.env[name] ?? String(fallback)).replaceAll('_', '').replaceAll(',', ''));
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
-};
 const LARGE: HistorySizes = { customers: int('BENCH_HISTORY_CUSTOMERS', 1_000_000), events: int('BENCH_HISTORY_EVENTS', 10_000_000) };
 const smallCustomers = int('BENCH_HISTORY_SMALL_CUSTOMERS', 10_000);
 const SMALL: HistorySizes = { customers: smallCustomers, events: Math.round((LARGE.events / LARGE.customers) * smallCustomers) };

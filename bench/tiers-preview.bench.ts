@@ -20,12 +20,8 @@ import pg from 'pg';
 import { onInterrupt } from './support/cleanup.js';
 import { ADMIN_TOKEN, databaseComment, databaseExists, databaseUrl, dropDatabase, migrate, setDatabaseComment, startApi, type HistoryApi } from './support/history-server.js';
 import { table } from './support/load.js';
+import { int } from './support/env.js';
 
-const int = (name: string, fallback: number) => {
-  const value = Number((process.env[name] ?? String(fallback)).replaceAll('_', '').replaceAll(',', ''));
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
-};
 const CUSTOMERS = int('BENCH_TIERS_CUSTOMERS', 1_000_000);
 const CREDITS = int('BENCH_TIERS_CREDITS', 20_000_000);
 const RUNS = int('BENCH_TIERS_RUNS', 3);
