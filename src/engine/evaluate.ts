@@ -573,7 +573,7 @@ export class Evaluation {
   protected checkCampaignCompleted(campaign: CompiledCampaign): void {
     const id = campaign.rule.id;
     const group = experimentGroup(campaign.rule, this.customer);
-    const behaviors = campaign.behaviors.filter((b) => behaviorApplies(b.rule, group));
+    const behaviors = group === null ? campaign.behaviors : campaign.behaviors.filter((b) => behaviorApplies(b.rule, group));
     if (this.customer.completedCampaignIds.includes(id) || behaviors.length === 0) return;
     const done = behaviors.every((b) => {
       const max = b.rule.maxTimesAchievable;

@@ -26,6 +26,8 @@ export type { ReversedCompletion } from './reversal.js';
 export { localDay, isDay } from './time.js';
 export { behaviorApplies, bucketOf, experimentGroup, groupOfBucket, BUCKETS, HOLDOUT } from './experiments.js';
 export type { ExperimentAssignment, ExperimentOutcome, ExperimentRule, ExperimentVariant, GroupAddition } from './experiments.js';
+export { experimentResults } from './experiment-statistics.js';
+export type { GroupSums } from './experiment-statistics.js';
 export { checkEligibility } from './eligibility.js';
 export type { EligibilityResult, CampaignCheck } from './eligibility.js';
 export { perform, performBehaviorsInvolved, performInstance, performQualified, behaviorEligibility } from './perform.js';

@@ -270,6 +270,7 @@ export function planWrite(events: WritePlan['events'], customers: CustomerResult
  * adds to its group's sums, and the first assignment of a campaign not known to have started.
  */
 function planExperiments(plan: WritePlan, customerId: string, outcomes: Outcomes['experiments']): void {
+  if (outcomes.length === 0) return;
   const rows = new Map<number, AssignmentRow>();
   for (const { campaignId, assignment: a, stored, added } of outcomes) {
     const at = new Date(a.assignedAt).toISOString();

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { GroupSums } from '../../engine/experiment-statistics.js';
+import type { GroupSums } from '../../engine/index.js';
 import type { ExperimentResultsView } from './dto/experiment-results.dto.js';
 
 /** The experiments' stored state (migration 1766000000000): the groups' sums and the end. */
