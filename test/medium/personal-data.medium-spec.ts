@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PERSONAL_DATA } from '../../src/database/personal-data.js';
+import { useOwnDatabase } from '../support/database.js';
 import { createMediumContext, type MediumContext } from './support/module.js';
 
 /**
@@ -11,6 +12,8 @@ describe('the schema against its personal data classification', () => {
   let schema: Map<string, string[]>;
 
   beforeAll(async () => {
+    // A database of its own, copied from the migrated template: other files create tables of their own in the shared one.
+    await useOwnDatabase('personal_data');
     ctx = await createMediumContext({}, Date.UTC(2026, 10, 29));
     const rows: Array<{ table_name: string; columns: string[] }> = await ctx.db.query(
       `SELECT c.table_name, array_agg(c.column_name::text ORDER BY c.ordinal_position) AS columns
