@@ -21,6 +21,7 @@ import { TierPolicy1765700000000 } from './1765700000000-tier-policy.js';
 import { LedgerBackfillIndex1765800000000 } from './1765800000000-ledger-backfill-index.js';
 import { CampaignAnalytics1765900000000 } from './1765900000000-campaign-analytics.js';
 import { Experiments1766000000000 } from './1766000000000-experiments.js';
+import { Erasures1766100000000 } from './1766100000000-erasures.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -47,4 +48,5 @@ export const migrations = [
   LedgerBackfillIndex1765800000000,
   CampaignAnalytics1765900000000,
   Experiments1766000000000,
+  Erasures1766100000000,
 ];

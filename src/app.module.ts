@@ -20,6 +20,7 @@ import { MetricsModule } from './modules/metrics/metrics.module.js';
 import { SimulationsModule } from './modules/simulations/simulations.module.js';
 import { AnalyticsModule } from './modules/analytics/analytics.module.js';
 import { ExperimentsModule } from './modules/experiments/experiments.module.js';
+import { DataRightsModule } from './modules/data-rights/data-rights.module.js';
 import { SettingsModule } from './modules/tenancy/settings/settings.module.js';
 import { ExtensionsApiModule } from './modules/extensions/extensions-api.module.js';
 import { PointsModule } from './modules/points/points.module.js';
@@ -55,6 +56,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
     SimulationsModule,
     AnalyticsModule,
     ExperimentsModule,
+    DataRightsModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: ErrorFilter },

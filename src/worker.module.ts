@@ -4,6 +4,7 @@ import { WORKER_QUEUES, type WorkerQueue } from './config/config.js';
 import { CoreModule } from './core.module.js';
 import { AnalyticsWorkerModule } from './modules/analytics/analytics-worker.module.js';
 import { EventsWorkerModule } from './modules/events/events-worker.module.js';
+import { DataRightsWorkerModule } from './modules/data-rights/data-rights-worker.module.js';
 import { AudienceJobsWorkerModule } from './modules/creatives/audience-jobs/audience-jobs-worker.module.js';
 import { EventCountersModule } from './modules/metrics/metrics.module.js';
 import { PointsWorkerModule } from './modules/points/points-worker.module.js';
@@ -13,8 +14,8 @@ import { WebhooksWorkerModule } from './modules/webhooks/webhooks-worker.module.
 
 /** Each kind of work a worker process may take, and the modules that run it (processors and sweepers). */
 const WORK: Record<WorkerQueue, Type[]> = {
-  // The analytics fold of what the event path appends.
-  events: [EventsWorkerModule, AnalyticsWorkerModule],
+  // The analytics fold of what the event path appends, and erasures' worker (it removes customers' events).
+  events: [EventsWorkerModule, AnalyticsWorkerModule, DataRightsWorkerModule],
   webhooks: [WebhooksWorkerModule],
   'audience-jobs': [AudienceJobsWorkerModule],
   // Points' expiry and tiers' reviews: the sweepers of balances and standings.

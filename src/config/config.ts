@@ -47,6 +47,8 @@ export interface AppConfig {
   pointsExpiryRate: number;
   /** Customers whose due tier review the review sweeper applies per second at most (TIER_REVIEW_RATE). */
   tierReviewRate: number;
+  /** Rows the erasure worker deletes or rewrites per second at most (ERASURE_RATE), so that other customers' work goes on. */
+  erasureRate: number;
   /** Simulations of one organization that run at once (more wait, queued). */
   simulationsPerOrganization: number;
   /** A simulation's run stops, failed, after this long (a replay's time budget). */
@@ -188,6 +190,7 @@ export function loadConfig(env: Env): AppConfig {
     sweepAfterSeconds: integer(env, 'SWEEP_AFTER_SECONDS', 30, 1, 86_400),
     pointsExpiryRate: integer(env, 'POINTS_EXPIRY_RATE', 2_000, 1, 1_000_000),
     tierReviewRate: integer(env, 'TIER_REVIEW_RATE', 2_000, 1, 1_000_000),
+    erasureRate: integer(env, 'ERASURE_RATE', 20_000, 1, 1_000_000),
     simulationsPerOrganization: integer(env, 'SIMULATIONS_PER_ORGANIZATION', 2, 1, 100),
     simulationMaxSeconds: integer(env, 'SIMULATION_MAX_SECONDS', 900, 1, 86_400),
     eventRetentionDays: env.EVENT_RETENTION_DAYS ? integer(env, 'EVENT_RETENTION_DAYS', 0, 1, 36_500) : null,

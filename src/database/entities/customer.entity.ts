@@ -47,4 +47,8 @@ export class Customer extends Timestamps {
 
   @Column('integer', { name: 'completed_campaign_ids', array: true })
   completedCampaignIds: number[];
+
+  /** Set by the customer's erasure (contract §21): the row is a tombstone no lookup finds, until the erasure worker deletes it. */
+  @Column('timestamptz', { name: 'erased_at', nullable: true })
+  erasedAt: Date | null;
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, LessThanOrEqual, MoreThan } from 'typeorm';
+import { DataSource, EntityManager, IsNull, LessThanOrEqual, MoreThan } from 'typeorm';
 import { uniqueViolation } from '../../common/database/unique-violation.js';
 import { AppError } from '../../common/errors/app-error.js';
 import { pageWindow, PageQuery } from '../../common/http/pagination.dto.js';
@@ -146,7 +146,7 @@ export class CustomersService {
   async find(tenant: Tenant, ref: CustomerRef): Promise<Customer> {
     if ('userId' in ref && !UUID.test(ref.userId)) throw AppError.notFound('user');
     const where = 'userId' in ref ? { id: ref.userId } : { externalId: ref.externalId };
-    const customer = await this.db.manager.findOneBy(Customer, { ...where, organizationId: tenant.organizationId });
+    const customer = await this.db.manager.findOneBy(Customer, { ...where, organizationId: tenant.organizationId, erasedAt: IsNull() });
     if (!customer) throw AppError.notFound('user');
     return customer;
   }

@@ -99,7 +99,7 @@ export class EvaluationRepository {
       name: `customer-by-${'userId' in key ? 'id' : 'external-id'}${lock ? '-locked' : ''}`,
       text: `SELECT ${CUSTOMER_COLUMNS}
          FROM customers c JOIN organizations o ON o.id = c.organization_id
-        WHERE c.organization_id = $1 AND ${'userId' in key ? 'c.id' : 'c.external_id'} = $2${lock ? '\n          FOR NO KEY UPDATE OF c' : ''}`,
+        WHERE c.organization_id = $1 AND ${'userId' in key ? 'c.id' : 'c.external_id'} = $2 AND c.erased_at IS NULL${lock ? '\n          FOR NO KEY UPDATE OF c' : ''}`,
       values: [organizationId, keyValue(key)],
     });
     return rows[0] ? loadedCustomer(rows[0]) : null;
@@ -208,7 +208,7 @@ export class EvaluationRepository {
       text: `WITH job AS MATERIALIZED (${EVENTS_BY_KEY})
        SELECT ${CUSTOMER_COLUMNS}
          FROM customers c JOIN organizations o ON o.id = c.organization_id
-        WHERE c.id IN (SELECT customer_id FROM job WHERE status = 'pending')
+        WHERE c.id IN (SELECT customer_id FROM job WHERE status = 'pending') AND c.erased_at IS NULL
         ORDER BY c.id
           FOR NO KEY UPDATE OF c${skipLocked ? ' SKIP LOCKED' : ''}`,
       values: eventsByKeyParams(keys),

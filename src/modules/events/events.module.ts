@@ -12,5 +12,6 @@ import { V2EventsUseCase } from './v2-events.use-case.js';
   imports: [TenancyModule, EvaluationModule],
   controllers: [V1EventsController, V2EventsController, RejectedEventsController],
   providers: [V1EventsUseCase, V2EventsUseCase, RetrievalUseCase],
+  exports: [RetrievalUseCase],
 })
 export class EventsModule {}

@@ -126,7 +126,7 @@ export const STORE_V2_EVENTS = `WITH t AS (
        SELECT $1, $2,
               -- Two lookups, each on an index (a CASE inside one WHERE scanned the customers table per event).
               CASE WHEN t.user_id IS NOT NULL
-                   THEN (SELECT c.id FROM customers c WHERE c.id = t.user_id AND c.organization_id = $1)
+                   THEN (SELECT c.id FROM customers c WHERE c.id = t.user_id AND c.organization_id = $1 AND c.erased_at IS NULL)
                    ELSE (SELECT c.id FROM customers c WHERE c.organization_id = $1 AND c.external_id = t.external_id) END,
               coalesce(t.external_id, t.user_id::text), 'v2', t.transaction_id, t.name, t.count, t.context,
               t.division_id, t.occurred_at, 'pending', $3

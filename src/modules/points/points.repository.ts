@@ -130,7 +130,7 @@ export class PointsRepository {
            ) d
          ), locked AS (
            SELECT c.id, c.organization_id, c.external_id, c.available_points FROM customers c
-            WHERE c.id IN (SELECT customer_id FROM due) ORDER BY c.id FOR NO KEY UPDATE SKIP LOCKED
+            WHERE c.id IN (SELECT customer_id FROM due) AND c.erased_at IS NULL ORDER BY c.id FOR NO KEY UPDATE SKIP LOCKED
          ), credits AS (
            SELECT l.id, l.customer_id, l.remaining FROM points_ledger l JOIN locked c ON c.id = l.customer_id
             WHERE l.remaining > 0 AND l.expires_at <= $1::timestamptz

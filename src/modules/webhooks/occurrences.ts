@@ -10,6 +10,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'points.expired',
   'points.reversed',
   'campaign.budget_exhausted',
+  'user.erased',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -1,8 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiTimestamp } from '../../../common/validation/schedule.dto.js';
 
-/** What the audit log records changes of (ConfigChangesService.record callers). */
-const OBJECT_TYPES = ['campaign', 'line_item', 'creative_group', 'creative', 'behavior', 'offer', 'tier', 'division', 'webhook', 'settings'];
+/** What the audit log records changes of (ConfigChangesService.record callers), and customers' erasures (contract §21). */
+const OBJECT_TYPES = ['campaign', 'line_item', 'creative_group', 'creative', 'behavior', 'offer', 'tier', 'division', 'webhook', 'settings', 'user'];
 
 const SNAPSHOT = {
   nullable: true,
@@ -14,7 +14,12 @@ export class AuditEntryView {
   @ApiProperty({ example: '17', pattern: '^[0-9]+$', description: 'Entry id: a 64-bit integer, sent as a string of digits' }) id: string;
   @ApiProperty({ example: 'update', enum: ['create', 'update', 'delete'], description: 'delete is a soft delete' }) action: string;
   @ApiProperty({ example: 'campaign', enum: OBJECT_TYPES, description: 'The kind of object changed' }) object_type: string;
-  @ApiProperty({ example: '42', pattern: '^[0-9]+$', description: "The changed object's id, as a string of digits" }) object_id: string;
+  @ApiProperty({
+    example: '42',
+    pattern: '^([0-9]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$',
+    description: "The changed object's id, as a string of digits; for a user (an erasure, action delete), the erased customer's user_id alone",
+  })
+  object_id: string;
   @ApiProperty({
     example: '3f9c2a7e5b1d4c8e9a0b6d2f4e1c7a5b',
     nullable: true,

@@ -92,7 +92,7 @@ export class BuildAudienceUseCase {
               t.name AS tier_name
          FROM customers c
          LEFT JOIN tiers t ON t.id = c.tier_id AND t.deleted_at IS NULL
-        WHERE c.division_id = $1 AND c.organization_id = $2 AND ($3::uuid IS NULL OR c.id > $3::uuid)
+        WHERE c.division_id = $1 AND c.organization_id = $2 AND ($3::uuid IS NULL OR c.id > $3::uuid) AND c.erased_at IS NULL
         ORDER BY c.id
         LIMIT $4`,
       [divisionId, organizationId, after, AUDIENCE_PAGE],

@@ -200,7 +200,7 @@ const REPLAY_WORK_MEM = '256MB';
  * against 190 ms for 50 customers beside 1,000,000 events of another organization); a large one is joined by hash.
  */
 const REPLAYED = `e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at <= $3
-            AND e.customer_id IN (SELECT c.id FROM customers c WHERE c.organization_id = $1)
+            AND e.customer_id IN (SELECT c.id FROM customers c WHERE c.organization_id = $1 AND c.erased_at IS NULL)
             AND e.status <> 'rejected' AND e.source <> 'perform'
             AND ($4::uuid[] IS NULL OR e.customer_id = ANY($4::uuid[]))`;
 
@@ -216,10 +216,10 @@ const BY_CUSTOMER = `SELECT ${PROFILE_COLUMNS}, h.events
                                                   floor(extract(epoch FROM e.occurred_at) * 1000)::float8, e.qualify) ORDER BY e.occurred_at, e.id) AS events
                    FROM events e WHERE ${REPLAYED}
                   GROUP BY e.customer_id ORDER BY e.customer_id) h
-           JOIN LATERAL (SELECT * FROM customers c WHERE c.id = h.customer_id AND c.organization_id = $1 OFFSET 0) c ON true
+           JOIN LATERAL (SELECT * FROM customers c WHERE c.id = h.customer_id AND c.organization_id = $1 AND c.erased_at IS NULL OFFSET 0) c ON true
           ORDER BY h.customer_id`;
 
-const PROFILES = `SELECT ${PROFILE_COLUMNS} FROM customers c WHERE c.organization_id = $1 AND c.id = ANY($2::uuid[])`;
+const PROFILES = `SELECT ${PROFILE_COLUMNS} FROM customers c WHERE c.organization_id = $1 AND c.id = ANY($2::uuid[]) AND c.erased_at IS NULL`;
 
 function historyEvents(row: HistoryRow): ReplayEvent[] {
   return row.events.map(([name, count, attributes, context, at, qualify]) =>

@@ -48,7 +48,7 @@ export class RewardEffectsRepository {
 
   /** Whether the customer belongs to the organization. */
   async customerOf(uow: UnitOfWork, organizationId: number, customerId: string): Promise<boolean> {
-    const rows = await uow.query(`SELECT 1 FROM customers WHERE id = $1 AND organization_id = $2`, [customerId, organizationId]);
+    const rows = await uow.query(`SELECT 1 FROM customers WHERE id = $1 AND organization_id = $2 AND erased_at IS NULL`, [customerId, organizationId]);
     return rows.length > 0;
   }
 

@@ -134,7 +134,7 @@ export class DivisionsService {
   private async assertUnused(em: EntityManager, tenant: Tenant, division: Division): Promise<void> {
     const [uses]: Array<{ children: number; customers: number; campaigns: number }> = await em.query(
       `SELECT (SELECT count(*)::int FROM divisions WHERE organization_id = $1 AND parent_id = $2 AND deleted_at IS NULL) AS children,
-              (SELECT count(*)::int FROM customers WHERE organization_id = $1 AND division_id = $2) AS customers,
+              (SELECT count(*)::int FROM customers WHERE organization_id = $1 AND division_id = $2 AND erased_at IS NULL) AS customers,
               (SELECT count(*)::int FROM campaigns WHERE organization_id = $1 AND division_id = $2 AND deleted_at IS NULL) AS campaigns`,
       [tenant.organizationId, division.id],
     );

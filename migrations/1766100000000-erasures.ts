@@ -1,0 +1,44 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Customer erasure (contract §21, decision 0024, docs/data-rights.md):
+ * - `customers.erased_at`: set by the erasure's answer, with the row's personal data cleared and `external_id` null
+ *   (so the organization's unique index frees it): the row is a tombstone no lookup finds, until the erasure worker
+ *   has removed everything that references it and deletes it;
+ * - `erasures`: one row per erasure, the durable job: the step the worker reached, and `alias`, the one id that
+ *   replaces the customer's in the analytics' per-customer rows (distinct counts stay, nothing links to anyone).
+ *   Kept once done (`done_at`): the proof an auditor asks for names no one but an internal id that no longer exists.
+ */
+export class Erasures1766100000000 implements MigrationInterface {
+  name = 'Erasures1766100000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE customers ADD COLUMN erased_at timestamptz, ALTER COLUMN external_id DROP NOT NULL`);
+    await q.query(`
+      CREATE TABLE erasures (
+        customer_id uuid PRIMARY KEY,
+        organization_id integer NOT NULL REFERENCES organizations(id),
+        erased_at timestamptz NOT NULL,
+        alias uuid NOT NULL DEFAULT gen_random_uuid(),
+        step text NOT NULL DEFAULT 'analytics',
+        attempts integer NOT NULL DEFAULT 0,
+        last_error text,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        done_at timestamptz
+      )`);
+    await q.query(`CREATE INDEX erasures_open ON erasures (erased_at) WHERE done_at IS NULL`);
+    // What the erasure worker finds the customer's rows by: webhook deliveries by the user their payload names, and
+    // rewards' effects by customer (their only other index is by organization and time).
+    await q.query(`CREATE INDEX webhook_deliveries_user ON webhook_deliveries ((payload #>> '{data,user_id}'), id) WHERE payload #>> '{data,user_id}' IS NOT NULL`);
+    await q.query(`CREATE INDEX reward_effects_customer ON reward_effects (customer_id)`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP INDEX reward_effects_customer`);
+    await q.query(`DROP INDEX webhook_deliveries_user`);
+    await q.query(`DROP TABLE erasures`);
+    // Tombstones of unfinished erasures keep no external id: they get one that names no one before it is required again.
+    await q.query(`UPDATE customers SET external_id = 'erased-' || id WHERE external_id IS NULL`);
+    await q.query(`ALTER TABLE customers DROP COLUMN erased_at, ALTER COLUMN external_id SET NOT NULL`);
+  }
+}

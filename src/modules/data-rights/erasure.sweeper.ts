@@ -1,0 +1,84 @@
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { LOGGER, type Logger } from '../../common/logging/logger.js';
+import { PeriodicSweep } from '../../common/scheduling/periodic-sweep.js';
+import { APP_CONFIG } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/config.js';
+import { AnalyticsRepository } from '../analytics/analytics.repository.js';
+import { ERASURE_BATCH, ERASURE_STEPS, type StepContext } from './erasure-steps.js';
+import { ErasureRepository, type ErasureJob } from './erasure.repository.js';
+
+/** A sweep starts no batch after this long (the next one, 5 seconds later, goes on where it stopped). */
+const SWEEP_BUDGET_MS = 20_000;
+
+/**
+ * Finishes erasures (contract §21, decision 0024): every 5 seconds one worker process at a time (the sweep's advisory
+ * lock) takes the unfinished erasures, oldest first, and runs each one's steps from the one it reached, batch after
+ * batch, at most ERASURE_RATE rows a second so that other customers' evaluations keep their latency. A step is
+ * recorded done once its last batch is committed: a worker killed at any point leaves the job at a step whose batches
+ * the next sweep runs again, and every batch only touches what is still there.
+ */
+@Injectable()
+export class ErasureSweeper extends PeriodicSweep {
+  constructor(
+    @InjectDataSource() db: DataSource,
+    private readonly erasures: ErasureRepository,
+    private readonly analytics: AnalyticsRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) logger: Logger,
+  ) {
+    super(db, logger, 7_700_044, 'erasure');
+  }
+
+  /** Answers the rows deleted or rewritten. */
+  protected async sweepLocked(): Promise<number> {
+    const started = performance.now();
+    let rows = 0;
+    const pace = async () => {
+      const ahead = (rows / this.config.erasureRate) * 1000 - (performance.now() - started);
+      if (ahead > 0) await sleep(ahead);
+      return performance.now() - started < SWEEP_BUDGET_MS;
+    };
+    for (let job = await this.erasures.next(); job; job = await this.erasures.next()) {
+      const finished = await this.finish(job, pace, (n) => (rows += n));
+      if (!finished) break;
+    }
+    return rows;
+  }
+
+  /** Runs the job's steps from the one it reached; answers whether it got to the end (false: out of time, waiting or failed). */
+  private async finish(job: ErasureJob, pace: () => Promise<boolean>, done: (rows: number) => void): Promise<boolean> {
+    const ctx: StepContext = {
+      job,
+      query: (text, values) => this.erasures.query(text, values),
+      foldAnalytics: () => this.analytics.foldAll(),
+      storageDir: this.config.storageDir,
+    };
+    for (let i = ERASURE_STEPS.findIndex((s) => s.name === job.step); i >= 0 && i < ERASURE_STEPS.length; i++) {
+      const step = ERASURE_STEPS[i];
+      for (;;) {
+        let rows: number | null;
+        try {
+          rows = await step.batch(ctx);
+        } catch (error) {
+          await this.erasures.failed(job, (error as Error).message);
+          this.logger.warn({ user_id: job.customer_id, step: step.name, err: (error as Error).message }, 'erasure step failed; next sweep retries');
+          return false;
+        }
+        if (rows === null) return false;
+        done(rows);
+        if (rows < ERASURE_BATCH) break;
+        if (!(await pace())) return false;
+      }
+      const next = ERASURE_STEPS[i + 1]?.name ?? null;
+      if (!(await this.erasures.advance(job, next))) return false;
+      job.step = next ?? job.step;
+      if (!next) this.logger.info({ user_id: job.customer_id }, 'erasure finished');
+      if (!(await pace())) return false;
+    }
+    return true;
+  }
+}
