@@ -444,7 +444,11 @@ export interface paths {
          */
         put: operations["Customers_update"];
         post?: never;
-        delete?: never;
+        /**
+         * Erase a customer, by user_id
+         * @description Erases the customer (GDPR article 17, CCPA). From this answer on no route answers anything of them (the user and everything under it answer 404), their external_id is free for a new customer, events of theirs still in the queue are dropped, and webhook deliveries about them not yet made are cancelled. The rest (every month of the event log, the ledger, notifications, offers, tier history, delivered webhooks' payloads, audience files, simulation explanations) is removed by the workers within seconds, surviving any crash. What names no one stays: budgets used, analytics and experiment counts, simulation totals; transaction ids they used stay used. Written to the audit log by internal id alone, and sent as the webhook event user.erased. A second erasure answers 404 not_found.
+         */
+        delete: operations["DataRights_erase"];
         options?: never;
         head?: never;
         patch?: never;
@@ -468,7 +472,11 @@ export interface paths {
          */
         put: operations["Customers_updateExternal"];
         post?: never;
-        delete?: never;
+        /**
+         * Erase a customer, by external_id
+         * @description Erases the customer (GDPR article 17, CCPA). From this answer on no route answers anything of them (the user and everything under it answer 404), their external_id is free for a new customer, events of theirs still in the queue are dropped, and webhook deliveries about them not yet made are cancelled. The rest (every month of the event log, the ledger, notifications, offers, tier history, delivered webhooks' payloads, audience files, simulation explanations) is removed by the workers within seconds, surviving any crash. What names no one stays: budgets used, analytics and experiment counts, simulation totals; transaction ids they used stay used. Written to the audit log by internal id alone, and sent as the webhook event user.erased. A second erasure answers 404 not_found.
+         */
+        delete: operations["DataRights_eraseExternal"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1562,6 +1570,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/priv/v1/apps/{api_key}/users/{user_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export everything stored about a customer, by user_id
+         * @description Everything the service stores about the customer (GDPR articles 15 and 20, CCPA): the profile as GET .../users answers it, every event of every month the log still holds (with its attributes, context and status), the points ledger, progress in every live behavior as retrieval answers it, notifications, issued offers, tier history, experiment groups and the webhook deliveries about them. Lists are newest first. Streamed as it is read: a customer with a long history is exported without the service holding it in memory. 404 not_found when it is not a customer of the api key's organization (an erased customer included).
+         */
+        get: operations["DataRights_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/priv/v1/apps/{api_key}/external/users/{external_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export everything stored about a customer, by external_id
+         * @description Everything the service stores about the customer (GDPR articles 15 and 20, CCPA): the profile as GET .../users answers it, every event of every month the log still holds (with its attributes, context and status), the points ledger, progress in every live behavior as retrieval answers it, notifications, issued offers, tier history, experiment groups and the webhook deliveries about them. Lists are newest first. Streamed as it is read: a customer with a long history is exported without the service holding it in memory. 404 not_found when it is not a customer of the api key's organization (an erased customer included).
+         */
+        get: operations["DataRights_exportExternal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2649,9 +2697,9 @@ export interface components {
              * @example campaign
              * @enum {string}
              */
-            object_type: "campaign" | "line_item" | "creative_group" | "creative" | "behavior" | "offer" | "tier" | "division" | "webhook" | "settings";
+            object_type: "campaign" | "line_item" | "creative_group" | "creative" | "behavior" | "offer" | "tier" | "division" | "webhook" | "settings" | "user";
             /**
-             * @description The changed object's id, as a string of digits
+             * @description The changed object's id, as a string of digits; for a user (an erasure, action delete), the erased customer's user_id alone
              * @example 42
              */
             object_id: string;
@@ -5165,7 +5213,7 @@ export interface components {
              *       "points.credited"
              *     ]
              */
-            event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired" | "points.reversed" | "campaign.budget_exhausted")[];
+            event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired" | "points.reversed" | "campaign.budget_exhausted" | "user.erased")[];
         };
         CreateWebhookBody: {
             webhook: components["schemas"]["CreateWebhookInput"];
@@ -5188,7 +5236,7 @@ export interface components {
              *       "points.credited"
              *     ]
              */
-            event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired" | "points.reversed" | "campaign.budget_exhausted")[];
+            event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired" | "points.reversed" | "campaign.budget_exhausted" | "user.erased")[];
             /**
              * Format: date-time
              * @example 2026-01-05T10:00:00.000Z
@@ -5232,7 +5280,7 @@ export interface components {
              *       "points.credited"
              *     ]
              */
-            event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired" | "points.reversed" | "campaign.budget_exhausted")[];
+            event_types: ("notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired" | "points.reversed" | "campaign.budget_exhausted" | "user.erased")[];
             /**
              * Format: date-time
              * @example 2026-01-05T10:00:00.000Z
@@ -5316,7 +5364,7 @@ export interface components {
              * @example points.credited
              * @enum {string}
              */
-            type: "notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired" | "points.reversed" | "campaign.budget_exhausted";
+            type: "notification.created" | "behavior.completed" | "tier.changed" | "points.credited" | "points.debited" | "points.expired" | "points.reversed" | "campaign.budget_exhausted" | "user.erased";
             /**
              * @description pending: not tried yet; retrying: failed, another attempt is scheduled; delivered; failed: out of attempts; cancelled: the webhook was deleted
              * @example delivered
@@ -6480,6 +6528,141 @@ export interface components {
              * @example B
              */
             winner: string;
+        };
+        ExportedEvent: {
+            /**
+             * @description Event id: a 64-bit integer, sent as a string of digits
+             * @example 42
+             */
+            id: string;
+            /** @example store_visit */
+            name: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             * @example 2026-01-05T10:00:00.000Z
+             */
+            occurred_at: string;
+            /** @example 1 */
+            count: number;
+            /**
+             * @description The attributes the event was sent with (V1)
+             * @example {
+             *       "store_id": "s-12"
+             *     }
+             */
+            attributes: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description The context the event was sent with
+             * @example {
+             *       "app_name": "mobile"
+             *     }
+             */
+            context: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @example processed
+             * @enum {string}
+             */
+            status: "pending" | "processed" | "rejected" | "failed" | "stored";
+        };
+        ExportedOffer: {
+            /**
+             * @description The issue's id
+             * @example 7
+             */
+            id: string;
+            /** @example 3 */
+            offer_id: number;
+            /** @example Free coffee */
+            name: string;
+            /** @example 42 */
+            campaign_id: number;
+            /**
+             * @description The event that earned it
+             * @example 42
+             */
+            event_id: string | null;
+            /**
+             * Format: date-time
+             * @description When it was issued
+             * @example 2026-01-05T10:00:00.000Z
+             */
+            issued_at: string;
+        };
+        ExportedDelivery: {
+            /** @example 12 */
+            id: string;
+            /**
+             * @description The webhook event type
+             * @example points.credited
+             */
+            event_type: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @example delivered
+             * @enum {string}
+             */
+            status: "pending" | "retrying" | "delivered" | "failed" | "cancelled";
+        };
+        CustomerExport: {
+            /** @description The customer, as GET .../users/{user_id} answers it */
+            user: components["schemas"]["UserView"];
+            /** @description Every event the log holds of the customer, every month, newest first */
+            events: components["schemas"]["ExportedEvent"][];
+            /** @description The points ledger, newest first */
+            points: components["schemas"]["LedgerEntryView"][];
+            /** @description Progress in every behavior of every live campaign, as retrieval answers it */
+            behaviors: {
+                [key: string]: components["schemas"]["RetrievalBehaviorView"];
+            };
+            /** @description Stored notifications, newest first */
+            notifications: components["schemas"]["NotificationView"][];
+            /** @description Offers issued to the customer, newest first */
+            offers: components["schemas"]["ExportedOffer"][];
+            /** @description Every move of the tier, newest first */
+            tier_history: components["schemas"]["TierHistoryEntry"][];
+            /** @description Experiment groups the customer is assigned to */
+            experiments: components["schemas"]["ExperimentAssignmentView"][];
+            /** @description Webhook deliveries about the customer, newest first */
+            webhook_deliveries: components["schemas"]["ExportedDelivery"][];
+        };
+        CustomerExportResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            export: components["schemas"]["CustomerExport"];
+        };
+        ErasureView: {
+            /**
+             * Format: uuid
+             * @description The erased customer's user_id (it names no one any more)
+             * @example 8d4f7a52-2b1e-4c0a-9a57-0f3c1d2e4b6a
+             */
+            user_id: string;
+            /**
+             * Format: date-time
+             * @description When the erasure was answered: from then on nothing of the customer is answered
+             * @example 2026-01-05T10:00:00.000Z
+             */
+            erased_at: string;
+        };
+        ErasureResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            erasure: components["schemas"]["ErasureView"];
         };
     };
     responses: never;
@@ -8682,6 +8865,94 @@ export interface operations {
             };
         };
     };
+    DataRights_erase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer's UUID, assigned by the service when the customer is created (the `id` of POST .../users). An unknown id, another organization's customer, or a value that is not a UUID answers 404 not_found */
+                user_id: string;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The erasure: from now on nothing of the customer is answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     Customers_getExternal: {
         parameters: {
             query?: never;
@@ -8798,6 +9069,94 @@ export interface operations {
                 };
             };
             /** @description missing_data, argument_error, validation, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    DataRights_eraseExternal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer's external_id: your own id for the customer, given on create (URL-encoded). An unknown one answers 404 not_found */
+                external_id: string;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The erasure: from now on nothing of the customer is answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureResponse"];
+                };
+            };
+            /** @description invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15504,6 +15863,182 @@ export interface operations {
             };
             /** @description already_ended */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    DataRights_export: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer's UUID, assigned by the service when the customer is created (the `id` of POST .../users). An unknown id, another organization's customer, or a value that is not a UUID answers 404 not_found */
+                user_id: string;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Everything stored about the customer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerExportResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    DataRights_exportExternal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer's external_id: your own id for the customer, given on create (URL-encoded). An unknown one answers 404 not_found */
+                external_id: string;
+                /** @description Application api key; HTTP Basic credentials are api_key:api_secret */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Everything stored about the customer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerExportResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

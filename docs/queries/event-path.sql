@@ -8,7 +8,7 @@ BEGIN; SET LOCAL lock_timeout = 5000;
 SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
         c.tier_id, c.tier_floor_id, c.tier_review_at, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version
    FROM customers c JOIN organizations o ON o.id = c.organization_id
-  WHERE c.organization_id = $1 AND c.id = $2
+  WHERE c.organization_id = $1 AND c.id = $2 AND c.erased_at IS NULL
     FOR NO KEY UPDATE OF c;
 
 -- EvaluationRepository.customer by id, not locked (read_only, qualify, retrieval)
@@ -16,7 +16,7 @@ SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.
 SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
         c.tier_id, c.tier_floor_id, c.tier_review_at, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version
    FROM customers c JOIN organizations o ON o.id = c.organization_id
-  WHERE c.organization_id = $1 AND c.id = $2;
+  WHERE c.organization_id = $1 AND c.id = $2 AND c.erased_at IS NULL;
 
 -- EvaluationRepository.progressByKey by id (same round trip as the customer)
 -- prepared as "progress-by-id"
@@ -33,7 +33,7 @@ SELECT a.customer_id, a.campaign_id, a.group_name, a.assigned_at, a.metric_sum, 
 SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
         c.tier_id, c.tier_floor_id, c.tier_review_at, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version
    FROM customers c JOIN organizations o ON o.id = c.organization_id
-  WHERE c.organization_id = $1 AND c.external_id = $2
+  WHERE c.organization_id = $1 AND c.external_id = $2 AND c.erased_at IS NULL
     FOR NO KEY UPDATE OF c;
 
 -- EvaluationRepository.customer by external id, not locked (read_only, qualify, retrieval)
@@ -41,7 +41,7 @@ SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.
 SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
         c.tier_id, c.tier_floor_id, c.tier_review_at, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version
    FROM customers c JOIN organizations o ON o.id = c.organization_id
-  WHERE c.organization_id = $1 AND c.external_id = $2;
+  WHERE c.organization_id = $1 AND c.external_id = $2 AND c.erased_at IS NULL;
 
 -- EvaluationRepository.progressByKey by external id (same round trip as the customer)
 -- prepared as "progress-by-external-id"
@@ -68,7 +68,7 @@ WITH job AS MATERIALIZED (SELECT e.* FROM unnest($1::bigint[], $2::timestamptz[]
   SELECT c.id, c.external_id, c.time_zone, c.division_id, c.tags, c.attributes, c.available_points, c.lifetime_points,
          c.tier_id, c.tier_floor_id, c.tier_review_at, c.qualified_campaign_ids, c.completed_campaign_ids, o.rules_version
     FROM customers c JOIN organizations o ON o.id = c.organization_id
-   WHERE c.id IN (SELECT customer_id FROM job WHERE status = 'pending')
+   WHERE c.id IN (SELECT customer_id FROM job WHERE status = 'pending') AND c.erased_at IS NULL
    ORDER BY c.id
      FOR NO KEY UPDATE OF c;
 

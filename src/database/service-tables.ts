@@ -25,6 +25,7 @@ export const SERVICE_TABLES: ReadonlySet<string> = new Set([
   'divisions',
   'event_reversals',
   'event_transactions',
+  'erasures',
   'events',
   'experiment_assignments',
   'experiment_groups',

@@ -145,7 +145,8 @@ export async function snapshotOrganization(db: DataSource, organizationId: numbe
   )) as Array<{ table_name: string }>;
   const snapshot: Record<string, unknown[]> = {};
   for (const { table_name: table } of tables) {
-    snapshot[table] = await db.query(`SELECT * FROM "${table}" WHERE organization_id = $1 ORDER BY id`, [organizationId]);
+    // By the first column: the id, or the customer of an erasure.
+    snapshot[table] = await db.query(`SELECT * FROM "${table}" WHERE organization_id = $1 ORDER BY 1`, [organizationId]);
   }
   snapshot.organizations = await db.query('SELECT * FROM organizations WHERE id = $1', [organizationId]);
   snapshot.customer_progress = await db.query(
