@@ -2,6 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Customer erasure (contract §21, decision 0024, docs/data-rights.md):
+ * - `event_reversals.customer_id` may be null: an erased customer's reversal keeps its transaction id reversed;
  * - `customers.erased_at`: set by the erasure's answer, with the row's personal data cleared and `external_id` null
  *   (so the organization's unique index frees it): the row is a tombstone no lookup finds, until the erasure worker
  *   has removed everything that references it and deletes it;
@@ -14,6 +15,8 @@ export class Erasures1766100000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE customers ADD COLUMN erased_at timestamptz, ALTER COLUMN external_id DROP NOT NULL`);
+    // A reversed transaction id stays reversed once its customer is erased, naming no one.
+    await q.query(`ALTER TABLE event_reversals ALTER COLUMN customer_id DROP NOT NULL`);
     await q.query(`
       CREATE TABLE erasures (
         customer_id uuid PRIMARY KEY,
@@ -39,6 +42,8 @@ export class Erasures1766100000000 implements MigrationInterface {
     await q.query(`DROP TABLE erasures`);
     // Tombstones of unfinished erasures keep no external id: they get one that names no one before it is required again.
     await q.query(`UPDATE customers SET external_id = 'erased-' || id WHERE external_id IS NULL`);
+    await q.query(`DELETE FROM event_reversals WHERE customer_id IS NULL`);
+    await q.query(`ALTER TABLE event_reversals ALTER COLUMN customer_id SET NOT NULL`);
     await q.query(`ALTER TABLE customers DROP COLUMN erased_at, ALTER COLUMN external_id SET NOT NULL`);
   }
 }

@@ -27,7 +27,9 @@ export interface ErasureStep {
   batch(ctx: StepContext): Promise<number | null>;
 }
 
-const count = async (ctx: StepContext, text: string, values: unknown[]): Promise<number> => (await ctx.query(text, values)).length;
+/** Runs a statement that deletes or rewrites rows `RETURNING 1`; answers how many it did. */
+const count = async (ctx: StepContext, statement: string, values: unknown[]): Promise<number> =>
+  (await ctx.query<{ n: number }>(`WITH done AS (${statement}) SELECT count(*)::int AS n FROM done`, values))[0].n;
 
 /** Deletes a batch of the customer's rows of a table keyed by `id`, by the index on its customer column. */
 const deleteBatch = (ctx: StepContext, table: string) =>
@@ -76,13 +78,16 @@ export const ERASURE_STEPS: readonly ErasureStep[] = [
       ),
   },
   {
+    // Table after table; a table with a full batch deleted may hold more: the next batch starts there again.
     name: 'records',
     async batch(ctx) {
+      let deleted = 0;
       for (const table of RECORD_TABLES) {
-        const deleted = await deleteBatch(ctx, table);
-        if (deleted > 0) return deleted;
+        const rows = await deleteBatch(ctx, table);
+        if (rows === ERASURE_BATCH) return rows;
+        deleted += rows;
       }
-      return 0;
+      return deleted;
     },
   },
   {
