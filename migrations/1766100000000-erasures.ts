@@ -7,7 +7,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   (so the organization's unique index frees it): the row is a tombstone no lookup finds, until the erasure worker
  *   has removed everything that references it and deletes it;
  * - `erasures`: one row per erasure, the durable job: the step the worker reached, and `alias`, the one id that
- *   replaces the customer's in the analytics' per-customer rows (distinct counts stay, nothing links to anyone).
+ *   replaces the customer's in the analytics' per-customer rows (distinct counts stay, nothing links to anyone), and
+ *   the customer's external id until the erasure is done (events rejected as unknown name the customer by it).
  *   Kept once done (`done_at`): the proof an auditor asks for names no one but an internal id that no longer exists.
  */
 export class Erasures1766100000000 implements MigrationInterface {
@@ -22,6 +23,7 @@ export class Erasures1766100000000 implements MigrationInterface {
         customer_id uuid PRIMARY KEY,
         organization_id integer NOT NULL REFERENCES organizations(id),
         erased_at timestamptz NOT NULL,
+        external_id text,
         alias uuid NOT NULL DEFAULT gen_random_uuid(),
         step text NOT NULL DEFAULT 'analytics',
         attempts integer NOT NULL DEFAULT 0,

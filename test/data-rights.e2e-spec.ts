@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
+import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { PERSONAL_DATA } from '../src/database/personal-data.js';
 import { createTestApp } from './support/app.js';
@@ -69,6 +70,10 @@ describe('customer data rights (contract §21)', () => {
       { name: 'Visit', event: 'visit', points: 10, data: { max_times_repeatable: 1_000 }, outcomes: [{ deal: { id: offer.id } }] },
     ]);
     await createTriggeredCreative(app, tenant, campaign.id, visit.id, { message: 'Thanks for the visit' });
+    // A V2 event sent before the customer existed: stored rejected (customer_not_found) under their external id.
+    await request(app.getHttpServer()).post(`/priv/v2/apps/${tenant.apiKey}/events`).auth(tenant.apiKey, tenant.apiSecret)
+      .send({ events: { name: 'visit', external_id: 'erase-me', context: { app_name: 'kiosk' } } }).expect(200);
+    await waitFor(async () => (await count(`SELECT count(*) AS n FROM events WHERE user_ref = 'erase-me' AND status = 'rejected'`, [])) === 1, SETTLE_MS, 'the rejection');
     customer = await createCustomer(app, tenant, { external_id: 'erase-me', tags: ['vip'], attributes: { email_hash: 'abc123' } });
     other = await createCustomer(app, tenant, { external_id: 'keep-me' });
     // Events of three months (the log's partitions), one with a transaction id.
@@ -174,6 +179,8 @@ describe('customer data rights (contract §21)', () => {
       expect(await download()).toContain(customer.id);
       const res = await api(app, tenant).delete(`/users/${customer.id}`).expect(200);
       erasure = res.body;
+      // Deliveries about them not made yet are cancelled by the answer itself.
+      expect(await count(`SELECT count(*) AS n FROM webhook_deliveries WHERE payload #>> '{data,user_id}' = $1 AND status = 'pending' AND type <> 'user.erased'`, [customer.id])).toBe(0);
     });
 
     it('answers the erasure', () => {
@@ -220,6 +227,8 @@ describe('customer data rights (contract §21)', () => {
         customer.id,
       ]);
       expect(deliveries).toEqual([]);
+      // The event rejected under their external id before they existed is gone too.
+      expect(await count(`SELECT count(*) AS n FROM events WHERE organization_id = $1 AND customer_id IS NULL`, [tenant.organizationId])).toBe(0);
       expect(await count(`SELECT count(*) AS n FROM webhook_deliveries WHERE organization_id = $1 AND status = 'cancelled'`, [tenant.organizationId])).toBe(8);
       // The simulation keeps its totals, without the customer; the audience file keeps every other line.
       const simulation = (await api(app, tenant).get(`/management/simulations/${simulationId}`).expect(200)).body.simulation;

@@ -44,8 +44,8 @@ describe('erasure steps on the real database', () => {
   });
 
   const count = async (sql: string, values: unknown[]) => Number(((await ctx.db.query(sql, values)) as Array<{ n: string }>)[0].n);
-  const job = async (customerId: string): Promise<ErasureJob> =>
-    ((await ctx.db.query(`SELECT customer_id, organization_id, erased_at, alias, step FROM erasures WHERE customer_id = $1`, [customerId])) as ErasureJob[])[0];
+  /** The customer's erasure as the worker reads it. */
+  const job = async (customerId: string): Promise<ErasureJob> => (await repository.open(1_000)).find((j) => j.customer_id === customerId)!;
   const stepContext = (erasure: ErasureJob): StepContext => ({
     job: erasure,
     query: async (text, values) => (await ctx.db.query(text, values)) as never[],
@@ -66,8 +66,8 @@ describe('erasure steps on the real database', () => {
   /**
    * A customer (and a neighbour) with rows in every table the erasure touches: three V1 visits (10 points each: ledger,
    * progress, analytics activity, the last not folded yet), and by SQL what other features leave: a notification, an offer, tier history and
-   * outcome, a reward effect, a reversal, webhook deliveries (pending and delivered), a simulation explaining both and
-   * an audience file holding both.
+   * outcome, a reward effect, a reversal, webhook deliveries (pending and delivered), an event rejected under their
+   * external id (sent before they existed), a simulation explaining both and an audience file holding both.
    */
   async function world() {
     const tenant: Tenant = await seedTenant(ctx.db);
@@ -92,7 +92,7 @@ describe('erasure steps on the real database', () => {
     );
     const [webhook] = await ctx.db.query(`INSERT INTO webhooks (organization_id, url, event_types, secret) VALUES ($1, 'https://hooks.example.com/x', '{points.credited}', 's') RETURNING id`, [org]);
     for (const who of [customer, neighbour]) {
-      const params = [org, who.id, campaignId, behaviorIds[0], offer.id, tier.id, webhook.id, creative.id];
+      const params = [org, who.id, campaignId, behaviorIds[0], offer.id, tier.id, webhook.id, creative.id, who.externalId];
       await ctx.db.query(
         `WITH n AS (INSERT INTO notifications (organization_id, customer_id, creative_id, campaign_id, behavior_id, type, data) VALUES ($1, $2, $8, $3, $4, 'push_message', '{"message":"hi"}') RETURNING 1),
               o AS (INSERT INTO customer_offers (organization_id, customer_id, offer_id, campaign_id, behavior_id) VALUES ($1, $2, $5, $3, $4) RETURNING 1),
@@ -100,7 +100,9 @@ describe('erasure steps on the real database', () => {
               t AS (INSERT INTO customer_tier_outcomes (customer_id, tier_id, event_id, occurred_at) VALUES ($2, $6, 1, now()) RETURNING 1),
               r AS (INSERT INTO reward_effects (organization_id, customer_id, event_id, kind, campaign_id, behavior_id, payload) VALUES ($1, $2, 1, 'stamp', $3, $4, '{}') RETURNING 1),
               v AS (INSERT INTO event_reversals (organization_id, api_key_id, transaction_id, customer_id, events, points, achievements)
-                    SELECT $1, id, 'till-' || $2, $2, 1, 10, 1 FROM api_keys WHERE organization_id = $1 RETURNING 1)
+                    SELECT $1, id, 'till-' || $2, $2, 1, 10, 1 FROM api_keys WHERE organization_id = $1 RETURNING 1),
+              x AS (INSERT INTO events (organization_id, api_key_id, customer_id, user_ref, source, name, count, occurred_at, status, reason)
+                    SELECT $1, id, NULL, $9, 'v2', 'visit', 1, now(), 'rejected', 'customer_not_found' FROM api_keys WHERE organization_id = $1 RETURNING 1)
          INSERT INTO webhook_deliveries (organization_id, webhook_id, type, payload, status)
          SELECT $1, $7, 'points.credited', jsonb_build_object('id', gen_random_uuid(), 'type', 'points.credited', 'created_at', now(), 'data', jsonb_build_object('user_id', $2::text, 'external_id', 'x')), s
            FROM unnest(ARRAY['pending', 'delivered']) s`,
@@ -115,7 +117,8 @@ describe('erasure steps on the real database', () => {
     );
     const file = join('audience-jobs', String(org), 'one.csv');
     await mkdir(join(storageDir, 'audience-jobs', String(org)), { recursive: true });
-    await writeFile(join(storageDir, file), `external_id,user_id\n${customer.externalId},${customer.id}\n${neighbour.externalId},${neighbour.id}\n`);
+    // The customer's record spans two lines (an external id with a line break is quoted), then a quoted one with a quote.
+    await writeFile(join(storageDir, file), `external_id,user_id\n"two\nlines",${customer.id}\n"a ""b""",${neighbour.id}\n`);
     await ctx.db.query(
       `INSERT INTO audience_jobs (organization_id, creative_id, status, scheduled_at, customer_count, file_path, completed_at) VALUES ($1, $2, 'completed', now(), 2, $3, now())`,
       [org, creative.id, file],
@@ -133,6 +136,7 @@ describe('erasure steps on the real database', () => {
         (await byCustomer('points_ledger')) + (await byCustomer('notifications')) + (await byCustomer('customer_offers')) + (await byCustomer('tier_history')) +
         (await byCustomer('customer_tier_outcomes')) + (await byCustomer('reward_effects')),
       events: await byCustomer('events'),
+      rejected: await count(`SELECT count(*) AS n FROM events WHERE customer_id IS NULL AND status = 'rejected' AND user_ref = $1`, [who.externalId]),
       reversals: await byCustomer('event_reversals'),
       simulations: await count(`SELECT count(*) AS n FROM simulations WHERE $1::uuid = ANY(customer_ids) OR explanations ? $1::text`, [who.id]),
       audiences: (await readFile(join(storageDir, file), 'utf8')).includes(who.id) ? 1 : 0,
@@ -158,6 +162,11 @@ describe('erasure steps on the real database', () => {
     expect(await count(`SELECT count(*) AS n FROM events WHERE customer_id = $1`, [customer.id])).toBe(3);
     expect(await ctx.db.query(`SELECT action, object_type, object_id, before, after FROM audit_log WHERE organization_id = $1`, [tenant.organizationId])).toEqual([
       { action: 'delete', object_type: 'user', object_id: customer.id, before: null, after: null },
+    ]);
+    // Deliveries about them not made yet are cancelled at once; the delivered one waits for the worker to lose its payload.
+    expect(await ctx.db.query(`SELECT status FROM webhook_deliveries WHERE payload #>> '{data,user_id}' = $1 AND type <> 'user.erased' ORDER BY status`, [customer.id])).toEqual([
+      { status: 'cancelled' },
+      { status: 'delivered' },
     ]);
     const deliveries = await ctx.db.query(`SELECT payload FROM webhook_deliveries WHERE organization_id = $1 AND type = 'user.erased'`, [tenant.organizationId]);
     expect(deliveries.map((d: { payload: { data: unknown } }) => d.payload.data)).toEqual([{ user_id: customer.id, erased_at: new Date(NOW).toISOString() }]);
@@ -194,7 +203,7 @@ describe('erasure steps on the real database', () => {
     }
 
     // The audience file keeps the neighbour's line alone; the simulation its totals.
-    expect(await readFile(join(storageDir, file), 'utf8')).toBe(`external_id,user_id\n${neighbour.externalId},${neighbour.id}\n`);
+    expect(await readFile(join(storageDir, file), 'utf8')).toBe(`external_id,user_id\n"a ""b""",${neighbour.id}\n`);
     expect(await ctx.db.query(`SELECT customers, events_replayed, customer_ids FROM simulations WHERE organization_id = $1`, [tenant.organizationId])).toEqual([
       { customers: 2, events_replayed: '6', customer_ids: [neighbour.id] },
     ]);

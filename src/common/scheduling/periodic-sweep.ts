@@ -15,6 +15,8 @@ const SWEEP_EVERY_MS = 5_000;
 export abstract class PeriodicSweep implements OnApplicationBootstrap, OnApplicationShutdown {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
+  /** Set once the process shuts down: a long sweep stops starting batches. */
+  protected stopping = false;
 
   protected constructor(
     private readonly database: DataSource,
@@ -33,6 +35,7 @@ export abstract class PeriodicSweep implements OnApplicationBootstrap, OnApplica
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     await this.running;
   }

@@ -65,20 +65,27 @@ export type ExportListName = keyof typeof EXPORT_LISTS;
 export class CustomerExportRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async *batches(list: ExportListName, customerId: string): AsyncGenerator<string[]> {
+  /**
+   * The list's items, batch by batch, each batch one string of JSON items joined by commas: PostgreSQL builds it, so
+   * the process holds one string per batch, not a thousand rows of objects.
+   */
+  async *batches(list: ExportListName, customerId: string): AsyncGenerator<string> {
     const { select, from, keys } = EXPORT_LISTS[list];
     const [k1, k2] = keys;
-    let after: [unknown, unknown] | null = null;
+    let after: [string, string] | null = null;
     for (;;) {
-      const rows = (await this.db.query(
-        `SELECT ${select}::text AS j, ${k1}::text AS k1, ${k2}::text AS k2 FROM ${from}${after ? ` AND (${k1}, ${k2}) < ($2, $3)` : ''}
-          ORDER BY ${k1} DESC, ${k2} DESC LIMIT ${EXPORT_BATCH}`,
+      const [page] = (await this.db.query(
+        `WITH page AS (
+           SELECT ${select}::text AS j, ${k1} AS o1, ${k2} AS o2 FROM ${from}${after ? ` AND (${k1}, ${k2}) < ($2, $3)` : ''}
+            ORDER BY ${k1} DESC, ${k2} DESC LIMIT ${EXPORT_BATCH})
+         SELECT string_agg(j, ',' ORDER BY o1 DESC, o2 DESC) AS items, count(*)::int AS n,
+                (array_agg(o1::text ORDER BY o1, o2))[1] AS k1, (array_agg(o2::text ORDER BY o1, o2))[1] AS k2
+           FROM page`,
         after ? [customerId, ...after] : [customerId],
-      )) as Array<{ j: string; k1: unknown; k2: unknown }>;
-      if (rows.length) yield rows.map((r) => r.j);
-      if (rows.length < EXPORT_BATCH) return;
-      const last = rows[rows.length - 1];
-      after = [last.k1, last.k2];
+      )) as Array<{ items: string | null; n: number; k1: string; k2: string }>;
+      if (page.items !== null) yield page.items;
+      if (page.n < EXPORT_BATCH) return;
+      after = [page.k1, page.k2];
     }
   }
 }

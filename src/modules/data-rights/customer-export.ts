@@ -48,7 +48,7 @@ export class CustomerExportUseCase {
     await send(`,"${name}":[`);
     let first = true;
     for await (const items of this.lists.batches(name, customerId)) {
-      await send(`${first ? '' : ','}${items.join(',')}`);
+      await send(`${first ? '' : ','}${items}`);
       first = false;
     }
     await send(']');

@@ -102,10 +102,23 @@ export const ERASURE_STEPS: readonly ErasureStep[] = [
       ),
   },
   {
-    // A reversed transaction id stays reversed (409), naming no one.
+    // Events rejected because no customer had the id they named (sent before the customer was created, or by a
+    // mistyped id) keep that id and their context: those naming the customer's ids go too.
+    name: 'rejected',
+    batch: (ctx) =>
+      count(
+        ctx,
+        `DELETE FROM events WHERE (id, occurred_at) IN (
+           SELECT id, occurred_at FROM events
+            WHERE organization_id = $1 AND status = 'rejected' AND customer_id IS NULL AND user_ref IN ($2, $3) LIMIT $4) RETURNING 1`,
+        [ctx.job.organization_id, ctx.job.customer_id, ctx.job.external_id, ERASURE_BATCH],
+      ),
+  },
+  {
+    // A reversed transaction id stays reversed (409), naming no one: unlinked, and its free-text reason dropped.
     name: 'reversals',
     batch: (ctx) =>
-      count(ctx, `UPDATE event_reversals SET customer_id = NULL WHERE organization_id = $2 AND customer_id = $1 RETURNING 1`, [
+      count(ctx, `UPDATE event_reversals SET customer_id = NULL, reason = NULL WHERE organization_id = $2 AND customer_id = $1 RETURNING 1`, [
         ctx.job.customer_id,
         ctx.job.organization_id,
       ]).then(() => 0),
@@ -148,18 +161,27 @@ export const ERASURE_STEPS: readonly ErasureStep[] = [
   },
 ];
 
-/** Rewrites an audience CSV without the customer's line (its last field is the user id), through a file renamed into place. */
+/**
+ * Rewrites an audience CSV without the customer's record (its last field is the user id), through a file renamed into
+ * place. A record is one line or, when an external id holds a line break (quoted), the lines up to its closing quote.
+ */
 async function withoutCustomer(path: string, customerId: string): Promise<void> {
   const suffix = `,${customerId}`;
   const temp = `${path}.erasure.tmp`;
   const out = createWriteStream(temp, { encoding: 'utf8' });
   let removed = 0;
+  let record = '';
   try {
     const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
     for await (const line of lines) {
-      if (line.endsWith(suffix)) removed += 1;
-      else if (!out.write(`${line}\n`)) await once(out, 'drain');
+      record += `${line}\n`;
+      // Inside a quoted field while the record holds an odd number of quotes (a quote within one is doubled).
+      if ((record.match(/"/g)?.length ?? 0) % 2 === 1) continue;
+      if (record.endsWith(`${suffix}\n`)) removed += 1;
+      else if (!out.write(record)) await once(out, 'drain');
+      record = '';
     }
+    if (record && !out.write(record)) await once(out, 'drain');
   } catch (error) {
     out.destroy();
     await rm(temp, { force: true });

@@ -8,6 +8,8 @@ export interface ErasureJob {
   customer_id: string;
   organization_id: number;
   erased_at: Date;
+  /** The customer's external id, until the erasure is done (events rejected as unknown name them by it). */
+  external_id: string;
   alias: string;
   step: string;
 }
@@ -22,22 +24,29 @@ export interface ErasureStart {
 
 /**
  * The erasure's answer (contract §21): the customer row becomes a tombstone no lookup finds (personal data cleared,
- * the external id freed), the job is recorded, progress, experiment assignments and the events still waiting in the
- * queue are deleted, the audit entry names the internal id alone, and `user.erased` goes to the outbox. One statement.
+ * the external id freed; the job keeps it until done, to find the events rejected under it), the job is recorded,
+ * progress, experiment assignments and the events still waiting in the queue are deleted, webhook deliveries about
+ * the customer not made yet are cancelled, the audit entry names the internal id alone, and `user.erased` goes to the
+ * outbox. One statement.
  */
-const START = `WITH erased AS (
+const START = `WITH before AS (
+     SELECT external_id FROM customers WHERE id = $1
+   ), erased AS (
      UPDATE customers SET external_id = NULL, tags = '{}', attributes = '{}', available_points = 0, lifetime_points = 0, tier_id = NULL,
             tier_floor_id = NULL, tier_review_at = NULL, qualified_campaign_ids = '{}', completed_campaign_ids = '{}', erased_at = $4, updated_at = $4
       WHERE id = $1 AND erased_at IS NULL
      RETURNING id
    ), job AS (
-     INSERT INTO erasures (customer_id, organization_id, erased_at) SELECT id, $2, $4 FROM erased RETURNING customer_id
+     INSERT INTO erasures (customer_id, organization_id, erased_at, external_id) SELECT id, $2, $4, (SELECT external_id FROM before) FROM erased RETURNING customer_id
    ), progress AS (
      DELETE FROM customer_progress WHERE customer_id = $1 AND EXISTS (SELECT 1 FROM job)
    ), assignments AS (
      DELETE FROM experiment_assignments WHERE customer_id = $1 AND EXISTS (SELECT 1 FROM job)
    ), queued AS (
      DELETE FROM events WHERE customer_id = $1 AND status = 'pending' AND EXISTS (SELECT 1 FROM job)
+   ), cancelled AS (
+     UPDATE webhook_deliveries SET status = 'cancelled', updated_at = now()
+      WHERE (payload #>> '{data,user_id}') = $1::text AND status IN ('pending', 'retrying') AND EXISTS (SELECT 1 FROM job)
    ), audited AS (
      INSERT INTO audit_log (organization_id, api_key_id, action, object_type, object_id, created_at) SELECT $2, $3, 'delete', 'user', customer_id, $4 FROM job
    ), delivered AS (
@@ -65,22 +74,25 @@ export class ErasureRepository {
     return row.started ? (row.delivery_ids ?? []).map(String) : null;
   }
 
-  /** The oldest erasure not finished. */
-  async next(): Promise<ErasureJob | null> {
-    const [row] = (await this.db.query(
-      `SELECT customer_id, organization_id, erased_at, alias, step FROM erasures WHERE done_at IS NULL ORDER BY erased_at, customer_id LIMIT 1`,
-    )) as ErasureJob[];
-    return row ?? null;
+  /** The erasures not finished, oldest first (at most `limit`). */
+  open(limit: number): Promise<ErasureJob[]> {
+    return this.db.query(
+      `SELECT customer_id, organization_id, erased_at, external_id, alias, step FROM erasures WHERE done_at IS NULL ORDER BY erased_at, customer_id LIMIT $1`,
+      [limit],
+    ) as Promise<ErasureJob[]>;
   }
 
   /** Records that the job's step is done and the next one starts (answers false when another worker moved it). */
   async advance(job: ErasureJob, next: string | null): Promise<boolean> {
-    const rows = (await this.db.query(
-      `UPDATE erasures SET step = coalesce($3, step), done_at = CASE WHEN $3::text IS NULL THEN now() END, updated_at = now()
-        WHERE customer_id = $1 AND step = $2 AND done_at IS NULL RETURNING customer_id`,
+    const [{ n }] = (await this.db.query(
+      `WITH moved AS (
+         UPDATE erasures SET step = coalesce($3, step), done_at = CASE WHEN $3::text IS NULL THEN now() END, updated_at = now(),
+                external_id = CASE WHEN $3::text IS NULL THEN NULL ELSE external_id END
+          WHERE customer_id = $1 AND step = $2 AND done_at IS NULL RETURNING 1)
+       SELECT count(*)::int AS n FROM moved`,
       [job.customer_id, job.step, next],
-    )) as unknown[];
-    return rows.length > 0;
+    )) as Array<{ n: number }>;
+    return n > 0;
   }
 
   /** A failed attempt of the job's step, for the operator (the next sweep retries it). */

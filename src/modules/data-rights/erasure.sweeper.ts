@@ -13,6 +13,8 @@ import { ErasureRepository, type ErasureJob } from './erasure.repository.js';
 
 /** A sweep starts no batch after this long (the next one, 5 seconds later, goes on where it stopped). */
 const SWEEP_BUDGET_MS = 20_000;
+/** Erasures one sweep looks at, at most. */
+const OPEN_JOBS = 100;
 
 /**
  * Finishes erasures (contract §21, decision 0024): every 5 seconds one worker process at a time (the sweep's advisory
@@ -40,17 +42,17 @@ export class ErasureSweeper extends PeriodicSweep {
     const pace = async () => {
       const ahead = (rows / this.config.erasureRate) * 1000 - (performance.now() - started);
       if (ahead > 0) await sleep(ahead);
-      return performance.now() - started < SWEEP_BUDGET_MS;
+      return !this.stopping && performance.now() - started < SWEEP_BUDGET_MS;
     };
-    for (let job = await this.erasures.next(); job; job = await this.erasures.next()) {
-      const finished = await this.finish(job, pace, (n) => (rows += n));
-      if (!finished) break;
+    // A job that waits (a run of its organization still going) or fails does not hold up the ones after it.
+    for (const job of await this.erasures.open(OPEN_JOBS)) {
+      if ((await this.finish(job, pace, (n) => (rows += n))) === 'out_of_time') break;
     }
     return rows;
   }
 
-  /** Runs the job's steps from the one it reached; answers whether it got to the end (false: out of time, waiting or failed). */
-  private async finish(job: ErasureJob, pace: () => Promise<boolean>, done: (rows: number) => void): Promise<boolean> {
+  /** Runs the job's steps from the one it reached, until it is done, the sweep's time is up, or a step waits or fails. */
+  private async finish(job: ErasureJob, pace: () => Promise<boolean>, done: (rows: number) => void): Promise<'done' | 'out_of_time' | 'waiting' | 'failed'> {
     const ctx: StepContext = {
       job,
       query: (text, values) => this.erasures.query(text, values),
@@ -66,19 +68,19 @@ export class ErasureSweeper extends PeriodicSweep {
         } catch (error) {
           await this.erasures.failed(job, (error as Error).message);
           this.logger.warn({ user_id: job.customer_id, step: step.name, err: (error as Error).message }, 'erasure step failed; next sweep retries');
-          return false;
+          return 'failed';
         }
-        if (rows === null) return false;
+        if (rows === null) return 'waiting';
         done(rows);
         if (rows < ERASURE_BATCH) break;
-        if (!(await pace())) return false;
+        if (!(await pace())) return 'out_of_time';
       }
       const next = ERASURE_STEPS[i + 1]?.name ?? null;
-      if (!(await this.erasures.advance(job, next))) return false;
+      if (!(await this.erasures.advance(job, next))) return 'failed';
       job.step = next ?? job.step;
       if (!next) this.logger.info({ user_id: job.customer_id }, 'erasure finished');
-      if (!(await pace())) return false;
+      if (!(await pace())) return 'out_of_time';
     }
-    return true;
+    return 'done';
   }
 }

@@ -72,7 +72,7 @@ export async function monthWindow(db: Queryable, timeZone: string, from: Date, t
 export async function organizationScale(db: Queryable, organizationId: number): Promise<{ divisionIds: number[]; customers: number; allCustomers: number }> {
   const divisions = (await db.query(`SELECT id FROM divisions WHERE organization_id = $1 ORDER BY id`, [organizationId])) as Array<{ id: number }>;
   const divisionIds = divisions.map((d) => d.id);
-  const [counted] = (await db.query(`SELECT count(*)::int AS n FROM customers WHERE division_id = ANY($1::int[])`, [divisionIds])) as Array<{ n: number }>;
+  const [counted] = (await db.query(`SELECT count(*)::int AS n FROM customers WHERE division_id = ANY($1::int[]) AND erased_at IS NULL`, [divisionIds])) as Array<{ n: number }>;
   const [estimate] = (await db.query(`SELECT greatest(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = 'customers'::regclass`)) as Array<{ n: string }>;
   return { divisionIds, customers: counted.n, allCustomers: Math.max(Number(estimate?.n ?? 0), counted.n) };
 }
@@ -92,7 +92,7 @@ export async function customerBatch(db: Queryable, window: MonthWindow, organiza
             (SELECT array_to_string(array_agg(${credit}), ',') FROM points_ledger l WHERE l.customer_id = c.id AND ${CREDIT}) AS credits,
             (SELECT string_agg(${outcomeText('$1')}, ',') FROM customer_tier_outcomes t WHERE t.customer_id = c.id) AS outcomes
        FROM customers c
-      WHERE c.division_id = $6 AND c.organization_id = $7 AND ($8::uuid IS NULL OR c.id > $8::uuid)
+      WHERE c.division_id = $6 AND c.organization_id = $7 AND ($8::uuid IS NULL OR c.id > $8::uuid) AND c.erased_at IS NULL
       ORDER BY c.id
       LIMIT $9`,
     [...windowParams(window), divisionId, organizationId, afterId, limit],
@@ -131,7 +131,7 @@ export async function declareScan(
                     FROM customer_tier_outcomes t JOIN customers tc ON tc.id = t.customer_id
                    WHERE tc.organization_id = $6 AND ${inRange('t.customer_id')}
                    GROUP BY t.customer_id) o ON o.customer_id = c.id
-      WHERE c.organization_id = $6 AND ${inRange('c.id')}`,
+      WHERE c.organization_id = $6 AND ${inRange('c.id')} AND c.erased_at IS NULL`,
     [...windowParams(window), organizationId, range.from, range.to],
   );
 }
