@@ -6,7 +6,7 @@ import type { Tenant } from '../../src/common/http/request-context.js';
 import { AppError } from '../../src/common/errors/app-error.js';
 import { AnalyticsRepository } from '../../src/modules/analytics/analytics.repository.js';
 import { EraseCustomerUseCase } from '../../src/modules/data-rights/erase-customer.use-case.js';
-import { ERASURE_BATCH, ERASURE_STEPS, type StepContext } from '../../src/modules/data-rights/erasure-steps.js';
+import { ERASURE_BATCH, ERASURE_STEPS, type StepContext } from '../../src/modules/data-rights/erasure-steps.repository.js';
 import { ErasureRepository, type ErasureJob } from '../../src/modules/data-rights/erasure.repository.js';
 import { EvaluationPipeline } from '../../src/modules/evaluation/evaluation.pipeline.js';
 import { V1EventsUseCase } from '../../src/modules/events/v1-events.use-case.js';

@@ -17,6 +17,8 @@ export abstract class PeriodicSweep implements OnApplicationBootstrap, OnApplica
   private running: Promise<unknown> | null = null;
   /** Set once the process shuts down: a long sweep stops starting batches. */
   protected stopping = false;
+  /** Whether the first sweep runs at boot, not 5 seconds later. */
+  protected readonly sweepAtBoot: boolean = false;
 
   protected constructor(
     private readonly database: DataSource,
@@ -28,10 +30,12 @@ export abstract class PeriodicSweep implements OnApplicationBootstrap, OnApplica
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      if (!this.running) this.running = this.sweep().finally(() => (this.running = null));
-    }, SWEEP_EVERY_MS);
+    const start = () => {
+      if (!this.running && !this.stopping) this.running = this.sweep().finally(() => (this.running = null));
+    };
+    this.timer = setInterval(start, SWEEP_EVERY_MS);
     this.timer.unref();
+    if (this.sweepAtBoot) setImmediate(start);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -59,7 +59,7 @@ const START = `WITH before AS (
    )
    SELECT (SELECT count(*) FROM job)::int AS started, (SELECT array_agg(id ORDER BY id) FROM delivered) AS delivery_ids`;
 
-/** The erasure jobs' table, and the answer's write. The steps' statements are in erasure-steps.ts. */
+/** The erasure jobs' table, and the answer's write. The steps' statements are in erasure-steps.repository.ts. */
 @Injectable()
 export class ErasureRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}

@@ -8,13 +8,15 @@ import { PeriodicSweep } from '../../common/scheduling/periodic-sweep.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { AnalyticsRepository } from '../analytics/analytics.repository.js';
-import { ERASURE_BATCH, ERASURE_STEPS, type StepContext } from './erasure-steps.js';
+import { ERASURE_BATCH, ERASURE_STEPS, type StepContext } from './erasure-steps.repository.js';
 import { ErasureRepository, type ErasureJob } from './erasure.repository.js';
 
 /** A sweep starts no batch after this long (the next one, 5 seconds later, goes on where it stopped). */
 const SWEEP_BUDGET_MS = 20_000;
 /** Erasures one sweep looks at, at most. */
 const OPEN_JOBS = 100;
+/** The sweep's advisory lock: held by the one worker process finishing erasures. */
+export const ERASURE_LOCK = 7_700_044;
 
 /**
  * Finishes erasures (contract §21, decision 0024): every 5 seconds one worker process at a time (the sweep's advisory
@@ -25,6 +27,9 @@ const OPEN_JOBS = 100;
  */
 @Injectable()
 export class ErasureSweeper extends PeriodicSweep {
+  /** A worker restarted in the middle of an erasure goes on at once. */
+  protected override readonly sweepAtBoot = true;
+
   constructor(
     @InjectDataSource() db: DataSource,
     private readonly erasures: ErasureRepository,
@@ -32,7 +37,7 @@ export class ErasureSweeper extends PeriodicSweep {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) logger: Logger,
   ) {
-    super(db, logger, 7_700_044, 'erasure');
+    super(db, logger, ERASURE_LOCK, 'erasure');
   }
 
   /** Answers the rows deleted or rewritten. */

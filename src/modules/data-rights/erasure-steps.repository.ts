@@ -1,8 +1,5 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
-import { once } from 'node:events';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { withoutCustomer } from './audience-file.js';
 import type { ErasureJob } from './erasure.repository.js';
 
 /** Rows one batch of a step deletes or rewrites at most. */
@@ -40,7 +37,7 @@ const deleteBatch = (ctx: StepContext, table: string) =>
   );
 
 /** Tables keyed by `id` whose rows of the customer are deleted outright (their reads answer nothing of them any more). */
-const RECORD_TABLES = ['points_ledger', 'notifications', 'customer_offers', 'customer_tier_outcomes', 'tier_history', 'reward_effects'];
+export const RECORD_TABLES = ['points_ledger', 'notifications', 'customer_offers', 'customer_tier_outcomes', 'tier_history', 'reward_effects'];
 
 /** Whether a run of the organization that started before the erasure (and may hold the customer) is still going. */
 const runningSince = async (ctx: StepContext, table: 'simulations' | 'audience_jobs') =>
@@ -160,36 +157,3 @@ export const ERASURE_STEPS: readonly ErasureStep[] = [
     },
   },
 ];
-
-/**
- * Rewrites an audience CSV without the customer's record (its last field is the user id), through a file renamed into
- * place. A record is one line or, when an external id holds a line break (quoted), the lines up to its closing quote.
- */
-async function withoutCustomer(path: string, customerId: string): Promise<void> {
-  const suffix = `,${customerId}`;
-  const temp = `${path}.erasure.tmp`;
-  const out = createWriteStream(temp, { encoding: 'utf8' });
-  let removed = 0;
-  let record = '';
-  try {
-    const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
-    for await (const line of lines) {
-      record += `${line}\n`;
-      // Inside a quoted field while the record holds an odd number of quotes (a quote within one is doubled).
-      if ((record.match(/"/g)?.length ?? 0) % 2 === 1) continue;
-      if (record.endsWith(`${suffix}\n`)) removed += 1;
-      else if (!out.write(record)) await once(out, 'drain');
-      record = '';
-    }
-    if (record && !out.write(record)) await once(out, 'drain');
-  } catch (error) {
-    out.destroy();
-    await rm(temp, { force: true });
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  }
-  out.end();
-  await once(out, 'close');
-  if (removed > 0) await rename(temp, path);
-  else await rm(temp, { force: true });
-}
