@@ -1,17 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import { DataSource } from 'typeorm';
-
-/** Rows one read of a list takes: the export holds one batch at a time, whatever the customer's history. */
-export const EXPORT_BATCH = 1_000;
+import { UUID } from '../../common/validation/uuid.js';
 
 /** A timestamp as the API answers it (JavaScript's toISOString: milliseconds, UTC). */
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/**
- * One list of the export: `select` answers each item as JSON text (`j`) with the two keys it is ordered by, newest
- * first (`keys`, read back as text so that no precision is lost between batches), from `from` where `$1` is the customer.
- */
+/** One list of the export: `select` builds each item as JSON, from `from` where `$1` is the customer, newest first by `keys`. */
 interface ExportList {
   select: string;
   from: string;
@@ -60,32 +57,43 @@ export const EXPORT_LISTS = {
 
 export type ExportListName = keyof typeof EXPORT_LISTS;
 
-/** The export's reads: each list batch by batch, newest first, resuming after the last row of the previous batch. */
+/**
+ * The export's reads: each list as one `COPY (query) TO STDOUT`, its rows the list's JSON items (every one but the
+ * first led by a comma, one per line: whitespace between items is JSON's), in its order. PostgreSQL streams them and
+ * the bytes go to the answer as they come, never decoded into strings: the process holds what the socket's and the
+ * stream's buffers hold, whatever the customer's history.
+ */
 @Injectable()
 export class CustomerExportRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /**
-   * The list's items, batch by batch, each batch one string of JSON items joined by commas: PostgreSQL builds it, so
-   * the process holds one string per batch, not a thousand rows of objects.
+   * Runs `work` with a connection of its own (the pool's run in pipeline mode, where a COPY cannot go; an export is
+   * rare and long), given a `copy` that sends a list's items (their text, comma-led) to `send`, which waits while the
+   * answer's buffer is full.
    */
-  async *batches(list: ExportListName, customerId: string): AsyncGenerator<string> {
-    const { select, from, keys } = EXPORT_LISTS[list];
-    const [k1, k2] = keys;
-    let after: [string, string] | null = null;
-    for (;;) {
-      const [page] = (await this.db.query(
-        `WITH page AS (
-           SELECT ${select}::text AS j, ${k1} AS o1, ${k2} AS o2 FROM ${from}${after ? ` AND (${k1}, ${k2}) < ($2, $3)` : ''}
-            ORDER BY ${k1} DESC, ${k2} DESC LIMIT ${EXPORT_BATCH})
-         SELECT string_agg(j, ',' ORDER BY o1 DESC, o2 DESC) AS items, count(*)::int AS n,
-                (array_agg(o1::text ORDER BY o1, o2))[1] AS k1, (array_agg(o2::text ORDER BY o1, o2))[1] AS k2
-           FROM page`,
-        after ? [customerId, ...after] : [customerId],
-      )) as Array<{ items: string | null; n: number; k1: string; k2: string }>;
-      if (page.items !== null) yield page.items;
-      if (page.n < EXPORT_BATCH) return;
-      after = [page.k1, page.k2];
+  async session<T>(work: (copy: (list: ExportListName, customerId: string, send: (chunk: Buffer) => Promise<void>) => Promise<void>) => Promise<T>): Promise<T> {
+    const client = new pg.Client({ connectionString: (this.db.options as { url?: string }).url });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      return await work(async (list, customerId, send) => {
+        for await (const chunk of client.query(copyTo(copyOf(list, customerId))) as AsyncIterable<Buffer>) await send(chunk);
+      });
+    } finally {
+      await client.end().catch(() => undefined);
     }
   }
+}
+
+/** The COPY of a list: its items' JSON text, every one but the first led by a comma, newest first. */
+function copyOf(list: ExportListName, customerId: string): string {
+  if (!UUID.test(customerId)) throw new Error('the export names a customer by its id');
+  const { select, from, keys } = EXPORT_LISTS[list];
+  const order = `${keys[0]} DESC, ${keys[1]} DESC`;
+  // COPY takes no parameters: the id, a UUID checked above, is written in as a literal.
+  const query = `SELECT CASE WHEN row_number() OVER (ORDER BY ${order}) = 1 THEN '' ELSE ',' END || (${select})::text
+                   FROM ${from.replace('$1', `'${customerId}'`)} ORDER BY ${order}`;
+  // CSV with a quote and a delimiter JSON text never holds raw (it escapes control characters): each row as it is.
+  return `COPY (${query}) TO STDOUT WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')`;
 }

@@ -9,8 +9,8 @@ import { CustomerExportRepository, type ExportListName } from './customer-export
 
 /**
  * GET .../users/:user_id/export (contract §21): everything stored about the customer, as one JSON document written
- * as it is read: the profile, then each list batch by batch (the event log by its per-month index, newest first), so
- * that the process holds one batch at a time whatever the customer's history. Each part is as of when it is read.
+ * as it is read: the profile, then each list streamed from PostgreSQL (the event log by its per-month index, newest
+ * first), so that the process's memory does not grow with the customer's history. Each part is as of when it is read.
  */
 @Injectable()
 export class CustomerExportUseCase {
@@ -26,31 +26,38 @@ export class CustomerExportUseCase {
     const user = await this.customers.get(tenant, ref);
     const { behaviors } = await this.retrieval.execute(tenant, { userId: user.id }, undefined);
     res.status(200).type('application/json');
-    const send = async (text: string) => {
-      if (!res.write(text)) await once(res, 'drain');
+    const send = async (chunk: string | Buffer) => {
+      if (res.write(chunk)) return;
+      // A client gone away never drains: the export stops there.
+      const waiting = new AbortController();
+      try {
+        await Promise.race([
+          once(res, 'drain', { signal: waiting.signal }),
+          once(res, 'close', { signal: waiting.signal }).then(() => Promise.reject(new Error('the client went away'))),
+        ]);
+      } finally {
+        waiting.abort();
+      }
     };
     try {
-      await send(`{"status":"ok","export":{"user":${JSON.stringify(user)}`);
-      await this.list('events', user.id, send);
-      await this.list('points', user.id, send);
-      await send(`,"behaviors":${JSON.stringify(behaviors)}`);
-      for (const name of ['notifications', 'offers', 'tier_history'] as const) await this.list(name, user.id, send);
-      await send(`,"experiments":${JSON.stringify(user.experiments)}`);
-      await this.list('webhook_deliveries', user.id, send);
+      await this.lists.session(async (copy) => {
+        const list = async (name: ExportListName) => {
+          await send(`,"${name}":[`);
+          await copy(name, user.id, send);
+          await send(']');
+        };
+        await send(`{"status":"ok","export":{"user":${JSON.stringify(user)}`);
+        await list('events');
+        await list('points');
+        await send(`,"behaviors":${JSON.stringify(behaviors)}`);
+        for (const name of ['notifications', 'offers', 'tier_history'] as const) await list(name);
+        await send(`,"experiments":${JSON.stringify(user.experiments)}`);
+        await list('webhook_deliveries');
+      });
       res.end('}}');
     } catch (error) {
       this.logger.error({ err: (error as Error).message, user_id: user.id }, 'customer export cut short');
       res.destroy(error as Error);
     }
-  }
-
-  private async list(name: ExportListName, customerId: string, send: (text: string) => Promise<void>): Promise<void> {
-    await send(`,"${name}":[`);
-    let first = true;
-    for await (const items of this.lists.batches(name, customerId)) {
-      await send(`${first ? '' : ','}${items}`);
-      first = false;
-    }
-    await send(']');
   }
 }
