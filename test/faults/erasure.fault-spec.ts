@@ -19,7 +19,7 @@ jest.setTimeout(6 * SETTLE_MS);
 
 const DAY = 86_400_000;
 /** Events of the customer to erase, each with its ledger entry, notification, offer and webhook delivery, as the event path leaves them. */
-const ROWS = 6_000;
+const ROWS = 3_000;
 /** Spread over this many days back: the event log's months (partitions) of four months. */
 const SPAN_DAYS = 100;
 /** V2 events rejected (customer_not_found) under the customer's external id, sent before it existed. */
