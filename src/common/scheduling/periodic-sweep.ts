@@ -65,18 +65,30 @@ export abstract class PeriodicSweep implements OnApplicationBootstrap, OnApplica
 const SWEEP_BUDGET_MS = 4_000;
 
 /**
+ * The pace of one sweep, from now: `next(done)` answers false once the sweep's time (`budgetMs`) is up or `goOn`
+ * says stop, else waits until `done` items keep to `perSecond` (a backlog is spread out, so that its writes do not
+ * take the event path's latency with them) and answers true.
+ */
+export function sweepPace(perSecond: number, budgetMs = SWEEP_BUDGET_MS, goOn: () => boolean = () => true): (done: number) => Promise<boolean> {
+  const started = performance.now();
+  return async (done) => {
+    if (!goOn() || performance.now() - started > budgetMs) return false;
+    const ahead = (done / perSecond) * 1000 - (performance.now() - started);
+    if (ahead > 0) await sleep(ahead);
+    return true;
+  };
+}
+
+/**
  * Batches one after the other until one says it was the last (nothing more due, or every due row busy) or the sweep's
- * time is up, at most `perSecond` items a second (a backlog is spread out, so that its writes do not take the event
- * path's latency with them). Answers the items done.
+ * time is up, at most `perSecond` items a second (sweepPace). Answers the items done.
  */
 export async function pacedBatches(perSecond: number, batch: () => Promise<{ items: number; last: boolean }>): Promise<number> {
-  const started = performance.now();
+  const pace = sweepPace(perSecond);
   let done = 0;
   for (;;) {
     const { items, last } = await batch();
     done += items;
-    if (last || performance.now() - started > SWEEP_BUDGET_MS) return done;
-    const ahead = (done / perSecond) * 1000 - (performance.now() - started);
-    if (ahead > 0) await sleep(ahead);
+    if (last || !(await pace(done))) return done;
   }
 }

@@ -62,7 +62,7 @@ export const ERASURE_STEPS: readonly ErasureStep[] = [
     },
   },
   {
-    // Webhook deliveries about the customer: those not delivered yet are cancelled, and none keeps its data.
+    // Webhook deliveries about the customer keep no data (the answer cancelled those not made; any left is cancelled).
     name: 'deliveries',
     batch: (ctx) =>
       count(
@@ -114,11 +114,10 @@ export const ERASURE_STEPS: readonly ErasureStep[] = [
   {
     // A reversed transaction id stays reversed (409), naming no one: unlinked, and its free-text reason dropped.
     name: 'reversals',
-    batch: (ctx) =>
-      count(ctx, `UPDATE event_reversals SET customer_id = NULL, reason = NULL WHERE organization_id = $2 AND customer_id = $1 RETURNING 1`, [
-        ctx.job.customer_id,
-        ctx.job.organization_id,
-      ]).then(() => 0),
+    async batch(ctx) {
+      await ctx.query(`UPDATE event_reversals SET customer_id = NULL, reason = NULL WHERE organization_id = $2 AND customer_id = $1`, [ctx.job.customer_id, ctx.job.organization_id]);
+      return 0;
+    },
   },
   {
     // Simulations keep their totals; the customer's id and explanations go (once no run that read them is going).
@@ -134,7 +133,7 @@ export const ERASURE_STEPS: readonly ErasureStep[] = [
     },
   },
   {
-    // Audience files keep every other line (once no run that read the customer is going).
+    // Audience files keep every record but the customer's (once no run that read the customer is going).
     name: 'audiences',
     async batch(ctx) {
       if (await runningSince(ctx, 'audience_jobs')) return null;

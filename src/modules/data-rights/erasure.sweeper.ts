@@ -1,10 +1,8 @@
-import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
-import { PeriodicSweep } from '../../common/scheduling/periodic-sweep.js';
+import { PeriodicSweep, sweepPace } from '../../common/scheduling/periodic-sweep.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { AnalyticsRepository } from '../analytics/analytics.repository.js';
@@ -42,13 +40,9 @@ export class ErasureSweeper extends PeriodicSweep {
 
   /** Answers the rows deleted or rewritten. */
   protected async sweepLocked(): Promise<number> {
-    const started = performance.now();
     let rows = 0;
-    const pace = async () => {
-      const ahead = (rows / this.config.erasureRate) * 1000 - (performance.now() - started);
-      if (ahead > 0) await sleep(ahead);
-      return !this.stopping && performance.now() - started < SWEEP_BUDGET_MS;
-    };
+    const next = sweepPace(this.config.erasureRate, SWEEP_BUDGET_MS, () => !this.stopping);
+    const pace = () => next(rows);
     // A job that waits (a run of its organization still going) or fails does not hold up the ones after it.
     for (const job of await this.erasures.open(OPEN_JOBS)) {
       if ((await this.finish(job, pace, (n) => (rows += n))) === 'out_of_time') break;
