@@ -1451,7 +1451,7 @@ export interface paths {
         };
         /**
          * The reward kinds and criteria operators rules may use, and the event enrichers
-         * @description The built-ins (source core) and those extensions loaded into this application add (source: the extension's module), with the JSON schema of each one's arguments (a reward kind: the value of its member in an outcome_config entry) or value (an operator: a criterion's value). The same for every organization.
+         * @description The built-ins (source core) and those extensions loaded into this application add (source: the extension's module), with the JSON schema of each one's arguments (a reward kind: the value of its member in an outcome_config entry) or value (an operator: a criterion's value). The same for every organization, but for `failures`: an extension that threw (or timed out) in the organization's evaluations in the last 7 days carries its count and last error.
          */
         get: operations["Extensions_list"];
         put?: never;
@@ -1769,7 +1769,7 @@ export interface components {
              * @example qualified
              * @enum {string}
              */
-            state: "qualified" | "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap" | "budget_exhausted";
+            state: "qualified" | "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap" | "budget_exhausted" | "extension_failed";
             /** @example qualified */
             detail: string;
             /** @description The behaviors listening to the event; empty unless the campaign qualified or is at a cap */
@@ -1781,11 +1781,11 @@ export interface components {
              */
             skipped?: true;
             /**
-             * @description Why it skipped them: holdout, the customer is in the holdout of the campaign's experiment
+             * @description Why it skipped them: holdout, the customer is in the holdout of the campaign's experiment; extension_failed, an extension its rules or rewards call threw, so nothing of the campaign was evaluated for the request (detail names the extension)
              * @example holdout
              * @enum {string}
              */
-            reason?: "holdout";
+            reason?: "holdout" | "extension_failed";
         };
         EventExplanationView: {
             /**
@@ -1812,6 +1812,33 @@ export interface components {
             detail: string;
             /** @description The campaigns that listened to the event */
             campaigns: components["schemas"]["CampaignExplanationView"][];
+        };
+        ExtensionFailureView: {
+            /**
+             * @description The campaign skipped
+             * @example 42
+             */
+            campaign_id: number;
+            /**
+             * @description The submitted instance whose evaluation met the failure
+             * @example 0
+             */
+            event_index: number;
+            /**
+             * @example criteria_operator
+             * @enum {string}
+             */
+            kind: "criteria_operator" | "reward_kind";
+            /**
+             * @description The operator's or reward kind's name
+             * @example within_km
+             */
+            extension: string;
+            /**
+             * @description The extension (module) that defined it
+             * @example StoreRadiusModule
+             */
+            source: string;
         };
         V1EventResponse: {
             /**
@@ -1847,9 +1874,11 @@ export interface components {
              * @example qualified
              * @enum {string}
              */
-            state: "qualified" | "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap" | "budget_exhausted";
+            state: "qualified" | "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap" | "budget_exhausted" | "extension_failed";
             /** @description Only with explain=true: for each event instance (and each event raised by an outcome), why each campaign, behavior and goal did or did not progress */
             explanation?: components["schemas"]["EventExplanationView"][];
+            /** @description Only when an extension threw: each campaign the request skipped for it, with the extension. The other campaigns were evaluated and their changes stored; the skipped ones changed nothing (state extension_failed when nothing qualified) */
+            extension_failures?: components["schemas"]["ExtensionFailureView"][];
         };
         /** @description The answer with async=true: the events are stored and queued for a worker; nothing is evaluated in the request */
         V1AsyncResponse: {
@@ -1865,7 +1894,7 @@ export interface components {
              * @example events_not_qualified
              * @enum {string}
              */
-            state: "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap" | "budget_exhausted";
+            state: "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap" | "budget_exhausted" | "extension_failed";
             /**
              * @description Why, in words
              * @example campaign requires opt-in and the customer has not qualified (send "qualify": true)
@@ -1899,7 +1928,7 @@ export interface components {
              * @example events_not_qualified
              * @enum {string}
              */
-            state: "qualified" | "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap" | "budget_exhausted";
+            state: "qualified" | "campaign_not_started" | "campaign_over" | "not_targeted_to_campaign" | "events_not_qualified" | "missing_prerequisites" | "reached_frequency_period_cap" | "reached_frequency_cap" | "budget_exhausted" | "extension_failed";
             /** @description Empty when qualified; otherwise one entry per live campaign checked (those listening to the events, or the scoped one) */
             notifications: components["schemas"]["QualificationNotification"][];
         };
@@ -5903,6 +5932,28 @@ export interface components {
         SettingsBody: {
             settings: components["schemas"]["SettingsInput"];
         };
+        ExtensionFailuresView: {
+            /**
+             * @description How many times it threw or timed out
+             * @example 3
+             */
+            count: number;
+            /**
+             * @description The call, the rule it was made for, and the error
+             * @example test at goal 12: TypeError: Cannot read properties of undefined
+             */
+            last_error: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-29T10:00:00.000Z
+             */
+            last_failed_at: string;
+            /**
+             * @description The campaign it failed (skipped for that event); null outside a campaign
+             * @example 42
+             */
+            last_campaign_id: number | null;
+        };
         ExtensionView: {
             /**
              * @description The name rules use: perform's domain, the member of an outcome, or the op of a criterion
@@ -5927,6 +5978,8 @@ export interface components {
             schema: {
                 [key: string]: unknown;
             };
+            /** @description Only when it failed in the organization's evaluations in the last 7 days (not for built-ins: their errors are the service's) */
+            failures?: components["schemas"]["ExtensionFailuresView"];
         };
         EnricherView: {
             /** @example store_regions */
@@ -5938,6 +5991,8 @@ export interface components {
             source: string;
             /** @example The region of the store an event names */
             description: string;
+            /** @description Only when it failed in the organization's evaluations in the last 7 days (not for built-ins: their errors are the service's) */
+            failures?: components["schemas"]["ExtensionFailuresView"];
         };
         ExtensionsView: {
             /** @description What perform's domain may name, with the schema of its args: the built-in complete_campaign, then the extensions' */

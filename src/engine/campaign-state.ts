@@ -98,5 +98,6 @@ export function campaignState(ctx: StateContext, campaign: CompiledCampaign, ins
       return { state: 'reached_frequency_period_cap', detail: 'every behavior listening to the event reached a cap for the current period', qualifiedNow };
     }
   }
-  return { state: 'qualified', detail: qualifiedNow ? 'qualified (opted in by this request)' : 'qualified', qualifiedNow };
+  const detail = qualifiedNow ? 'qualified (opted in by this request)' : 'qualified';
+  return { state: 'qualified', detail: campaign.targetingHeld ? `${detail}; targeting: ${campaign.targetingHeld}` : detail, qualifiedNow };
 }

@@ -1,4 +1,5 @@
-import { compileCriteria, Predicate } from './criteria.js';
+import { guardReward } from './bulkheads.js';
+import { compileCriteria, extensionsHeld, Predicate } from './criteria.js';
 import type { EngineExtensions } from './extensions.js';
 import type { CriteriaOperators } from './operators.js';
 import type { Reward } from './rewards.js';
@@ -23,6 +24,8 @@ export interface CompiledGoal {
   groupIndex: number;
   behavior: CompiledBehavior;
   matches: Predicate<EventInstance>;
+  /** The extension operators its criteria hold by, for the explanation (null: built-ins alone). */
+  held: string | null;
 }
 
 export interface CompiledBehavior {
@@ -48,6 +51,8 @@ export interface CompiledOutcome {
 export interface CompiledCampaign {
   rule: CampaignRule;
   targets: Predicate<TargetingSubject>;
+  /** The extension operators its targeting holds by, for the explanation (null: built-ins alone). */
+  targetingHeld: string | null;
   behaviors: CompiledBehavior[];
   /** Event name → the behaviors with a goal listening to it, each with those goals, in rule order. */
   listening: Map<string, Map<CompiledBehavior, CompiledGoal[]>>;
@@ -130,26 +135,46 @@ export function compileRules(rules: RuleSet, extensions: EngineExtensions): Comp
     rankedTiers: tiers.map((t) => ({ id: t.id, name: t.name, minPoints: t.minPoints, retainPoints: t.retainPoints ?? t.minPoints })),
     divisionAncestors: rules.divisionAncestors,
   };
-  const creatives = new Map(rules.creatives.map((c) => [c.id, { rule: c, targets: compileCriteria(c.targeting, readCustomer, operators) }]));
+  const creatives = new Map(rules.creatives.map((c) => [c.id, { rule: c, targets: compileCriteria(c.targeting, readCustomer, operators, `creative ${c.id} targeting`) }]));
 
   for (const campaignRule of rules.campaigns) {
-    const campaign: CompiledCampaign = { rule: campaignRule, targets: compileCriteria(campaignRule.targeting, readCustomer, operators), behaviors: [], listening: new Map() };
+    const campaign: CompiledCampaign = {
+      rule: campaignRule,
+      targets: compileCriteria(campaignRule.targeting, readCustomer, operators, `campaign ${campaignRule.id} targeting`),
+      targetingHeld: extensionsHeld(campaignRule.targeting, operators),
+      behaviors: [],
+      listening: new Map(),
+    };
     compiled.campaigns.set(campaignRule.id, campaign);
     if (campaignRule.experiment && campaignRule.experiment.endedAt === null) compiled.experiments.push(campaign);
     for (const behaviorRule of campaignRule.behaviors) {
-      // Arguments frozen: every evaluation shares them through the compiled rules, and a reward may not change them.
-      const outcomes = behaviorRule.outcomes.map((o) => ({ kind: o.kind, args: deepFreeze(o.args), reward: extensions.rewards.get(o.kind) }));
-      const raises = outcomes.flatMap((o) => o.reward?.raises?.(o.args) ?? []);
-      const behavior: CompiledBehavior = { rule: behaviorRule, campaign, goals: [], groupNeeds: groupNeeds(behaviorRule), creatives: [], outcomes, raises };
       const creativeIds = new Set(rules.creatives.filter((c) => c.behaviorId === behaviorRule.id).map((c) => c.id));
-      for (const o of outcomes) for (const id of o.reward?.creatives?.(o.args) ?? []) creativeIds.add(id);
+      const raises: string[] = [];
+      const outcomes = behaviorRule.outcomes.map((o, index): CompiledOutcome => {
+        // Arguments frozen: every evaluation shares them through the compiled rules, and a reward may not change them.
+        const args = deepFreeze(o.args);
+        const registered = extensions.rewards.get(o.kind);
+        if (!registered) return { kind: o.kind, args, reward: undefined };
+        const guarded = guardReward(registered, args, `behavior ${behaviorRule.id} outcome ${index + 1}`);
+        raises.push(...guarded.raises);
+        for (const id of guarded.creatives) creativeIds.add(id);
+        return { kind: o.kind, args, reward: guarded.reward };
+      });
+      const behavior: CompiledBehavior = { rule: behaviorRule, campaign, goals: [], groupNeeds: groupNeeds(behaviorRule), creatives: [], outcomes, raises };
       for (const id of creativeIds) {
         const creative = creatives.get(id);
         if (creative && creative.rule.campaignId === campaignRule.id) behavior.creatives.push(creative);
       }
       behaviorRule.groups.forEach((group, groupIndex) => {
         for (const goalRule of group.goals) {
-          const goal: CompiledGoal = { rule: goalRule, key: String(goalRule.id), groupIndex, behavior, matches: compileCriteria(goalRule.criteria, readInstance, operators) };
+          const goal: CompiledGoal = {
+            rule: goalRule,
+            key: String(goalRule.id),
+            groupIndex,
+            behavior,
+            matches: compileCriteria(goalRule.criteria, readInstance, operators, `goal ${goalRule.id}`),
+            held: extensionsHeld(goalRule.criteria, operators),
+          };
           behavior.goals.push(goal);
           const list = compiled.listeners.get(goalRule.eventName) ?? [];
           list.push(goal);

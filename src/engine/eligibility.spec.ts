@@ -18,6 +18,7 @@ describe('Eligibility check (V1 qualify=true)', () => {
         expect.objectContaining({ campaignId: 1, state: 'events_not_qualified' }),
         expect.objectContaining({ campaignId: 2, state: 'campaign_not_started' }),
       ],
+      extensionFailures: [],
     });
   });
 
@@ -30,11 +31,12 @@ describe('Eligibility check (V1 qualify=true)', () => {
     expect(checkEligibility({ ...input, events: [event('visit')], campaignId: 3 })).toEqual({
       state: 'qualified',
       campaigns: [expect.objectContaining({ campaignId: 3, state: 'qualified' })],
+      extensionFailures: [],
     });
   });
 
   it('answers events_not_qualified when nothing listens', () => {
-    expect(checkEligibility({ ...input, events: [event('unknown')] })).toEqual({ state: 'events_not_qualified', campaigns: [] });
+    expect(checkEligibility({ ...input, events: [event('unknown')] })).toEqual({ state: 'events_not_qualified', campaigns: [], extensionFailures: [] });
   });
 
   it('changes nothing', () => {

@@ -1,3 +1,4 @@
+import { failureRecords, NONE_SKIPPED, skippedDetail, stampFailure, withBulkheads, withBulkheadsStepwise, type ExtensionFailureRecord, type Skipped } from './bulkheads.js';
 import { capReached, pruneCompletions, windowIndex } from './caps.js';
 import { campaignReach, campaignState, campaignSeesEvent, StateContext, tierName } from './campaign-state.js';
 import { campaignsListeningTo, CompiledBehavior, CompiledCampaign, CompiledGoal, CompiledOutcome, CompiledRules, MAX_EVENT_DEPTH } from './compile.js';
@@ -108,6 +109,8 @@ export interface EvaluationResult {
   goalsAdvanced: Array<{ goalId: number; completed: boolean }>;
   /** Experiments (§20) that assigned the customer, measured them or rewarded them in this evaluation. */
   experiments: ExperimentOutcome[];
+  /** Extensions that threw, each failing its campaign, skipped for the whole evaluation (decision 0025). Empty mostly. */
+  extensionFailures: ExtensionFailureRecord[];
 }
 
 /** A reward's after-commit effect, as the evaluation asked for it. */
@@ -129,7 +132,7 @@ const NO_BEHAVIORS: ReadonlyMap<CompiledBehavior, CompiledGoal[]> = new Map();
  * always gives the same result, and nothing outside the result is changed.
  */
 export function evaluate(input: EvaluateInput): EvaluationResult {
-  return new Evaluation(input).run();
+  return withBulkheads((skipped) => new Evaluation(input, skipped).run());
 }
 
 /**
@@ -138,7 +141,7 @@ export function evaluate(input: EvaluateInput): EvaluationResult {
  * same input, however it is driven.
  */
 export function evaluateStepwise(input: EvaluateInput): Generator<void, EvaluationResult, void> {
-  return new Evaluation(input).steps();
+  return withBulkheadsStepwise((skipped) => new Evaluation(input, skipped).steps());
 }
 
 /**
@@ -164,7 +167,11 @@ export class Evaluation {
   /** Campaigns whose experiment assignment of the customer this evaluation made or measured. */
   private readonly assignmentsChanged = new Set<number>();
 
-  constructor(protected readonly input: EvaluateInput) {
+  constructor(
+    protected readonly input: EvaluateInput,
+    /** Campaigns an extension's failure made this evaluation skip (withBulkheads). */
+    protected readonly skipped: Skipped = NONE_SKIPPED,
+  ) {
     const c = input.customer;
     this.customer = {
       ...c,
@@ -205,6 +212,7 @@ export class Evaluation {
       evaluated: [],
       goalsAdvanced: [],
       experiments: [],
+      extensionFailures: failureRecords(skipped),
     };
     this.budgetLeft = {};
     for (const [id, left] of Object.entries(input.budgets ?? {})) this.budgetLeft[Number(id)] = { ...left };
@@ -230,7 +238,9 @@ export class Evaluation {
 
   /** The result: the request's state, and the progress of every behavior that changed. */
   protected finish(): EvaluationResult {
-    this.result.state = this.anyQualified ? 'qualified' : (this.firstFailure.state ?? 'events_not_qualified');
+    // A campaign an extension failed is not hidden behind another campaign's failure.
+    const failed = this.result.extensionFailures.length > 0 ? 'extension_failed' : null;
+    this.result.state = this.anyQualified ? 'qualified' : (failed ?? this.firstFailure.state ?? 'events_not_qualified');
     for (const id of this.changed) this.result.progress[id] = this.progress[id];
     const move = this.result.tierChange;
     if (move && move.reason !== 'review') move.at = this.input.now;
@@ -250,9 +260,26 @@ export class Evaluation {
 
     for (const campaign of listening) {
       if (campaign.rule.status !== 'live' || !campaignSeesEvent(this.ctx, campaign, instance)) continue;
-      entry.campaigns.push(this.processCampaign(campaign, campaign.listening.get(instance.name) ?? NO_BEHAVIORS, instance, depth));
+      const id = campaign.rule.id;
+      if (this.skipped.has(id)) {
+        entry.campaigns.push(this.skippedCampaign(campaign, depth));
+        continue;
+      }
+      try {
+        entry.campaigns.push(this.processCampaign(campaign, campaign.listening.get(instance.name) ?? NO_BEHAVIORS, instance, depth));
+      } catch (error) {
+        throw stampFailure(error, id, this.eventIndex);
+      }
     }
     if (entry.campaigns.length === 0 && listening.length > 0) entry.detail = "no listening campaign is live in the event's division";
+  }
+
+  /** A campaign an extension's failure made the evaluation skip: it calls nothing, and says why. */
+  private skippedCampaign(campaign: CompiledCampaign, depth: number): CampaignExplanation {
+    const id = campaign.rule.id;
+    if (depth === 0) this.recordState(id, 'extension_failed');
+    const detail = skippedDetail(this.skipped.get(id)!);
+    return { campaign_id: id, campaign_name: campaign.rule.name, state: 'extension_failed', detail, behaviors: [], skipped: true, reason: 'extension_failed' };
   }
 
   private processCampaign(
@@ -292,21 +319,30 @@ export class Evaluation {
    */
   protected experimentsSee(instance: EventInstance, scope: number | null = this.input.campaignId ?? null): void {
     for (const campaign of this.input.rules.experiments) {
-      const { id, experiment } = campaign.rule;
-      const stored = this.customer.experiments?.[id];
-      // An event scoped to another campaign is not evaluated by this one: it assigns nobody here (it still measures).
-      const scoped = scope !== null && scope !== id;
-      if (!stored && (scoped || campaign.rule.status !== 'live' || !campaignSeesEvent(this.ctx, campaign, instance) || campaignReach(this.ctx, campaign, instance))) continue;
-      const measured = experiment!.metric.event === instance.name && instance.occurredAt >= (stored?.assignedAt ?? instance.occurredAt);
-      if (stored && !measured) continue;
-      const assignment = stored ? { ...stored } : { group: experimentGroup(campaign.rule, this.customer)!, assignedAt: instance.occurredAt, metricSum: 0, metricEvents: 0 };
-      if (measured) {
-        assignment.metricSum += metricValue(experiment!, instance);
-        assignment.metricEvents += 1;
+      if (this.skipped.has(campaign.rule.id)) continue;
+      try {
+        this.experimentSees(campaign, instance, scope);
+      } catch (error) {
+        throw stampFailure(error, campaign.rule.id, this.eventIndex);
       }
-      (this.customer.experiments ??= {})[id] = assignment;
-      this.assignmentsChanged.add(id);
     }
+  }
+
+  private experimentSees(campaign: CompiledCampaign, instance: EventInstance, scope: number | null): void {
+    const { id, experiment } = campaign.rule;
+    const stored = this.customer.experiments?.[id];
+    // An event scoped to another campaign is not evaluated by this one: it assigns nobody here (it still measures).
+    const scoped = scope !== null && scope !== id;
+    if (!stored && (scoped || campaign.rule.status !== 'live' || !campaignSeesEvent(this.ctx, campaign, instance) || campaignReach(this.ctx, campaign, instance))) return;
+    const measured = experiment!.metric.event === instance.name && instance.occurredAt >= (stored?.assignedAt ?? instance.occurredAt);
+    if (stored && !measured) return;
+    const assignment = stored ? { ...stored } : { group: experimentGroup(campaign.rule, this.customer)!, assignedAt: instance.occurredAt, metricSum: 0, metricEvents: 0 };
+    if (measured) {
+      assignment.metricSum += metricValue(experiment!, instance);
+      assignment.metricEvents += 1;
+    }
+    (this.customer.experiments ??= {})[id] = assignment;
+    this.assignmentsChanged.add(id);
   }
 
   /** Each running experiment's outcome for the customer: their assignment, and what it adds to their group's sums. */

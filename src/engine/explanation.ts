@@ -12,7 +12,8 @@ export type CampaignState =
   | 'missing_prerequisites'
   | 'reached_frequency_period_cap'
   | 'reached_frequency_cap'
-  | 'budget_exhausted';
+  | 'budget_exhausted'
+  | 'extension_failed';
 
 export type GoalVerdict =
   | 'counted'
@@ -49,9 +50,13 @@ export interface CampaignExplanation {
   state: CampaignState;
   detail: string;
   behaviors: BehaviorExplanation[];
-  /** Set when the campaign skipped the customer, with the reason: `holdout`, the holdout of its experiment (§20). */
+  /**
+   * Set when the campaign skipped the customer, with the reason: `holdout`, the holdout of its experiment (§20);
+   * `extension_failed`, an extension its rules or rewards call threw, so the evaluation skipped the campaign (the
+   * detail names the extension).
+   */
   skipped?: true;
-  reason?: 'holdout';
+  reason?: 'holdout' | 'extension_failed';
 }
 
 export interface EventExplanation {

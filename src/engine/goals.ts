@@ -20,14 +20,15 @@ export interface GoalStep {
 export function applyToGoal(goal: CompiledGoal, progress: BehaviorProgress, instance: EventInstance, timeZone: string): GoalStep {
   const rule = goal.rule;
   const g = goalProgress(progress, goal.key);
+  const failure = goal.matches(instance);
+  // Past its criteria, the goal's explanation names the extension operators they held by.
+  const held = failure ? null : goal.held;
   const step = (verdict: GoalVerdict, detail: string, countChange = 0, newPivot: string | null = null): GoalStep => ({
-    explanation: { goal_id: rule.id, goal_name: rule.name, verdict, detail },
+    explanation: { goal_id: rule.id, goal_name: rule.name, verdict, detail: held ? `${detail}; criteria: ${held}` : detail },
     countChange,
     newPivot,
     completedNow: false,
   });
-
-  const failure = goal.matches(instance);
   if (failure) return step('criteria_failed', `criteria not met: ${describeFailure(failure)}`);
   if (g.completed) return step('already_complete', `already complete in this cycle (${g.count}/${rule.eventCount}); waits for the other goals`);
 

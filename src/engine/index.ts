@@ -29,6 +29,8 @@ export type { ExperimentAssignment, ExperimentOutcome, ExperimentRule, Experimen
 export { experimentResults } from './experiment-statistics.js';
 export type { GroupSums } from './experiment-statistics.js';
 export { checkEligibility } from './eligibility.js';
+export { ExtensionFailure } from './bulkheads.js';
+export type { ExtensionFailureRecord, ExtensionKind } from './bulkheads.js';
 export type { EligibilityResult, CampaignCheck } from './eligibility.js';
 export { perform, performBehaviorsInvolved, performInstance, performQualified, behaviorEligibility } from './perform.js';
 export type { PerformInput, PerformResult, PerformFailureReason } from './perform.js';

@@ -1,3 +1,4 @@
+import { ExtensionFailure, skippedDetail, stampFailure, withBulkheads, type Skipped } from './bulkheads.js';
 import { capReached } from './caps.js';
 import { campaignState, type StateCheck, type StateContext } from './campaign-state.js';
 import { behaviorsInvolved, type CompiledBehavior, type CompiledCampaign, type CompiledRules } from './compile.js';
@@ -26,7 +27,7 @@ export interface PerformInput {
 }
 
 /** Why a perform could not complete the campaign (the service answers 422 failed_to_perform). */
-export type PerformFailureReason = 'campaign_not_live' | 'campaign_not_started' | 'campaign_over' | 'already_completed' | 'nothing_to_complete' | 'holdout';
+export type PerformFailureReason = 'campaign_not_live' | 'campaign_not_started' | 'campaign_over' | 'already_completed' | 'nothing_to_complete' | 'holdout' | 'extension_failed';
 
 export interface PerformResult extends EvaluationResult {
   /** Null when the campaign was completed; then the result holds every change to write. */
@@ -69,7 +70,7 @@ export function behaviorEligibility(rules: CompiledRules, campaignId: number, pr
  * qualified. Pure, like evaluate().
  */
 export function perform(input: PerformInput): PerformResult {
-  return new Performance(input).perform();
+  return withBulkheads((skipped) => new Performance(input, skipped).perform());
 }
 
 /** The event a perform stores and evaluates by default: complete_campaign, in the customer's own division (perform acts in its place). */
@@ -90,17 +91,24 @@ export function performQualified(input: Omit<PerformInput, 'progress' | 'budgets
   const campaign = input.rules.campaigns.get(input.campaignId);
   if (!campaign) return false;
   const ctx: StateContext = { rules: input.rules, customer: input.customer, progress: {}, now: input.now, multiOrgEnabled: input.multiOrgEnabled, qualify: true };
-  return performState(ctx, campaign, input.instance).state === 'qualified';
+  try {
+    return performState(ctx, campaign, input.instance).state === 'qualified';
+  } catch (error) {
+    // Its targeting's extension threw: the conditions are not known to be met.
+    if (error instanceof ExtensionFailure) return false;
+    throw error;
+  }
 }
 
 class Performance extends Evaluation {
   private readonly campaignId: number;
   private readonly instance: EventInstance | undefined;
 
-  constructor(input: PerformInput) {
+  constructor(input: PerformInput, skipped: Skipped) {
     // qualify false: events raised by outcomes must not opt the customer into other opt-in campaigns (contract §7);
     // the performed campaign itself is qualified explicitly below.
-    super({ rules: input.rules, customer: input.customer, progress: input.progress, events: [], now: input.now, multiOrgEnabled: input.multiOrgEnabled, qualify: false, budgets: input.budgets });
+    const engineInput = { rules: input.rules, customer: input.customer, progress: input.progress, events: [], now: input.now, multiOrgEnabled: input.multiOrgEnabled, qualify: false, budgets: input.budgets };
+    super(engineInput, skipped);
     this.campaignId = input.campaignId;
     this.instance = input.instance;
   }
@@ -108,14 +116,27 @@ class Performance extends Evaluation {
   perform(): PerformResult {
     const now = this.input.now;
     const campaign = this.input.rules.campaigns.get(this.campaignId);
-    const fail = (reason: PerformFailureReason, detail: string): PerformResult => ({ ...this.finish(), failure: { reason, detail }, qualified: false });
+    const fail = this.fail.bind(this);
     if (!campaign || campaign.rule.status !== 'live') return fail('campaign_not_live', 'the campaign is not live');
     const c = campaign.rule;
     if (c.startsAt > now) return fail('campaign_not_started', `the campaign starts at ${iso(c.startsAt)}`);
     if (c.endsAt < now) return fail('campaign_over', `the campaign ended at ${iso(c.endsAt)}`);
     if (this.customer.completedCampaignIds.includes(c.id)) return fail('already_completed', 'the customer has already completed the campaign');
     if (campaign.behaviors.length === 0) return fail('nothing_to_complete', 'the campaign has no behaviors');
+    const failure = this.skipped.get(c.id);
+    // An extension the campaign's rules or rewards call threw: nothing of the campaign is completed.
+    if (failure) return fail('extension_failed', skippedDetail(failure));
+    try {
+      return this.completeCampaign(campaign);
+    } catch (error) {
+      throw stampFailure(error, c.id, 0);
+    }
+  }
 
+  private completeCampaign(campaign: CompiledCampaign): PerformResult {
+    const now = this.input.now;
+    const c = campaign.rule;
+    const fail = this.fail.bind(this);
     this.recomputeTier();
     const instance = this.instance ?? performInstance(this.customer, now, this.input.multiOrgEnabled);
     if (this.input.rules.experiments.length) this.experimentsSee(instance, c.id);
@@ -150,6 +171,10 @@ class Performance extends Evaluation {
     // Raised after every behavior is complete: an event outcome cannot complete a behavior of this campaign twice.
     for (const event of raised) this.process(event, 1);
     return { ...this.finish(), failure: null, qualified: state.state === 'qualified' };
+  }
+
+  private fail(reason: PerformFailureReason, detail: string): PerformResult {
+    return { ...this.finish(), failure: { reason, detail }, qualified: false };
   }
 
   /** Earns every goal of the behavior and records the completion, unless the behavior is at a cap. */

@@ -15,6 +15,7 @@ import {
   type CompiledRules,
   type EvaluationResult,
   type EventInstance,
+  type ExtensionFailureRecord,
   type ProgressMap,
 } from '../../engine/index.js';
 import { webhookOccurrences } from '../webhooks/occurrences.js';
@@ -41,6 +42,7 @@ import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { EventEnrichment } from '../extensions/event-enrichment.js';
 import { callExtension } from '../extensions/extension-call.js';
+import { ExtensionFailures } from '../extensions/extension-failures.js';
 import { ExtensionRegistry, type Domain } from '../extensions/extension-registry.js';
 
 export interface PerformRequest {
@@ -108,6 +110,7 @@ export class PerformUseCase {
     private readonly events: EvaluationRepository,
     private readonly enrichment: EventEnrichment,
     private readonly registry: ExtensionRegistry,
+    private readonly failures: ExtensionFailures,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -124,6 +127,12 @@ export class PerformUseCase {
     const enriching = this.enrichment.enrich([stored], { organizationId: org, source: 'perform' });
     if (enriching) await enriching;
     const what = `domain action "${action.name}" (${action.source})`;
+    // The extensions' failures the engine met for the action, recorded once the perform settles (answered or 422).
+    let met: ExtensionFailureRecord[] = [];
+    const engine = <R extends EvaluationResult>(result: R): R => {
+      met.push(...result.extensionFailures);
+      return result;
+    };
     const done = await this.pipeline.forCustomer<Done>({
       organizationId: org,
       customer: req.customer,
@@ -131,6 +140,7 @@ export class PerformUseCase {
       requestId: req.requestId,
       involved: (rules) => involved(action, rules, campaign.id, args),
       decide: async ({ rules, customer, progress, subscribed, now, uow, budgets }) => {
+        met = [];
         // A repeat answers 409 even when the first perform completed the campaign (which would otherwise be a 422);
         // a repeat racing the first one for another customer is stopped by the unique index when it writes.
         const transactionId = req.body.transaction_id;
@@ -147,14 +157,14 @@ export class PerformUseCase {
           customer: customer.snapshot,
           externalId: customer.externalId,
           now,
-          completeCampaign: () => perform(input),
+          completeCampaign: () => engine(perform(input)),
           evaluate: (events) => {
             // Behaviors whose progress was not loaded would be evaluated from nothing, and their progress overwritten.
             const loaded = new Set(involved(action, rules, campaign.id, args));
             const missing = behaviorsInvolved(rules, events.map((e) => e.name)).filter((id) => !loaded.has(id));
             if (missing.length) throw new Error(`evaluates events that behaviors ${missing.join(', ')} listen to, which its involved() does not name`);
             const instances = events.map((e) => ({ name: e.name, count: 1, attributes: { ...e.attributes }, context: { ...instance.context, ...e.context }, occurredAt: now, day: null }));
-            return evaluate({ ...input, events: instances, qualify: false });
+            return engine(evaluate({ ...input, events: instances, qualify: false }));
           },
           query: (sql, params) => uow.query(sql, params),
         };
@@ -166,9 +176,14 @@ export class PerformUseCase {
         const plan = planWrite({ insert: newEventRows([event]) }, [{ organizationId: org, before: customer.snapshot, result, firstIndex: 0, webhooks }]);
         return {
           plan: rows?.length ? { ...plan, rows } : plan,
+          extensionFailures: met,
           answer: () => ({ rules, result, qualified, progress: { ...progress, ...result.progress }, now }),
         };
       },
+    }).catch((error: unknown) => {
+      // Not committed (a 422 of the campaign an extension failed, say): what the engine met is recorded all the same.
+      this.failures.record(org, met, { req_id: req.requestId });
+      throw error;
     });
     return { status: 'ok', campaign: await this.answer(req, campaign, opts, done) };
   }

@@ -2,6 +2,8 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
+import type { ExtensionFailureRecord } from '../../engine/index.js';
+import { ExtensionFailures } from '../extensions/extension-failures.js';
 import { QueueName } from '../../queues/queue-names.js';
 import { EventCounters, type EventCounter } from '../metrics/event-counters.js';
 import { enqueueDeliveries, enqueueEffects } from '../webhooks/enqueue-deliveries.js';
@@ -12,9 +14,17 @@ export interface Outbox {
   effectIds?: string[];
 }
 
+/** Extensions' failures an evaluation met in an organization, with what the log line says of where. */
+export interface MetFailures {
+  organizationId: number;
+  failures: ExtensionFailureRecord[];
+  log?: Record<string, unknown>;
+}
+
 /**
  * What happens once an evaluation has committed, in one place: its webhook deliveries and rewards' effects go to the
- * webhooks queue and its counts to the event metrics. Queueing never fails the evaluation: what is left unqueued
+ * webhooks queue, its counts to the event metrics and the extensions' failures it met to ExtensionFailures (once: a
+ * budget retry's first run counts nothing). Queueing never fails the evaluation: what is left unqueued
  * (Redis down) stays open in its outbox, and the webhooks sweeper queues it.
  */
 @Injectable()
@@ -22,12 +32,14 @@ export class AfterCommit {
   constructor(
     @InjectQueue(QueueName.Webhooks) private readonly webhooksQueue: Queue,
     private readonly counters: EventCounters,
+    private readonly failures: ExtensionFailures,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   /** Resolves once the deliveries are queued or the failure logged; never rejects. */
-  async run({ deliveryIds, effectIds = [] }: Outbox, counts: Partial<Record<EventCounter, number>>, log: Record<string, unknown> = {}): Promise<void> {
+  async run({ deliveryIds, effectIds = [] }: Outbox, counts: Partial<Record<EventCounter, number>>, log: Record<string, unknown> = {}, met: MetFailures[] = []): Promise<void> {
     this.counters.add(counts);
+    for (const m of met) this.failures.record(m.organizationId, m.failures, { ...log, ...m.log });
     if (deliveryIds.length === 0 && effectIds.length === 0) return;
     await Promise.all([
       deliveryIds.length === 0

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { AppError } from '../../common/errors/app-error.js';
-import type { BudgetLeft, CompiledRules, ProgressMap } from '../../engine/index.js';
+import type { BudgetLeft, CompiledRules, ExtensionFailureRecord, ProgressMap } from '../../engine/index.js';
 import type { EventCounter } from '../metrics/event-counters.js';
 import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import type { WebhookEventType } from '../webhooks/occurrences.js';
@@ -33,6 +33,8 @@ export interface Decision<T> {
   plan: WritePlan | null;
   /** Counted in the event metrics once committed. */
   counts?: Partial<Record<EventCounter, number>>;
+  /** The extensions' failures the engine met (EvaluationResult.extensionFailures): recorded once settled. */
+  extensionFailures?: ExtensionFailureRecord[];
   answer(written: Written | null): T;
 }
 
@@ -113,7 +115,8 @@ export class EvaluationPipeline {
     const { decision, written } = write
       ? await retryOnBudget((locked) => this.transactions.run(lane, (tx) => work(tx, locked)))
       : await this.transactions.read((tx) => work(tx, []));
-    void this.afterCommit.run(written ?? { deliveryIds: [] }, decision.counts ?? {}, { req_id: evaluation.requestId });
+    const met = decision.extensionFailures?.length ? [{ organizationId: org, failures: decision.extensionFailures }] : [];
+    void this.afterCommit.run(written ?? { deliveryIds: [] }, decision.counts ?? {}, { req_id: evaluation.requestId }, met);
     return decision.answer(written);
   }
 

@@ -1,4 +1,5 @@
 import type { EvaluationResult } from '../../engine/index.js';
+import type { ExtensionFailureView } from '../events/dto/v1-answer.dto.js';
 import type { EventOutcome } from './write-plan.js';
 
 /**
@@ -20,8 +21,15 @@ export function eventResult(result: EvaluationResult, index: number, explain: bo
       points,
       completions: result.completions.filter((c) => c.eventIndex === index).map((c) => ({ campaign_id: c.campaignId, behavior_id: c.behaviorId, achieved: c.achieved })),
       ...(explain ? { explanation: result.explanation.filter((e) => e.event_index === index) } : {}),
+      // A skip lasts the evaluation: every event of it names the campaigns skipped.
+      ...(result.extensionFailures.length ? { extension_failures: extensionFailureViews(result) } : {}),
     },
   };
+}
+
+/** The campaigns an extension's failure skipped, as answers and event rows show them (`extension_failures`). */
+export function extensionFailureViews(result: EvaluationResult): ExtensionFailureView[] {
+  return result.extensionFailures.map((f) => ({ campaign_id: f.campaignId, event_index: f.eventIndex, kind: f.kind, extension: f.extension, source: f.source }));
 }
 
 /**

@@ -2,11 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
-import { addBudgetUse, tierDirection, type BudgetLeft, type CompiledRules, type CustomerSnapshot, type ProgressMap } from '../../engine/index.js';
+import { addBudgetUse, tierDirection, type BudgetLeft, type CompiledRules, type CustomerSnapshot, type ExtensionFailureRecord, type ProgressMap } from '../../engine/index.js';
 import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
 import { webhookOccurrences, type WebhookEventType, type WebhookOccurrence } from '../webhooks/occurrences.js';
 import { WebhookSubscriptions } from '../webhooks/subscriptions.js';
-import { AfterCommit } from './after-commit.js';
+import { AfterCommit, type MetFailures } from './after-commit.js';
 import { retryOnBudget } from './budgets.js';
 import { CustomerTransactions } from './customer-transactions.js';
 import { EvaluationRepository, type LoadedCustomer, type PendingEvent } from './evaluation.repository.js';
@@ -33,7 +33,11 @@ interface Pass {
   deliveryIds: string[];
   effectIds: string[];
   left: EventKey[];
+  /** The extensions' failures its evaluations met, per event. */
+  met: MetFailures[];
 }
+
+const NOTHING: Pass = { storedAt: [], rejected: 0, deliveryIds: [], effectIds: [], left: [], met: [] };
 
 /** One customer's pending events of a job. */
 interface CustomerEvents {
@@ -67,12 +71,12 @@ export class StoredEventsEvaluation {
   async execute(keys: EventKey[], log: Record<string, unknown> = {}): Promise<ProcessedSummary> {
     // First the customers no other transaction holds; then, once those are committed, the others, waiting for them.
     const first = await this.evaluatePass(keys, true);
-    const second = first.left.length ? await this.evaluatePass(first.left, false) : { storedAt: [], rejected: 0, deliveryIds: [], effectIds: [], left: [] };
+    const second = first.left.length ? await this.evaluatePass(first.left, false) : NOTHING;
     const storedAt = [...first.storedAt, ...second.storedAt];
     const deliveryIds = [...first.deliveryIds, ...second.deliveryIds];
     const effectIds = [...first.effectIds, ...second.effectIds];
     const rejected = first.rejected + second.rejected;
-    await this.afterCommit.run({ deliveryIds, effectIds }, { processed: storedAt.length, rejected }, log);
+    await this.afterCommit.run({ deliveryIds, effectIds }, { processed: storedAt.length, rejected }, log, [...first.met, ...second.met]);
     const now = this.clock.now();
     return {
       processed: storedAt.length,
@@ -96,7 +100,7 @@ export class StoredEventsEvaluation {
         .filter((e) => e.customerId === null)
         .map((e) => ({ id: e.key.id, occurred_at: e.key.occurredAt, status: 'rejected', reason: 'customer_not_found', result: null, points: 0 }));
       const { groups, left } = byCustomer(customers, pending);
-      if (groups.length === 0 && withoutCustomer.length === 0) return { storedAt: [], rejected: 0, deliveryIds: [], effectIds: [], left };
+      if (groups.length === 0 && withoutCustomer.length === 0) return { ...NOTHING, left };
       const rules = new Map<number, { rules: CompiledRules; subscribed: ReadonlySet<WebhookEventType> }>();
       for (const { organizationId: org, customer } of groups) {
         if (rules.has(org)) continue;
@@ -128,14 +132,16 @@ export class StoredEventsEvaluation {
       const budgets = await this.repository.budgets(tx.uow, locked, true);
       const marked: MarkedEventRow[] = [...withoutCustomer];
       const results: CustomerResult[] = [];
+      const met: MetFailures[] = [];
       for (const group of groups) {
         const { rules: compiled, subscribed } = rules.get(group.organizationId)!;
         const evaluated = evaluateEvents(group, compiled, progress.get(group.customer.snapshot.id) ?? {}, subscribed, now, budgets);
         results.push({ organizationId: group.organizationId, before: group.customer.snapshot, result: evaluated.result, firstIndex: marked.length, webhooks: evaluated.webhooks });
         group.events.forEach((e, i) => marked.push({ id: e.key.id, occurred_at: e.key.occurredAt, ...rowOutcome(evaluated.outcomes[i]) }));
+        evaluated.failures.forEach((failures, i) => failures.length && met.push({ organizationId: group.organizationId, failures, log: { event_id: group.events[i].key.id } }));
       }
       const written = await tx.commitWith(this.repository.write(tx.uow, planWrite({ mark: marked }, results)));
-      return { storedAt: groups.flatMap((g) => g.events.map((e) => e.storedAt)), rejected: withoutCustomer.length, deliveryIds: written.deliveryIds, effectIds: written.effectIds, left };
+      return { storedAt: groups.flatMap((g) => g.events.map((e) => e.storedAt)), rejected: withoutCustomer.length, deliveryIds: written.deliveryIds, effectIds: written.effectIds, left, met };
     }));
   }
 
@@ -195,6 +201,8 @@ function evaluateEvents(
 ) {
   const customer: ReplayedCustomer = { snapshot: group.customer.snapshot, progress: { ...progress } };
   const outcomes: EventOutcome[] = [];
+  /** Per event, the extensions' failures its evaluation met. */
+  const failures: ExtensionFailureRecord[][] = [];
   const webhooks: WebhookOccurrence[] = [];
   const combined: Omit<Outcomes, 'customer'> = {
     progress: {},
@@ -215,6 +223,7 @@ function evaluateEvents(
     // A V1 async event scoped to a campaign that is no longer live evaluates nothing (as V1 sync answers 404).
     if (event.campaignId !== null && !rules.campaigns.has(event.campaignId)) {
       outcomes.push({ status: 'processed', reason: 'No_active_campaign_found', result: null, pointsEarned: 0 });
+      failures.push([]);
       return;
     }
     const before = customer.snapshot;
@@ -223,6 +232,7 @@ function evaluateEvents(
     addBudgetUse(combined.budgetUse, result.budgetUse);
     combined.budgetRefused.push(...result.budgetRefused.filter((id) => !combined.budgetRefused.includes(id)));
     outcomes.push(eventOutcome(result, 0, false));
+    failures.push(result.extensionFailures);
     // Each event's webhook events, built from its own evaluation: its notifications follow those of earlier events.
     const notificationsBefore = combined.notifications.length;
     webhooks.push(
@@ -250,5 +260,5 @@ function evaluateEvents(
   });
   // The tier's history gets the batch's moves, each event's in turn (none when the batch ends on the tier it began on).
   if (combined.tierChange?.fromTierId === customer.snapshot.tierId) combined.tierChange = null;
-  return { outcomes, result: { ...combined, customer: customer.snapshot }, webhooks };
+  return { outcomes, failures, result: { ...combined, customer: customer.snapshot }, webhooks };
 }

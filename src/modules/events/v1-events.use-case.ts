@@ -86,13 +86,14 @@ export class V1EventsUseCase {
         if (readOnly) {
           const used = req.body.transaction_id ? await this.repository.transactionUsed(loaded.uow, req.tenant.apiKeyId, req.body.transaction_id) : false;
           if (used) throw new DuplicateTransaction(req.body.transaction_id!);
-          return { plan: null, answer: () => answer(result.notifications.map(() => null)) };
+          return { plan: null, extensionFailures: result.extensionFailures, answer: () => answer(result.notifications.map(() => null)) };
         }
         const rows = instances.map((instance, i) => this.event(req, customer.snapshot.id, customer.externalId, instance, divisions[i], campaignId, eventOutcome(result, i, req.explain)));
         const webhooks = webhookOccurrences(rules, customer.snapshot, result, customer.externalId, loaded.subscribed, loaded.now);
         return {
           plan: planWrite({ insert: newEventRows(rows) }, [{ organizationId: req.tenant.organizationId, before: customer.snapshot, result, firstIndex: 0, webhooks }]),
           counts: { accepted: rows.length, processed: rows.length },
+          extensionFailures: result.extensionFailures,
           answer: (written) => answer(written!.notificationIds),
         };
       },
@@ -114,7 +115,7 @@ export class V1EventsUseCase {
         const notifications = qualified
           ? []
           : eligibility.campaigns.map((c) => ({ type: 'qualification' as const, campaign_id: c.campaignId, data: { state: c.state, message: c.detail } }));
-        return { plan: null, answer: () => ({ status: 'ok', qualified, state: eligibility.state, notifications }) };
+        return { plan: null, extensionFailures: eligibility.extensionFailures, answer: () => ({ status: 'ok', qualified, state: eligibility.state, notifications }) };
       },
     });
   }

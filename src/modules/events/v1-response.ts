@@ -1,5 +1,6 @@
 import { behaviorApplies, behaviorView, experimentGroup, tierName, type CompiledRules, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
 import type { BehaviorChange } from './dto/behavior-progress.dto.js';
+import { extensionFailureViews } from '../evaluation/event-outcome.js';
 import type { V1EventResponse } from './dto/v1-answer.dto.js';
 import type { V1NotificationView } from './dto/v1-event.dto.js';
 
@@ -60,5 +61,7 @@ export function v1Response(
     qualified: result.state === 'qualified',
     state: result.state,
     ...(explain ? { explanation: result.explanation } : {}),
+    ...(result.extensionFailures.length ? { extension_failures: extensionFailureViews(result) } : {}),
   };
 }
+

@@ -10,6 +10,7 @@ import type { AppConfig } from '../../config/config.js';
 import { QueueName } from '../../queues/queue-names.js';
 import { REDIS } from '../../redis/redis.module.js';
 import type { RedisClient } from '../../redis/connection.js';
+import { failuresMetricKey } from '../extensions/extension-failures.js';
 import { counterKey, EVENT_COUNTERS, EVENT_HISTOGRAMS, EventHistogram, histogramKey, LATENCY_BUCKETS } from './event-counters.js';
 import { registerExpiryBacklogGauge, registerOutcomeCounters, registerPoolGauge } from './service-gauges.js';
 
@@ -62,6 +63,19 @@ export class MetricsService {
         // Jobs queued at their organization's place (docs/queue.md) wait as `prioritized` in BullMQ: waiting all the same.
         const { prioritized = 0, ...rest } = counts;
         for (const [state, n] of Object.entries({ ...rest, waiting: (rest.waiting ?? 0) + prioritized })) this.set({ state }, n);
+      },
+    });
+    new Gauge({
+      name: 'extension_failures_total',
+      help: "Extensions' throws and timeouts across every process, by extension (its name) and kind: criteria_operator and reward_kind (the campaign was skipped for the event; a reward's after-commit effect counts under its kind), event_enricher, domain_action",
+      labelNames: ['extension', 'kind'],
+      registers: [this.registry],
+      async collect() {
+        const counts = await redis.hgetall(failuresMetricKey(config.queuePrefix)).catch(() => null);
+        for (const [key, n] of Object.entries(counts ?? {})) {
+          const at = key.indexOf(':');
+          this.set({ extension: key.slice(at + 1), kind: key.slice(0, at) }, Number(n));
+        }
       },
     });
     for (const [name, help] of Object.entries(EVENT_HISTOGRAMS) as Array<[EventHistogram, string]>) {

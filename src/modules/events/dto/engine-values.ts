@@ -20,6 +20,7 @@ export const CAMPAIGN_STATES = allOf<CampaignState>()([
   'reached_frequency_period_cap',
   'reached_frequency_cap',
   'budget_exhausted',
+  'extension_failed',
 ]);
 
 /** The states a campaign that did not qualify answers (all but qualified). */

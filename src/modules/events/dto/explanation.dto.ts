@@ -36,8 +36,14 @@ export class CampaignExplanationView implements CampaignExplanation {
   @ApiProperty({ type: [BehaviorExplanationView], description: 'The behaviors listening to the event; empty unless the campaign qualified or is at a cap' })
   behaviors: BehaviorExplanationView[];
   @ApiPropertyOptional({ enum: [true], example: true, description: 'Present when the campaign skipped the customer (see reason)' }) skipped?: true;
-  @ApiPropertyOptional({ enum: ['holdout'], example: 'holdout', description: "Why it skipped them: holdout, the customer is in the holdout of the campaign's experiment" })
-  reason?: 'holdout';
+  @ApiPropertyOptional({
+    enum: ['holdout', 'extension_failed'],
+    example: 'holdout',
+    description:
+      "Why it skipped them: holdout, the customer is in the holdout of the campaign's experiment; extension_failed, an extension " +
+      "its rules or rewards call threw, so nothing of the campaign was evaluated for the request (detail names the extension)",
+  })
+  reason?: 'holdout' | 'extension_failed';
 }
 
 export class EventExplanationView implements EventExplanation {

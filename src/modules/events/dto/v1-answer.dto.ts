@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiSchemaOf } from '../../../common/http/api-schema.js';
-import type { CampaignState } from '../../../engine/index.js';
+import type { CampaignState, ExtensionKind } from '../../../engine/index.js';
 import { BehaviorChange, mapOf, V1BehaviorView } from './behavior-progress.dto.js';
 import { CAMPAIGN_STATES, FAILURE_STATES } from './engine-values.js';
 import { EventExplanationView } from './explanation.dto.js';
@@ -22,6 +22,15 @@ const STATE_DESCRIPTION =
 export class UserSummary {
   @ApiProperty({ type: 'integer', example: 55 }) available_points: number;
   @ApiProperty({ example: 'Gold', nullable: true, type: String, description: "The customer's tier name; null when none" }) tier: string | null;
+}
+
+/** An extension that threw while a campaign was evaluated: the campaign was skipped for the request (decision 0025). */
+export class ExtensionFailureView {
+  @ApiProperty({ type: 'integer', example: 42, description: 'The campaign skipped' }) campaign_id: number;
+  @ApiProperty({ type: 'integer', example: 0, description: 'The submitted instance whose evaluation met the failure' }) event_index: number;
+  @ApiProperty({ enum: ['criteria_operator', 'reward_kind'], example: 'criteria_operator' }) kind: ExtensionKind;
+  @ApiProperty({ example: 'within_km', description: "The operator's or reward kind's name" }) extension: string;
+  @ApiProperty({ example: 'StoreRadiusModule', description: 'The extension (module) that defined it' }) source: string;
 }
 
 /** The answer of a synchronous V1 submission (also with read_only: true): the evaluation. */
@@ -62,6 +71,14 @@ export class V1EventResponse {
     description: 'Only with explain=true: for each event instance (and each event raised by an outcome), why each campaign, behavior and goal did or did not progress',
   })
   explanation?: EventExplanationView[];
+  @ApiProperty({
+    type: [ExtensionFailureView],
+    required: false,
+    description:
+      'Only when an extension threw: each campaign the request skipped for it, with the extension. The other campaigns were ' +
+      'evaluated and their changes stored; the skipped ones changed nothing (state extension_failed when nothing qualified)',
+  })
+  extension_failures?: ExtensionFailureView[];
 }
 
 /** The answer with async=true: the events are stored and queued, nothing is evaluated yet. */
