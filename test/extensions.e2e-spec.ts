@@ -297,15 +297,22 @@ describe('extensions loaded into the application (issue #29)', () => {
     });
   });
 
-  it('serves a document that names them: the reward as a member of an outcome, the operator among the ops', async () => {
+  it('serves a document that names them: the reward as a form of an outcome, the operator as a form of a criterion', async () => {
     const document = (await request(app.getHttpServer()).get('/docs-json').expect(200)).body;
     const schemas = document.components.schemas;
-    expect(schemas.OutcomeInput.properties.triple_points).toEqual({
-      description: 'Credits three times the points given (extension: StoreExtensionsModule)',
-      allOf: [{ $ref: '#/components/schemas/TriplePointsArgs' }],
-    });
+    const member = { description: 'Credits three times the points given (extension: StoreExtensionsModule)', allOf: [{ $ref: '#/components/schemas/TriplePointsArgs' }] };
+    expect(schemas.OutcomeInput.oneOf.map((form: { $ref: string }) => form.$ref.split('/').pop())).toEqual(
+      ['deal', 'ad_unit', 'points', 'event', 'tier', 'triple_points'].map((kind) => `OutcomeInput_${kind}`),
+    );
+    expect(schemas.OutcomeInput_triple_points).toEqual({ type: 'object', required: ['triple_points'], properties: { triple_points: member } });
+    expect(schemas.OutcomeConfigView.oneOf).toContainEqual({ $ref: '#/components/schemas/OutcomeConfigView_triple_points' });
+    expect(schemas.OutcomeConfigView_triple_points).toEqual({ type: 'object', required: ['triple_points', 'id'], properties: { triple_points: member, id: schemas.OutcomeConfigView_points.properties.id } });
     expect(schemas.TriplePointsArgs.properties.points).toMatchObject({ type: 'integer', minimum: 1 });
-    expect(schemas.Criterion.properties.op.enum).toEqual(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'exists', 'contains', 'starts_with']);
+    expect(Object.keys(schemas.Criterion.discriminator.mapping)).toEqual(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'exists', 'contains', 'starts_with']);
+    expect(schemas.Criterion.discriminator.mapping.starts_with).toBe('#/components/schemas/Criterion_starts_with');
+    expect(schemas.Criterion_starts_with.properties.value).toEqual({ type: 'string', example: 'PAR', description: 'The text the value starts with' });
+    // The value class's own component: its value is in the criterion's form, and nothing else refers to it.
+    expect(schemas.PrefixValue).toBeUndefined();
     expect(schemas.PerformBody.properties.domain.enum).toEqual(['complete_campaign', 'store_checkin', 'rogue']);
     expect(schemas.PerformBody.properties.args.anyOf).toEqual([
       { type: 'object', maxProperties: 0, description: 'none (complete_campaign, and domain actions without args)' },

@@ -3360,25 +3360,8 @@ export interface components {
             /** @description Each customer counted once, comparing the tiers by min_points */
             moves: components["schemas"]["TierPreviewMoves"];
         };
-        /** @description A condition {field, op, value}; a list of them holds when every one holds */
-        Criterion: {
-            /**
-             * @description Targeting (campaign and creative group): user.tags, user.tier, user.division_id, user.lifetime_points, user.available_points or user.attributes.`<key>`. Goal criteria: count, context.`<key>` or an attribute of the event
-             * @example user.tags
-             */
-            field: string;
-            /**
-             * @description in and nin take an array value; exists takes true (default) or false
-             * @example contains
-             * @enum {string}
-             */
-            op: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "nin" | "exists" | "contains";
-            /**
-             * @description What the field is compared with: a string, number, boolean or null; an array (at most 1000 values) for in and nin; true or false for exists, where it may be left out (true). Numbers and datetimes given as strings compare as numbers and instants
-             * @example vip
-             */
-            value?: (string | null) | number | boolean | unknown[];
-        };
+        /** @description A condition {field, op, value}: one of the forms below, told apart by op (each operator takes a value of its own form); a list of them holds when every one holds */
+        Criterion: components["schemas"]["ComparisonCriterion"] | components["schemas"]["ListCriterion"] | components["schemas"]["ExistsCriterion"];
         BudgetInput: {
             /**
              * @description Completions at most (null or absent: no limit)
@@ -4073,21 +4056,8 @@ export interface components {
              */
             name: string;
         };
-        OutcomeInput: {
-            /** @description An offer of the organization */
-            deal?: components["schemas"]["OutcomeIdRef"];
-            /** @description A creative (message) of the same campaign */
-            ad_unit?: components["schemas"]["OutcomeIdRef"];
-            /**
-             * @description Points credited
-             * @example 10
-             */
-            points?: number;
-            /** @description An event raised for the customer */
-            event?: components["schemas"]["EventOutcomeInput"];
-            /** @description A tier of the organization the customer is lifted to */
-            tier?: components["schemas"]["OutcomeTierRef"];
-        };
+        /** @description One outcome: an object holding exactly one member, named by its reward kind, whose value is its arguments */
+        OutcomeInput: components["schemas"]["OutcomeInput_deal"] | components["schemas"]["OutcomeInput_ad_unit"] | components["schemas"]["OutcomeInput_points"] | components["schemas"]["OutcomeInput_event"] | components["schemas"]["OutcomeInput_tier"];
         BehaviorInput: {
             /**
              * @description 1-255 characters, unique per organization (case-insensitive). Not __proto__, constructor or prototype
@@ -4393,26 +4363,8 @@ export interface components {
             goal_count: number;
             goals: components["schemas"]["GoalView"][];
         };
-        OutcomeConfigView: {
-            /** @description An offer of the organization */
-            deal?: components["schemas"]["OutcomeIdRef"];
-            /** @description A creative (message) of the same campaign */
-            ad_unit?: components["schemas"]["OutcomeIdRef"];
-            /**
-             * @description Points credited
-             * @example 10
-             */
-            points?: number;
-            /** @description An event raised for the customer */
-            event?: components["schemas"]["EventOutcomeInput"];
-            /** @description A tier of the organization the customer is lifted to */
-            tier?: components["schemas"]["OutcomeTierRef"];
-            /**
-             * @description Kept across updates while the outcome awards the same thing
-             * @example 31
-             */
-            id: number;
-        };
+        /** @description An outcome as stored: its id, and the one member of its reward kind */
+        OutcomeConfigView: components["schemas"]["OutcomeConfigView_deal"] | components["schemas"]["OutcomeConfigView_ad_unit"] | components["schemas"]["OutcomeConfigView_points"] | components["schemas"]["OutcomeConfigView_event"] | components["schemas"]["OutcomeConfigView_tier"];
         OutcomeView: {
             /**
              * @description The id of the outcome in outcome_config
@@ -6718,6 +6670,134 @@ export interface components {
              */
             status: "ok";
             erasure: components["schemas"]["ErasureView"];
+        };
+        /** @description A criterion comparing the field with a value: eq, ne, gt, gte, lt, lte, contains */
+        ComparisonCriterion: {
+            /**
+             * @description Targeting (campaign and creative group): user.tags, user.tier, user.division_id, user.lifetime_points, user.available_points or user.attributes.`<key>`. Goal criteria: count, context.`<key>` or an attribute of the event
+             * @example user.tags
+             */
+            field: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            op: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "contains";
+            /**
+             * @description What the field is compared with: a string, number, boolean or null (an array, at most 1000 values, is accepted too). Numbers and datetimes given as strings compare as numbers and instants
+             * @example vip
+             */
+            value: (string | null) | number | boolean | unknown[];
+        };
+        /** @description A criterion on a list of values: in, nin */
+        ListCriterion: {
+            /**
+             * @description Targeting (campaign and creative group): user.tags, user.tier, user.division_id, user.lifetime_points, user.available_points or user.attributes.`<key>`. Goal criteria: count, context.`<key>` or an attribute of the event
+             * @example user.tags
+             */
+            field: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            op: "in" | "nin";
+            /**
+             * @description The values: in holds when the field equals one of them, nin when it equals none (or is absent)
+             * @example [
+             *       "Gold",
+             *       "Silver"
+             *     ]
+             */
+            value: unknown[];
+        };
+        /** @description A criterion on the field's presence: exists */
+        ExistsCriterion: {
+            /**
+             * @description Targeting (campaign and creative group): user.tags, user.tier, user.division_id, user.lifetime_points, user.available_points or user.attributes.`<key>`. Goal criteria: count, context.`<key>` or an attribute of the event
+             * @example user.tags
+             */
+            field: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            op: "exists";
+            /**
+             * @description true (the default, when left out): the field is present; false: it is absent
+             * @example true
+             */
+            value?: boolean;
+        };
+        OutcomeInput_deal: {
+            /** @description An offer of the organization */
+            deal: components["schemas"]["OutcomeIdRef"];
+        };
+        OutcomeInput_ad_unit: {
+            /** @description A creative (message) of the same campaign */
+            ad_unit: components["schemas"]["OutcomeIdRef"];
+        };
+        OutcomeInput_points: {
+            /**
+             * @description Points credited
+             * @example 10
+             */
+            points: number;
+        };
+        OutcomeInput_event: {
+            /** @description An event raised for the customer */
+            event: components["schemas"]["EventOutcomeInput"];
+        };
+        OutcomeInput_tier: {
+            /** @description A tier of the organization the customer is lifted to */
+            tier: components["schemas"]["OutcomeTierRef"];
+        };
+        OutcomeConfigView_deal: {
+            /** @description An offer of the organization */
+            deal: components["schemas"]["OutcomeIdRef"];
+            /**
+             * @description Kept across updates while the outcome awards the same thing
+             * @example 31
+             */
+            id: number;
+        };
+        OutcomeConfigView_ad_unit: {
+            /** @description A creative (message) of the same campaign */
+            ad_unit: components["schemas"]["OutcomeIdRef"];
+            /**
+             * @description Kept across updates while the outcome awards the same thing
+             * @example 31
+             */
+            id: number;
+        };
+        OutcomeConfigView_points: {
+            /**
+             * @description Points credited
+             * @example 10
+             */
+            points: number;
+            /**
+             * @description Kept across updates while the outcome awards the same thing
+             * @example 31
+             */
+            id: number;
+        };
+        OutcomeConfigView_event: {
+            /** @description An event raised for the customer */
+            event: components["schemas"]["EventOutcomeInput"];
+            /**
+             * @description Kept across updates while the outcome awards the same thing
+             * @example 31
+             */
+            id: number;
+        };
+        OutcomeConfigView_tier: {
+            /** @description A tier of the organization the customer is lifted to */
+            tier: components["schemas"]["OutcomeTierRef"];
+            /**
+             * @description Kept across updates while the outcome awards the same thing
+             * @example 31
+             */
+            id: number;
         };
     };
     responses: never;

@@ -23,7 +23,10 @@ function record(mismatch: Mismatch): void {
 /**
  * The document with every object schema that lists its properties and says nothing of others closed to others
  * (additionalProperties: false), so that a member the document does not describe is a mismatch too. The served
- * document stays open, so that clients generated from it accept members added later.
+ * document stays open, so that clients generated from it accept members added later. A union (`oneOf`: Criterion's
+ * forms, told apart by op, and the outcomes' one-member forms) is closed form by form: a member no form lists fits
+ * none. Ajv ignores its `discriminator` here (the library passes that option for requests only): `oneOf` alone
+ * decides, exactly, since the forms' op enums are disjoint and each outcome form requires a member the others lack.
  */
 function closed(document: OpenAPIObject): OpenAPIObject {
   const close = (node: unknown): unknown => {

@@ -11,6 +11,7 @@ import { LoadShedding } from '../auth/load-shedding.js';
 import { turnScope } from '../auth/current-turn.js';
 import { MetricsService } from '../../modules/metrics/metrics.service.js';
 import { ExtensionRegistry } from '../../modules/extensions/extension-registry.js';
+import { CRITERION_FORMS } from '../validation/criterion.dto.js';
 
 /**
  * The document's description, rendered as Markdown by Swagger UI: a placeholder such as <token> is written in a code
@@ -63,8 +64,9 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): Op
       .addBasicAuth({ type: 'http', scheme: 'basic', description: 'username = api_key, password = api_secret' }, 'api_key')
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque token', description: 'ADMIN_TOKEN' }, 'admin')
       .build(),
-    // Operation ids name the generated clients' methods: CustomersController.create is Customers_create.
-    { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`, extraModels: extensions.models() },
+    // Operation ids name the generated clients' methods: CustomersController.create is Customers_create. The criterion
+    // forms are models no class refers to: publish makes Criterion their union.
+    { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`, extraModels: [...CRITERION_FORMS, ...extensions.models()] },
   );
   // The extensions first: the examples of perform's not_available name the domain actions they add.
   completeDocument(extensions.publish(document));

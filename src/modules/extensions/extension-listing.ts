@@ -1,7 +1,7 @@
 import type { OpenAPIObject, SchemaObject } from '@nestjs/swagger';
 import type { EngineExtensions } from '../../engine/index.js';
 import type { ExtensionView, ExtensionsView } from './dto/extensions.dto.js';
-import { modelSchema, NO_ARGS } from './extension-document.js';
+import { modelSchema, NO_ARGS, outcomeForm } from './extension-document.js';
 import type { Domain, ExtensionDefinitions } from './extension-registry.js';
 
 /** A schema less its description (the listing answers that beside it). */
@@ -17,19 +17,17 @@ function bare(schema: unknown): Record<string, unknown> {
  * builds its forms from, as Vendure's API serves its configurable operations' definitions.
  */
 export function extensionListing(document: OpenAPIObject, engine: EngineExtensions, extensions: ExtensionDefinitions, domains: ReadonlyMap<string, Domain>): ExtensionsView {
-  const members = (name: string) => (document.components?.schemas?.[name] as SchemaObject | undefined)?.properties ?? {};
-  const outcome = members('OutcomeInput');
-  const criterionValue = bare(members('Criterion').value);
+  const component = (name: string | undefined) => (name === undefined ? undefined : (document.components?.schemas?.[name] as SchemaObject | undefined));
+  // Each operator's criterion form (extendDocument maps every op, the built-ins many to one) and each kind's outcome form.
+  const criterionForms = (component('Criterion')?.discriminator?.mapping ?? {}) as Record<string, string | undefined>;
+  const criterionValue = (op: string) => component(criterionForms[op]?.split('/').pop())?.properties?.value;
+  const outcomeMember = (kind: string) => component(outcomeForm('OutcomeInput', kind))?.properties?.[kind];
   const entry = (d: { name: string; source: string; description: string }, schema: Record<string, unknown>): ExtensionView => ({ name: d.name, source: d.source, description: d.description, schema });
   return {
     domain_actions: [...domains.values()].map((d) => entry(d, d.model ? bare(modelSchema(document, d.model)) : bare(NO_ARGS))),
-    // Every reward kind is a member of an outcome in the document (extendDocument adds the extensions').
-    reward_kinds: [...engine.rewards.values()].map((r) => entry(r, bare(outcome[r.name]))),
-    criteria_operators: [...engine.operators.values()].map((o) => {
-      if (o.source === 'core') return entry(o, criterionValue);
-      const value = extensions.criteriaOperators.find((d) => d.name === o.name)?.model;
-      return entry(o, value ? bare(modelSchema(document, value)?.properties?.value) : {});
-    }),
+    reward_kinds: [...engine.rewards.values()].map((r) => entry(r, bare(outcomeMember(r.name)))),
+    // A built-in's schema is its form's value (in and nin an array, exists a boolean); an extension's, its Criterion_<op>'s.
+    criteria_operators: [...engine.operators.values()].map((o) => entry(o, bare(criterionValue(o.name)))),
     event_enrichers: extensions.eventEnrichers.map(({ name, source, description }) => ({ name, source, description })),
   };
 }

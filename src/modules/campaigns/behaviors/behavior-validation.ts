@@ -169,9 +169,10 @@ class Checker {
       });
       return criteria;
     }
-    // "[1].op must be ..." names criterion 1's member: answer it under its own dotted field.
-    const match = /^\[(\d+)\](?:\.(\w+))? (.*)$/.exec(problem);
-    if (match) this.fail([field, match[1], match[2]].filter(Boolean).join('.'), match[3]);
+    // "[1].op must be ..." names criterion 1's member (or "[1].value.lat", an operator's object value's): answer it
+    // under its own dotted field.
+    const match = /^\[(\d+)\]((?:\.\w+)*) (.*)$/.exec(problem);
+    if (match) this.fail(`${field}.${match[1]}${match[2]}`, match[3]);
     else this.fail(field, problem);
     return [];
   }

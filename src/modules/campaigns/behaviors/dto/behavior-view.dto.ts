@@ -44,7 +44,7 @@ export class GoalGroupView {
   @ApiProperty({ type: [GoalView] }) goals: GoalView[];
 }
 
-/** An outcome in the request form, with its id. */
+/** An outcome in the request form, with its id: in the document, a union of OutcomeConfigView_<kind> forms (extendDocument). */
 export class OutcomeConfigView extends OutcomeInput {
   @ApiProperty({ type: 'integer', example: 31, description: 'Kept across updates while the outcome awards the same thing' }) id: number;
 }

@@ -97,7 +97,11 @@ export class OutcomeTierRef {
   @ApiProperty({ example: 'Gold', description: 'A tier of the organization (any case)' }) name: string;
 }
 
-/** One outcome: exactly one of its members. */
+/**
+ * One outcome: exactly one of its members. The built-in kinds' members as the document holds them: extendDocument
+ * (extension-document.ts) makes the OutcomeInput component a union of one-member forms, OutcomeInput_<kind>, one per
+ * built-in kind and per extension kind, so that a body with no member or two fits none.
+ */
 export class OutcomeInput {
   @ApiPropertyOptional({ type: OutcomeIdRef, description: 'An offer of the organization' }) deal?: OutcomeIdRef;
   @ApiPropertyOptional({ type: OutcomeIdRef, description: 'A creative (message) of the same campaign' }) ad_unit?: OutcomeIdRef;
