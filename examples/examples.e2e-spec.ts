@@ -2,15 +2,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { INestApplication, INestApplicationContext } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { runMigrations } from '../src/database/preflight.js';
-import { createTestApp } from '../test/support/app.js';
-import { useOwnDatabase } from '../test/support/database.js';
+import { createExtensionTestApp, type ExtensionTestKit, type TestTenant } from '../src/extension-api/testing.js';
 import { expectErrorAmongOthers as expectError } from '../test/support/errors.js';
-import { deleteQueueKeys, ownQueuePrefix, startTestWorker, waitFor } from '../test/support/worker.js';
-import { api, createTenant, type TestTenant } from '../test/factories/tenant.factory.js';
+import { ledgerMismatches } from '../test/support/ledger.js';
+import { validateResponses } from '../test/support/response-validation.js';
+import { waitFor } from '../test/support/worker.js';
+import { api } from '../test/factories/tenant.factory.js';
 import { createCampaign } from '../test/factories/campaign.factory.js';
 import { createCustomer } from '../test/factories/customer.factory.js';
 import { createTriggeredCreative } from '../test/factories/creative.factory.js';
@@ -27,9 +27,8 @@ const behavior = (name: string, event: string, outcomes: Json[]) => ({
 
 /** The two example extensions loaded into the API and a worker, as EXTENSIONS loads them, gone through over HTTP. */
 describe('the example extensions, coupon pool and referral (examples/)', () => {
-  const prefix = ownQueuePrefix('examples');
+  let kit: ExtensionTestKit;
   let app: INestApplication;
-  let worker: INestApplicationContext;
   let db: DataSource;
   let tenant: TestTenant;
   let shop: number;
@@ -37,13 +36,19 @@ describe('the example extensions, coupon pool and referral (examples/)', () => {
   const purchaseOutcomes = () => [{ points: 10 }, { coupon: { pool: 'SUMMER', creative_id: creativeId } }, { referral_bonus: { cap: 1 } }];
 
   beforeAll(async () => {
-    // Their own tables, by their own migrations, on a database of this file's own.
-    const url = await useOwnDatabase('examples');
-    expect(await runMigrations(url, [...couponMigrations, ...referralMigrations])).toEqual(['CouponCodes1790000000000', 'ReferralTables1790000000001']);
-    app = await createTestApp({ queuePrefix: prefix, databaseUrl: url }, [CouponPoolModule, ReferralModule]);
-    worker = await startTestWorker({ queuePrefix: prefix, databaseUrl: url, workerQueues: ['events', 'webhooks', 'simulations'] }, undefined, [CouponPoolModule, ReferralModule]);
+    // The extension test kit (src/extension-api/testing.ts): the API and a worker with both loaded, on a database of
+    // the kit's own with their tables (by their own migrations) and a Redis prefix of its own. Every response is
+    // checked against the document served with both loaded, as createTestApp checks the service's.
+    kit = await createExtensionTestApp({
+      modules: [CouponPoolModule, ReferralModule],
+      migrations: [...couponMigrations, ...referralMigrations],
+      worker: ['events', 'webhooks', 'simulations'],
+      configure: validateResponses,
+    });
+    expect(kit.migrations).toEqual(['CouponCodes1790000000000', 'ReferralTables1790000000001']);
+    app = kit.app;
     db = app.get(DataSource);
-    tenant = await createTenant(app);
+    tenant = await kit.createTenant();
     // The coupon's creative: a push the program sends the code in (triggered by another campaign's behavior).
     const other = await createCampaign(app, tenant);
     const unused = await api(app, tenant).post(`/management/campaigns/${other.id}/behaviors/_batch`).send({ behaviors: [behavior('Unused', 'never', [{ points: 1 }])] }).expect(201);
@@ -53,11 +58,11 @@ describe('the example extensions, coupon pool and referral (examples/)', () => {
     await api(app, tenant).post(`/management/campaigns/${shop}/behaviors/_batch`).send({ behaviors }).expect(201);
     await db.query(`INSERT INTO coupon_codes (organization_id, pool, code) VALUES ($1, 'SUMMER', 'SUMMER-1'), ($1, 'SUMMER', 'SUMMER-2')`, [tenant.organizationId]);
   });
-  afterAll(async () => {
-    await worker?.close();
-    await app?.close();
-    await deleteQueueKeys(prefix);
+  // The ledger of every customer sums to its balance after each test (test/support/ledger.ts), on the kit's database.
+  afterEach(async () => {
+    if (tenant) expect(await ledgerMismatches(db, [tenant.organizationId])).toEqual([]);
   });
+  afterAll(() => kit?.close());
 
   const refer = (customerId: string, args: Json) =>
     request(app.getHttpServer()).post(`/priv/v2/apps/${tenant.apiKey}/users/${customerId}/campaigns/${shop}/perform?sections[]=progress`).auth(tenant.apiKey, tenant.apiSecret).send({ domain: 'refer', args });

@@ -28,6 +28,14 @@ import { AnalyticsBackfill } from './modules/analytics/analytics-backfill.js';
 import { AnalyticsBackfillRepository } from './modules/analytics/analytics-backfill.repository.js';
 import { LedgerBackfill } from './modules/points/ledger-backfill.js';
 import { LedgerBackfillRepository } from './modules/points/ledger-backfill.repository.js';
+import { Global, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { DataSource } from 'typeorm';
+import { CoreModule } from './core.module.js';
+import { LOGGER } from './common/logging/logger.js';
+import { ExtensionRegistry } from './modules/extensions/extension-registry.js';
+import { checkExtensionsFound, loadExtensions, withExtensions } from './modules/extensions/load-extensions.js';
+import { upgradeStaleArguments } from './modules/extensions/stale-arguments.service.js';
 
 const USAGE = `usage:
   npm run cli -- migrate
@@ -40,6 +48,9 @@ const USAGE = `usage:
                                            now: add the months ahead, drop those past EVENT_RETENTION_DAYS
   npm run cli -- effects:dead              list the rewards' after-commit effects that failed every attempt
   npm run cli -- effects:replay --dead     set them open again and queue them (a worker with their extension runs them)
+  npm run cli -- extensions:upgrade [--dry-run]
+                                           with the EXTENSIONS the API loads: upgrade the stored arguments their classes
+                                           refuse through each extension's upgrade(), and list what stays stale
   npm run cli -- ledger:backfill [--no-pause]
   npm run cli -- analytics:backfill [--no-pause]
                                            fill occurred_at and reversed_at of the ledger's credits written before
@@ -211,6 +222,35 @@ async function backfillAnalytics(args: string[]): Promise<void> {
   }
 }
 
+/** The command line's logger: silent, as its other commands' (stdout is the JSON it prints). */
+@Global()
+@Module({ providers: [{ provide: LOGGER, useValue: createLogger('silent', 'cli') }], exports: [LOGGER] })
+class CliLoggingModule {}
+
+/** What the command line starts to find the extensions: the service's shared modules (those an extension may inject). */
+@Module({ imports: [CoreModule, CliLoggingModule] })
+class CliExtensionsModule {}
+
+/**
+ * Stored extension arguments that their extension's class now refuses (decision 0027), upgraded through the extension's
+ * `upgrade` and written back (an audit entry per object, the rules version bumped); with --dry-run, what would be.
+ * Prints what was upgraded and what stays stale (no upgrade, the upgrade threw, or its result is refused too).
+ */
+async function upgradeExtensionArguments(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { 'dry-run': { type: 'boolean' } } });
+  const config = configFromEnv();
+  const extensions = await loadExtensions(config.extensions);
+  const app = await NestFactory.createApplicationContext(withExtensions(CliExtensionsModule, extensions), { logger: false });
+  try {
+    const registry = app.get(ExtensionRegistry);
+    checkExtensionsFound(config.extensions, registry);
+    const report = await upgradeStaleArguments(app.get(DataSource), registry.arguments(), { dryRun: values['dry-run'] ?? false });
+    print({ status: 'ok', ...report });
+  } finally {
+    await app.close();
+  }
+}
+
 const [command, ...rest] = process.argv.slice(2);
 await runProcess('cli', async () => {
   try {
@@ -224,6 +264,7 @@ await runProcess('cli', async () => {
     if (command === 'effects:replay' && rest.includes('--dead')) return await deadEffects(true);
     if (command === 'ledger:backfill') return await backfillLedger(rest);
     if (command === 'analytics:backfill') return await backfillAnalytics(rest);
+    if (command === 'extensions:upgrade') return await upgradeExtensionArguments(rest);
     process.stderr.write(`${USAGE}\n`);
     process.exitCode = 2;
   } catch (error) {

@@ -5,7 +5,7 @@ import { IsBoolean, IsInt, IsString, Min } from 'class-validator';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { LOGGER, type Logger } from '../src/common/logging/logger.js';
-import { CriteriaOperator, CriteriaOperatorHandler, RewardKind, RewardKindHandler, type RewardContext } from '../src/extension-api/index.js';
+import { CriteriaOperator, CriteriaOperatorHandler, EventEnricher, EventEnricherHandler, RewardKind, RewardKindHandler, type EnrichableEvent, type RewardContext } from '../src/extension-api/index.js';
 import { ExtensionFailures } from '../src/modules/extensions/extension-failures.js';
 import { createTestApp } from './support/app.js';
 import { useOwnDatabase } from './support/database.js';
@@ -53,7 +53,15 @@ class FlakyPoints extends RewardKindHandler<FlakyArgs> {
   }
 }
 
-@Module({ providers: [FragileEq, FlakyPoints] })
+/** An enricher that throws on an event with `fail`: not bulkheaded (what it sets is stored for good), but counted. */
+@EventEnricher({ name: 'fragile_enricher', description: 'Throws on fail' })
+class FragileEnricher extends EventEnricherHandler {
+  enrich(events: EnrichableEvent[]): void {
+    if (events.some((e) => e.attributes.fail)) throw new Error('the directory is down');
+  }
+}
+
+@Module({ providers: [FragileEq, FlakyPoints, FragileEnricher] })
 class FragileModule {}
 
 type Json = Record<string, unknown>;
@@ -141,6 +149,9 @@ describe('extension bulkheads', () => {
   });
 
   it('the metric, and the listing of extensions, count the failures of the organization with the last error', async () => {
+    // An enricher's failure answers 500 as before (nothing stored), and is counted too.
+    const customer = await createCustomer(app, tenant);
+    expectError(await api(app, tenant).post(`/users/${customer.id}/events`).send({ events: { visit: { fail: true } } }), 500, 'internal_error');
     await app.get(ExtensionFailures).flush();
     const metrics = await request(app.getHttpServer()).get('/metrics').expect(200);
     const count = (kind: string, name: string) => Number(new RegExp(`extension_failures_total\\{extension="${name}",kind="${kind}"\\} (\\d+)`).exec(metrics.text)?.[1] ?? 0);
@@ -151,6 +162,8 @@ describe('extension bulkheads', () => {
     const operator = listing.criteria_operators.find((o: Json) => o.name === 'fragile_eq');
     expect(operator.failures).toEqual({ count: expect.any(Number), last_error: expect.stringMatching(/^test at goal \d+: TypeError: cannot compare boom$/), last_failed_at: expect.any(String), last_campaign_id: fragile });
     expect(listing.criteria_operators.find((o: Json) => o.name === 'eq')).not.toHaveProperty('failures');
+    expect(listing.event_enrichers.find((e: Json) => e.name === 'fragile_enricher').failures).toMatchObject({ count: 1, last_error: 'enrich at v1 events: Error: the directory is down', last_campaign_id: null });
+    expect(count('event_enricher', 'fragile_enricher')).toBe(1);
     // Another organization's listing has none of them.
     const other = await createTenant(app);
     const theirs = (await api(app, other).get('/management/extensions').expect(200)).body.extensions;

@@ -1451,7 +1451,7 @@ export interface paths {
         };
         /**
          * The reward kinds and criteria operators rules may use, and the event enrichers
-         * @description The built-ins (source core) and those extensions loaded into this application add (source: the extension's module), with the JSON schema of each one's arguments (a reward kind: the value of its member in an outcome_config entry) or value (an operator: a criterion's value). The same for every organization, but for `failures`: an extension that threw (or timed out) in the organization's evaluations in the last 7 days carries its count and last error.
+         * @description The built-ins (source core) and those extensions loaded into this application add (source: the extension's module), with the JSON schema of each one's arguments (a reward kind: the value of its member in an outcome_config entry) or value (an operator: a criterion's value). The same for every organization, but for `failures`: an extension that threw (or timed out) in the organization's evaluations in the last 7 days carries its count and last error; and `stale`: an extension's reward kind or operator whose values stored in the organization's rules its current class refuses (written under an earlier version of it) carries their count and the first of them, each with its object, field and problems.
          */
         get: operations["Extensions_list"];
         put?: never;
@@ -4070,7 +4070,7 @@ export interface components {
              */
             tags?: string | null;
             /**
-             * @description Credited on completion. With all its goals' points and its points outcomes, at most LIMIT_COMPLETION_POINTS (default 2,147,483,647) for one completion
+             * @description Credited on completion. With all its goals' points and its outcomes' (as their reward kinds declare them), at most LIMIT_COMPLETION_POINTS (default 2,147,483,647) for one completion
              * @default 0
              * @example 50
              */
@@ -4545,7 +4545,7 @@ export interface components {
              */
             tags?: string | null;
             /**
-             * @description Credited on completion. With all its goals' points and its points outcomes, at most LIMIT_COMPLETION_POINTS (default 2,147,483,647) for one completion
+             * @description Credited on completion. With all its goals' points and its outcomes' (as their reward kinds declare them), at most LIMIT_COMPLETION_POINTS (default 2,147,483,647) for one completion
              * @default 0
              * @example 50
              */
@@ -5906,6 +5906,45 @@ export interface components {
              */
             last_campaign_id: number | null;
         };
+        StaleValueView: {
+            /**
+             * @description The object that holds it
+             * @example behavior
+             * @enum {string}
+             */
+            object_type: "behavior" | "campaign" | "creative_group";
+            /** @example 42 */
+            object_id: number;
+            /**
+             * @description The value's dotted path in the object, as a write answers it (without the request's wrapper): a reward's arguments (outcome_config.`<i>`.`<kind>`), a goal criterion's value (goal_groups.`<g>`.goals.`<i>`.achievement.criteria.`<c>`.value) or a targeting criterion's value (targeting.`<c>`.value)
+             * @example outcome_config.0.bonus
+             */
+            field: string;
+            /**
+             * @description The reward kind or the operator
+             * @example bonus
+             */
+            extension: string;
+            /**
+             * @description Why: what the extension's class answers now, each problem under its own dotted field
+             * @example [
+             *       {
+             *         "field": "outcome_config.0.bonus.points",
+             *         "message": "is not a known attribute"
+             *       }
+             *     ]
+             */
+            problems: components["schemas"]["ErrorDetailView"][];
+        };
+        StaleValuesView: {
+            /**
+             * @description How many stored values its current class refuses
+             * @example 3
+             */
+            count: number;
+            /** @description The first 20 of them, in id order of the behaviors, then campaigns, then creative groups */
+            values: components["schemas"]["StaleValueView"][];
+        };
         ExtensionView: {
             /**
              * @description The name rules use: perform's domain, the member of an outcome, or the op of a criterion
@@ -5932,6 +5971,8 @@ export interface components {
             };
             /** @description Only when it failed in the organization's evaluations in the last 7 days (not for built-ins: their errors are the service's) */
             failures?: components["schemas"]["ExtensionFailuresView"];
+            /** @description Only for an extension's reward kind or operator with stored values (behaviors' outcomes and goal criteria, campaigns' and creative groups' targeting, among the first 5,000 of each naming an extension) that its current class refuses: written under an earlier version of it (docs/extending.md, section Changing an extension's arguments) */
+            stale?: components["schemas"]["StaleValuesView"];
         };
         EnricherView: {
             /** @example store_regions */

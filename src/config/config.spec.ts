@@ -105,6 +105,13 @@ describe('loadConfig', () => {
       }
     });
 
+    it('REWARD_EFFECTS_RETENTION_DAYS as days from 1 (default 30), refusing 0 and words', () => {
+      expect(loadConfig({}).rewardEffectsRetentionDays).toBe(30);
+      expect(loadConfig({ REWARD_EFFECTS_RETENTION_DAYS: '7' }).rewardEffectsRetentionDays).toBe(7);
+      expect(loadConfig({ REWARD_EFFECTS_RETENTION_DAYS: '36500' }).rewardEffectsRetentionDays).toBe(36_500);
+      for (const raw of ['0', '-1', '1.5', 'month', '36501']) expect(configError({ REWARD_EFFECTS_RETENTION_DAYS: raw }).message).toContain('REWARD_EFFECTS_RETENTION_DAYS');
+    });
+
     it('DATABASE_POOL_SIZE as a positive integer', () => {
       expect(loadConfig({ DATABASE_POOL_SIZE: '50' }).databasePoolSize).toBe(50);
     });

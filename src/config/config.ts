@@ -55,6 +55,11 @@ export interface AppConfig {
   simulationMaxSeconds: number;
   /** Events that occurred longer ago leave the event log (their month's partition is dropped); null keeps every event. */
   eventRetentionDays: number | null;
+  /**
+   * Days a reward's after-commit effect is kept once done (REWARD_EFFECTS_RETENTION_DAYS, default 30); a dead one is kept
+   * three times as long from its last attempt, to be listed and replayed. The webhooks sweeper deletes them past it.
+   */
+  rewardEffectsRetentionDays: number;
   /** Contract §18's limits (limits.ts). */
   limits: Limits;
 }
@@ -194,6 +199,7 @@ export function loadConfig(env: Env): AppConfig {
     simulationsPerOrganization: integer(env, 'SIMULATIONS_PER_ORGANIZATION', 2, 1, 100),
     simulationMaxSeconds: integer(env, 'SIMULATION_MAX_SECONDS', 900, 1, 86_400),
     eventRetentionDays: env.EVENT_RETENTION_DAYS ? integer(env, 'EVENT_RETENTION_DAYS', 0, 1, 36_500) : null,
+    rewardEffectsRetentionDays: integer(env, 'REWARD_EFFECTS_RETENTION_DAYS', 30, 1, 36_500),
     limits: limitsOf(env),
   };
 }

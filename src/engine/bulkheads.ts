@@ -58,18 +58,32 @@ function firstLine(error: unknown): string {
   return text.split('\n', 1)[0].slice(0, 300);
 }
 
+/** What an extension's call threw, as the failure it is (one thrown by an inner guard stays as it is). */
+const failure = (kind: ExtensionKind, definition: { name: string; source: string }, call: string, at: string, error: unknown): ExtensionFailure =>
+  error instanceof ExtensionFailure ? error : new ExtensionFailure(kind, definition.name, definition.source, call, at, error);
+
 const guarded = <R>(kind: ExtensionKind, definition: { name: string; source: string }, call: string, at: string, work: () => R): R => {
   try {
     return work();
   } catch (error) {
-    throw error instanceof ExtensionFailure ? error : new ExtensionFailure(kind, definition.name, definition.source, call, at, error);
+    throw failure(kind, definition, call, at, error);
   }
 };
 
-/** The operator as a rule at `at` calls it: a built-in as it is, an extension's with its throw made an ExtensionFailure. */
+/**
+ * The operator as a rule at `at` calls it: a built-in as it is, an extension's with its throw made an ExtensionFailure
+ * (no closure per call: it is on every criterion's path).
+ */
 export function guardOperator(operator: CriteriaOperator, at: string): CriteriaOperator {
   if (operator.source === 'core') return operator;
-  return { ...operator, test: (actual, expected) => guarded('criteria_operator', operator, 'test', at, () => operator.test(actual, expected)) };
+  const test = (actual: unknown, expected: unknown): boolean => {
+    try {
+      return operator.test(actual, expected);
+    } catch (error) {
+      throw failure('criteria_operator', operator, 'test', at, error);
+    }
+  };
+  return { ...operator, test };
 }
 
 /**
@@ -87,8 +101,24 @@ export function guardReward(reward: Reward, args: unknown, at: string): { reward
       reward: {
         ...reward,
         raises: () => raises,
-        apply: (ctx, a) => guarded('reward_kind', reward, 'apply', at, () => reward.apply(ctx, a)),
-        ...(points ? { points: (a, rules) => guarded('reward_kind', reward, 'points', at, () => points(a, rules)) } : {}),
+        apply: (ctx, a) => {
+          try {
+            reward.apply(ctx, a);
+          } catch (error) {
+            throw failure('reward_kind', reward, 'apply', at, error);
+          }
+        },
+        ...(points
+          ? {
+              points: (a, rules) => {
+                try {
+                  return points(a, rules);
+                } catch (error) {
+                  throw failure('reward_kind', reward, 'points', at, error);
+                }
+              },
+            }
+          : {}),
       },
       raises,
       creatives,

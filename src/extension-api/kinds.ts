@@ -3,6 +3,12 @@ import type { CompiledRules, CustomerSnapshot, EvaluationResult, FlatValue, Perf
 /**
  * A reward kind's work (decorate the class with @RewardKind). `apply` must be pure and deterministic: it runs inside
  * the engine, for live events, simulations and explanations alike, and changes the result only through `ctx`.
+ *
+ * `upgrade` (optional) migrates arguments stored under an earlier version of the `args` class: `npm run cli --
+ * extensions:upgrade` calls it with each stored outcome's arguments that the current class refuses (the stored JSON, a
+ * copy), checks what it answers with that class, and stores it in their place (an audit entry per object, the rules
+ * version bumped); arguments it cannot upgrade, it answers unchanged (or throws), and they stay as stored, reported by
+ * the boot log and the extensions listing. It must be pure: the same stored value gives the same upgrade.
  */
 export abstract class RewardKindHandler<A = unknown> {
   abstract apply(ctx: RewardContext, args: A): void;
@@ -20,6 +26,8 @@ export abstract class RewardKindHandler<A = unknown> {
    * while it runs (at most 30 s; 4 effects at once per worker process): keep remote calls short.
    */
   afterCommit?(ctx: RewardEffectContext): Promise<void>;
+  /** Stored arguments the current `args` class refuses, in the form it takes (see above); never called with valid ones. */
+  upgrade?(stored: unknown): unknown;
 }
 
 /** What a reward's after-commit effect runs with. */
@@ -38,11 +46,22 @@ export interface RewardEffectContext {
   /** The event whose evaluation awarded it. */
   readonly eventId: string;
   /**
+   * Aborted when the attempt's deadline passes (30 s; its reason a `TimeoutError`): hand it to your own I/O (`fetch(url,
+   * { signal })`, a client's cancel) so that the work stops with the attempt. The attempt has failed by then: its
+   * transaction is rolled back (a statement of `ctx.query` still running is cancelled), `ctx.query`, `notify` and
+   * `submitEvent` refuse from then on, and the effect is retried.
+   */
+  readonly signal: AbortSignal;
+  /**
    * A statement in the effect's transaction, which commits with the effect marked done (rolled back if it throws). A
    * statement that fails aborts the transaction: the attempt fails with that error even if the effect catches it.
    */
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
-  /** Stores a notification of a creative of the organization for the customer, in the effect's transaction, its payload merged into the creative's. */
+  /**
+   * Stores a notification of a creative of the organization for the customer, in the effect's transaction, its payload
+   * merged into the creative's, with the `notification.created` webhook deliveries the evaluation's notifications have
+   * (docs/webhooks.md): they commit with the effect marked done, and are sent once it has.
+   */
   notify(creativeId: number, payload?: Record<string, unknown>): Promise<void>;
   /**
    * Submits an event for a customer of the organization (the one that completed, or another), stored with the effect's
@@ -55,9 +74,17 @@ export interface RewardEffectContext {
 /**
  * A criteria operator's test (decorate the class with @CriteriaOperator): pure and deterministic, so that a replay
  * gives the same answer. `actual` is undefined when the field is absent; `expected` is the criterion's `value`.
+ *
+ * `upgrade` (optional) migrates a criterion's `value` stored under an earlier version of the `value` class (goal
+ * criteria, campaign and creative group targeting): `npm run cli -- extensions:upgrade` calls it with each stored value
+ * the current class refuses (the stored JSON, a copy), checks what it answers as a write checks a criterion, and stores
+ * it in its place (an audit entry per object, the rules version bumped); a value it cannot upgrade, it answers unchanged
+ * (or throws), and it stays as stored, reported by the boot log and the extensions listing. It must be pure.
  */
 export abstract class CriteriaOperatorHandler {
   abstract test(actual: unknown, expected: unknown): boolean;
+  /** A stored value the current `value` class refuses, in the form it takes (see above); never called with valid ones. */
+  upgrade?(stored: unknown): unknown;
 }
 
 /** An event as an enricher sees it: its name, and the attributes and context it may add to or normalize. */
@@ -72,6 +99,12 @@ export interface EnrichableEvent {
 export interface EnrichContext {
   readonly organizationId: number;
   readonly source: 'v1' | 'v2' | 'perform';
+  /**
+   * Aborted when this enricher's EXTENSION_TIMEOUT_MS passes (its reason a `TimeoutError`): the request has been answered
+   * 503 by then and what the enricher does to the events is dropped. Hand it to your I/O (`fetch(url, { signal })`, a
+   * client's cancel) so that the work stops too.
+   */
+  readonly signal: AbortSignal;
 }
 
 /**
@@ -110,6 +143,11 @@ export interface DomainActionContext<A = unknown> {
   evaluate(events: DomainEvent[]): EvaluationResult;
   /** A read on the perform's transaction (the customer is locked): the action's own tables, say. */
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
+  /**
+   * Aborted when EXTENSION_TIMEOUT_MS passes (its reason a `TimeoutError`): the perform has been answered 503 and its
+   * transaction rolled back by then. Hand it to your I/O so that the work stops too.
+   */
+  readonly signal: AbortSignal;
 }
 
 /** Rows a domain action adds to one of its own tables (declared in @DomainAction's `tables`), column → value. */

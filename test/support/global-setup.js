@@ -9,7 +9,8 @@ import pg from 'pg';
  * Once per `jest` run: a fresh database with every migration applied, and a Redis key prefix of its own. The values
  * reach the test workers through the environment, where the service's config reads them as usual. A copy of the
  * migrated database, `<run id>_template`, is kept unused, so that a spec that needs a database of its own gets one
- * with `CREATE DATABASE ... TEMPLATE` (test/support/database.ts) instead of running the migrations again.
+ * with `CREATE DATABASE ... TEMPLATE` (test/support/database.ts, and the extension test kit of
+ * src/extension-api/testing.ts through TEST_TEMPLATE_DATABASE) instead of running the migrations again.
  */
 export default async function globalSetup() {
   if (!existsSync('dist/src/cli.js')) throw new Error('dist/ is missing: run `npm run build` (npm test does) before jest');
@@ -22,6 +23,7 @@ export default async function globalSetup() {
   await copyDatabase(base, runId, `${runId}_template`);
   Object.assign(process.env, {
     TEST_RUN_ID: runId,
+    TEST_TEMPLATE_DATABASE: `${runId}_template`,
     DATABASE_URL: base.toString(),
     QUEUE_PREFIX: runId,
     ADMIN_TOKEN: 'test-admin-token-0123456789',

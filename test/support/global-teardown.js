@@ -1,7 +1,11 @@
 import pg from 'pg';
 import { Redis } from 'ioredis';
 
-/** Drops the run's database, its template and the specs' own databases (`<run id>_*`), and deletes the run's Redis keys. */
+/**
+ * Drops the run's database, its template and the specs' own databases (`<run id>_*`, the extension test kits' among
+ * them), and deletes the run's Redis keys, with those of the prefixes made from it (`<run id>-<suffix>`: ownQueuePrefix,
+ * the kits') that a spec left behind.
+ */
 export default async function globalTeardown() {
   const runId = process.env.TEST_RUN_ID;
   if (!runId || !process.env.DATABASE_URL) return;
@@ -14,11 +18,13 @@ export default async function globalTeardown() {
   await client.end();
 
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${runId}:*`, 'COUNT', 1000);
-    if (keys.length) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
+  for (const pattern of [`${runId}:*`, `${runId}-*`]) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  }
   await redis.quit();
 }

@@ -1,14 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { INestApplicationContext, Type } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
-import { CLOCK, type Clock } from '../../src/common/clock.js';
-import { APP_CONFIG } from '../../src/config/config.module.js';
+import type { Clock } from '../../src/common/clock.js';
 import { AppConfig, loadConfig } from '../../src/config/config.js';
-import { useLimits } from '../../src/config/limits.js';
-import { WorkerModule } from '../../src/worker.module.js';
+import { buildTestWorker, deleteRedisKeys } from '../../src/extension-api/testing-core.js';
 
 /**
  * The real worker (queue processor and sweeper, same modules as src/worker.ts) in-process, on this run's database and
@@ -16,17 +12,11 @@ import { WorkerModule } from '../../src/worker.module.js';
  * the time its code asks for (on a database of the spec's own: its sweepers act on that time), `extensions` modules
  * added beside the worker's own (docs/extending.md). Close it with `close()`, which waits for the jobs it is running.
  * A spec on the shared database names the `workerQueues` it needs: the `points` work brings the sweepers of points'
- * expiry and tiers' reviews, which act on every file's customers by the real clock.
+ * expiry and tiers' reviews, which act on every file's customers by the real clock. Built as the extension test kit
+ * builds its worker (src/extension-api/testing-core.ts).
  */
 export async function startTestWorker(config: Partial<AppConfig> = {}, clock?: Clock, extensions: Type[] = []): Promise<INestApplicationContext> {
-  const merged = { ...loadConfig(process.env), ...config };
-  useLimits(merged.limits);
-  const builder = Test.createTestingModule({ imports: [WorkerModule.forQueues(merged.workerQueues), ...extensions] }).overrideProvider(APP_CONFIG).useValue(merged);
-  if (clock) builder.overrideProvider(CLOCK).useValue(clock);
-  const moduleRef = await builder.compile();
-  moduleRef.useLogger(false);
-  await moduleRef.init();
-  return moduleRef;
+  return buildTestWorker({ ...loadConfig(process.env), ...config }, extensions, clock);
 }
 
 /**
@@ -59,19 +49,7 @@ export function ownQueuePrefix(suffix: string): string {
 
 /** Deletes every Redis key under `${prefix}:${pattern}`; answers how many were deleted. */
 export async function deleteQueueKeys(prefix: string, pattern = '*'): Promise<number> {
-  const redis = new Redis(loadConfig(process.env).redisUrl, { maxRetriesPerRequest: null });
-  let deleted = 0;
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:${pattern}`, 'COUNT', 1000);
-      if (keys.length) deleted += await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-  return deleted;
+  return deleteRedisKeys({ redisUrl: loadConfig(process.env).redisUrl, redisCluster: false }, `${prefix}:${pattern}`);
 }
 
 /** The project root: built processes run from there, as `npm run start:worker` runs them. */

@@ -1,6 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
+import { CORE_REWARDS, type Rewards } from '../../engine/index.js';
 import { flatten } from './validation.pipe.js';
 
 /**
@@ -14,19 +15,21 @@ export type ArgsCheck = (value: unknown) => ArgsProblems;
 export interface ExtensionChecks {
   rewards: ReadonlyMap<string, ArgsCheck>;
   operators: ReadonlyMap<string, ArgsCheck>;
+  /** Every reward kind registered, built-ins included: a behavior's completion points count what each declares. */
+  rewardKinds: Rewards;
 }
 
 /** class-validator's checks of a value's type and presence, named before its bounds. */
 const TYPE_CHECK = /^(whitelistValidation|isDefined|is(Int|String|Number|Boolean|Object|Array|Uuid|Date|Enum|In))$/;
 
-let current: ExtensionChecks = { rewards: new Map(), operators: new Map() };
+let current: ExtensionChecks = { rewards: new Map(), operators: new Map(), rewardKinds: CORE_REWARDS };
 
 /**
  * The process's extension checks, set by the extension registry at boot (as `useLimits` sets the limits): behavior and
  * criteria validation runs outside Nest's injection, in functions and class-validator decorators.
  */
-export function useExtensionChecks(checks: ExtensionChecks): void {
-  current = checks;
+export function useExtensionChecks(checks: Omit<ExtensionChecks, 'rewardKinds'> & { rewardKinds?: Rewards }): void {
+  current = { ...checks, rewardKinds: checks.rewardKinds ?? CORE_REWARDS };
 }
 
 export function extensionChecks(): ExtensionChecks {

@@ -41,7 +41,7 @@ import type { DomainActionContext, DomainActionDecision, EnrichableEvent } from 
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { EventEnrichment } from '../extensions/event-enrichment.js';
-import { callExtension } from '../extensions/extension-call.js';
+import { callExtension, pastDeadline } from '../extensions/extension-call.js';
 import { ExtensionFailures } from '../extensions/extension-failures.js';
 import { ExtensionRegistry, type Domain } from '../extensions/extension-registry.js';
 
@@ -150,7 +150,7 @@ export class PerformUseCase {
         const multiOrgEnabled = req.tenant.multiOrgEnabled;
         const instance = this.instance(action.name, customer, now, multiOrgEnabled, stored);
         const input = { rules, customer: customer.snapshot, progress, campaignId: campaign.id, now, multiOrgEnabled, budgets, instance };
-        const ctx: DomainActionContext = {
+        const ctx: Omit<DomainActionContext, 'signal'> = {
           args,
           organizationId: org,
           campaignId: campaign.id,
@@ -168,7 +168,16 @@ export class PerformUseCase {
           },
           query: (sql, params) => uow.query(sql, params),
         };
-        const decision = await callExtension(what, this.config.extensionTimeoutMs, () => action.handler.decide(ctx));
+        // The signal is aborted at the deadline: the perform is answered 503 and its transaction rolled back, and the
+        // action's statements are refused from then on.
+        const failed = (error: unknown, message: string) =>
+          this.failures.record(org, [{ kind: 'domain_action', extension: action.name, source: action.source, call: 'decide', at: `campaign ${campaign.id}`, message, error, campaignId: campaign.id }]);
+        const decision = await callExtension(
+          what,
+          this.config.extensionTimeoutMs,
+          (signal) => action.handler.decide({ ...ctx, signal, query: (sql, params) => (signal.aborted ? Promise.reject(pastDeadline(signal)) : ctx.query(sql, params)) }),
+          failed,
+        );
         const { result, attributes, rows } = this.accepted(what, action, decision);
         const event = this.event(req, customer, campaign.id, result, { ...instance, attributes: { ...instance.attributes, ...attributes } });
         const webhooks = webhookOccurrences(rules, customer.snapshot, result, customer.externalId, subscribed, now);

@@ -2,6 +2,7 @@ import { AppError } from '../../common/errors/app-error.js';
 import type { AppConfig } from '../../config/config.js';
 import { EventEnricherHandler, type EnrichableEvent } from '../../extension-api/kinds.js';
 import { EventEnrichment } from './event-enrichment.js';
+import type { ExtensionFailures } from './extension-failures.js';
 import type { ExtensionRegistry } from './extension-registry.js';
 
 class Enricher extends EventEnricherHandler {
@@ -16,6 +17,8 @@ class Enricher extends EventEnricherHandler {
 const enrichment = (...changes: Array<(event: EnrichableEvent) => void>) =>
   new EventEnrichment(
     { enrichers: () => changes.map((change, i) => ({ name: `e${i}`, source: 'M', handler: new Enricher(change) })) } as unknown as ExtensionRegistry,
+    // What these enrichers leave is checked after they answer: none throws, so no failure is counted.
+    { record: () => undefined } as unknown as ExtensionFailures,
     { extensionTimeoutMs: 100 } as AppConfig,
   );
 const visit = (): EnrichableEvent => ({ name: 'visit', attributes: { store: 'PAR-1' }, context: {} });

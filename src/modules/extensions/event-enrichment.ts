@@ -5,6 +5,7 @@ import type { AppConfig } from '../../config/config.js';
 import type { EnrichableEvent, EnrichContext } from '../../extension-api/kinds.js';
 import { eventNameProblem, membersProblem } from '../events/event-limits.js';
 import { callExtension } from './extension-call.js';
+import { ExtensionFailures } from './extension-failures.js';
 import { ExtensionRegistry, type Enricher } from './extension-registry.js';
 
 /**
@@ -12,12 +13,14 @@ import { ExtensionRegistry, type Enricher } from './extension-registry.js';
  * enricher it answers null at once, so that the event path awaits nothing. An enricher that throws answers 500
  * internal_error, one slower than EXTENSION_TIMEOUT_MS 503 service_unavailable, and one that leaves an event the
  * service would refuse (a name or context.division_id changed, a member over the limits, a context value that is not flat, attributes on a V2
- * event) 500 internal_error, each naming the enricher: nothing of the request is stored.
+ * event) 500 internal_error, each naming the enricher: nothing of the request is stored. Each enricher's context has a
+ * signal of its own, aborted at its deadline (callExtension), for the enricher to stop its I/O with.
  */
 @Injectable()
 export class EventEnrichment {
   constructor(
     private readonly registry: ExtensionRegistry,
+    private readonly failures: ExtensionFailures,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -26,15 +29,18 @@ export class EventEnrichment {
     return this.registry.enrichers().length > 0;
   }
 
-  enrich(events: EnrichableEvent[], context: EnrichContext): Promise<void> | null {
+  /** `context` without its signal: each enricher gets a signal of its own, aborted at its deadline. */
+  enrich(events: EnrichableEvent[], context: Omit<EnrichContext, 'signal'>): Promise<void> | null {
     return this.active && events.length > 0 ? this.run(this.registry.enrichers(), events, context) : null;
   }
 
-  private async run(enrichers: readonly Enricher[], events: EnrichableEvent[], context: EnrichContext): Promise<void> {
+  private async run(enrichers: readonly Enricher[], events: EnrichableEvent[], context: Omit<EnrichContext, 'signal'>): Promise<void> {
     const before = events.map((e) => ({ name: e.name, division: e.context.division_id }));
     for (const enricher of enrichers) {
       const what = `event enricher "${enricher.name}" (${enricher.source})`;
-      await callExtension(what, this.config.extensionTimeoutMs, () => enricher.handler.enrich(events, context));
+      const failed = (error: unknown, message: string) =>
+        this.failures.record(context.organizationId, [{ kind: 'event_enricher', extension: enricher.name, source: enricher.source, call: 'enrich', at: `${context.source} events`, message, error }]);
+      await callExtension(what, this.config.extensionTimeoutMs, (signal) => enricher.handler.enrich(events, { ...context, signal }), failed);
       events.forEach((event, i) => {
         const problem = eventProblem(event, before[i], context.source);
         if (problem) throw new AppError('internal_error', `${what} left event ${i} (${before[i].name}) invalid: ${problem}`);

@@ -4,6 +4,7 @@ import { CriteriaOperator, CriteriaOperatorHandler, DomainAction, DomainActionHa
 import { extensionChecks, useExtensionChecks } from '../../common/validation/extension-checks.js';
 import { ConfigModule } from '../../config/config.module.js';
 import { ExtensionRegistry } from './extension-registry.js';
+import { ExtensionFailures } from './extension-failures.js';
 import { ExtensionsModule } from './extensions.module.js';
 
 @CriteriaOperator({ name: 'starts_with', description: 'The value starts with the given text.' })
@@ -36,7 +37,11 @@ class TriplePoints extends RewardKindHandler<number> {
 class StoreExtensionsModule {}
 
 async function registry(...extensions: Type[]): Promise<ExtensionRegistry> {
-  const moduleRef = await Test.createTestingModule({ imports: [ConfigModule, ExtensionsModule, ...extensions] }).compile();
+  // The registry alone: where failures are counted (Redis) is not what these tests are about.
+  const moduleRef = await Test.createTestingModule({ imports: [ConfigModule, ExtensionsModule, ...extensions] })
+    .overrideProvider(ExtensionFailures)
+    .useValue({})
+    .compile();
   await moduleRef.init();
   return moduleRef.get(ExtensionRegistry);
 }

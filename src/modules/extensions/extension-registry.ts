@@ -74,8 +74,28 @@ export interface Domain {
   model: Type | undefined;
 }
 
+/**
+ * A reward kind's arguments or a criteria operator's value, as rules store them: how a write checks them (the class's
+ * write-time check) and the extension's `upgrade` of a stored one the class refuses, when it has one
+ * (stale-arguments.ts, decision 0027).
+ */
+export interface ExtensionArguments {
+  kind: 'reward_kind' | 'criteria_operator';
+  name: string;
+  source: string;
+  check: ArgsCheck;
+  upgrade: ((stored: unknown) => unknown) | undefined;
+}
+
+/** The extensions' reward kinds and criteria operators (not the built-ins), by name. */
+export interface ArgumentsByName {
+  rewards: ReadonlyMap<string, ExtensionArguments>;
+  operators: ReadonlyMap<string, ExtensionArguments>;
+}
+
 interface Collected {
   engine: EngineExtensions;
+  arguments: ArgumentsByName;
   definitions: ExtensionDefinitions;
   enrichers: Enricher[];
   domains: ReadonlyMap<string, Domain>;
@@ -127,6 +147,11 @@ export class ExtensionRegistry implements OnModuleInit {
   /** The reward kinds with an after-commit effect, by name: what the workers run an effect with. */
   effects(): ReadonlyMap<string, { source: string; handler: RewardKindHandler }> {
     return (this.collected ??= this.collect()).effects;
+  }
+
+  /** The extensions' reward kinds and criteria operators with their write-time checks and upgrades, by name. */
+  arguments(): ArgumentsByName {
+    return (this.collected ??= this.collect()).arguments;
   }
 
   /** The domain actions perform knows, the built-in first, by name. */
@@ -182,14 +207,20 @@ export class ExtensionRegistry implements OnModuleInit {
     } catch (error) {
       throw new ExtensionConfigError((error as Error).message);
     }
-    // What a behavior or a criterion naming them is checked with when it is written.
+    // What a behavior or a criterion naming them is checked with when it is written (and a stored one, stale-arguments.ts).
+    const args: ArgumentsByName = {
+      rewards: new Map(kinds.map(({ options, source, handler }) => [options.name, { kind: 'reward_kind', name: options.name, source, check: objectCheck(options.args), upgrade: handler.upgrade?.bind(handler) }])),
+      operators: new Map(operators.map(({ options, source, handler }) => [options.name, { kind: 'criteria_operator', name: options.name, source, check: valueCheck(options.value), upgrade: handler.upgrade?.bind(handler) }])),
+    };
     useExtensionChecks({
-      rewards: new Map(kinds.map(({ options }) => [options.name, objectCheck(options.args)])),
-      operators: new Map(operators.map(({ options }) => [options.name, valueCheck(options.value)])),
+      rewards: new Map([...args.rewards].map(([name, a]) => [name, a.check])),
+      operators: new Map([...args.operators].map(([name, a]) => [name, a.check])),
+      rewardKinds: engine.rewards,
     });
     const describe = ({ options, source }: Found<unknown, ExtensionOptions>, model: Type | undefined): ExtensionDefinition => ({ name: options.name, source, description: options.description, model });
     return {
       engine,
+      arguments: args,
       domains,
       effects: new Map(kinds.filter(({ handler }) => typeof handler.afterCommit === 'function').map(({ options, source, handler }) => [options.name, { source, handler }])),
       definitions: {

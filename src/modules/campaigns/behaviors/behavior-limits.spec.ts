@@ -1,11 +1,14 @@
 import { DEFAULT_LIMITS, useLimits } from '../../../config/limits.js';
+import { objectCheck, useExtensionChecks } from '../../../common/validation/extension-checks.js';
 import { PROTOTYPE_KEY_MESSAGE } from '../../../common/validation/reserved-names.js';
+import { CORE_REWARDS, defineReward, rewards } from '../../../engine/index.js';
 import {
   behaviorsPerCampaignProblem,
   completionPoints,
   completionPointsProblem,
   goalsPerBehaviorProblem,
   liveGoalsProblem,
+  outcomePoints,
   uniqueEventCountProblem,
 } from './behavior-limits.js';
 import { checkBehavior } from './behavior-validation.js';
@@ -89,6 +92,65 @@ describe('checkBehavior and the limits', () => {
     useLimits({ ...DEFAULT_LIMITS, completionPoints: 20 });
     expect(errorsOf(raw)).toEqual({
       points: "with its goals' points and its points outcomes make 21 points for one completion: a completion may award at most 20 points (LIMIT_COMPLETION_POINTS)",
+    });
+  });
+
+  describe("an extension reward's declared points", () => {
+    const ext = (name: string, points?: (args: never, rules: never) => number) =>
+      defineReward<never>({ name, source: 'SpecModule', description: name, apply: () => undefined, ...(points ? { points } : {}) });
+    beforeEach(() => {
+      const kinds = ['bonus', 'double', 'offer_twice', 'strict_offer', 'negative', 'nothing'];
+      useExtensionChecks({
+        rewards: new Map(kinds.map((kind) => [kind, objectCheck(undefined)])),
+        operators: new Map(),
+        rewardKinds: rewards([
+          ...CORE_REWARDS.values(),
+          ext('bonus', (args: { points: number }) => args.points),
+          ext('double', (args: { points: number }) => args.points * 2),
+          // Points that depend on the organization's rules (an offer's, as deal's): not known when the behavior is written.
+          ext('offer_twice', (args: { id: number }, rules: { offers: Map<number, { points: number }> }) => 2 * (rules.offers.get(args.id)?.points ?? 0)),
+          ext('strict_offer', (args: { id: number }, rules: { offers: Map<number, { points: number }> }) => rules.offers.get(args.id)!.points),
+          ext('negative', () => -50),
+          ext('nothing'),
+        ]),
+      });
+    });
+    afterEach(() => useExtensionChecks({ rewards: new Map(), operators: new Map() }));
+
+    it('are counted as the kind declares them, with the built-ins', () => {
+      const raw = behavior({ points: 1, goal_groups: [{ goals: [goal({ points: 2 })] }], outcome_config: [{ points: 3 }, { bonus: { points: 10 } }, { double: { points: 20 } }] });
+      expect(completionPoints(checkBehavior(raw).input)).toBe(1 + 2 + 3 + 10 + 40);
+      useLimits({ ...DEFAULT_LIMITS, completionPoints: 56 });
+      expect(errorsOf(raw)).toEqual({});
+      useLimits({ ...DEFAULT_LIMITS, completionPoints: 55 });
+      expect(errorsOf(raw)).toEqual({
+        points: "with its goals' points and its points outcomes make 56 points for one completion: a completion may award at most 55 points (LIMIT_COMPLETION_POINTS)",
+      });
+    });
+
+    it('refuses an extension reward alone past the limit, and sums a reward given twice', () => {
+      useLimits({ ...DEFAULT_LIMITS, completionPoints: 100 });
+      expect(errorsOf(behavior({ outcome_config: [{ bonus: { points: 101 } }] }))).toEqual({ points: expect.stringContaining('make 101 points for one completion') });
+      expect(errorsOf(behavior({ outcome_config: [{ bonus: { points: 50 } }, { bonus: { points: 51 } }] }))).toEqual({ points: expect.stringContaining('make 101 points') });
+      expect(errorsOf(behavior({ outcome_config: [{ bonus: { points: 100 } }] }))).toEqual({});
+    });
+
+    it("counts what can be known when the behavior is written: points that depend on the organization's rules as with none", () => {
+      expect(outcomePoints('deal', { id: 1 })).toBe(0);
+      expect(outcomePoints('offer_twice', { id: 1 })).toBe(0);
+      // A kind that cannot answer without the organization's offers counts 0, rather than failing the write.
+      expect(outcomePoints('strict_offer', { id: 1 })).toBe(0);
+      expect(outcomePoints('negative', {})).toBe(0);
+      expect(outcomePoints('nothing', {})).toBe(0);
+      expect(outcomePoints('not_loaded', { points: 5 })).toBe(0);
+      expect(outcomePoints('points', 7)).toBe(7);
+      const raw = behavior({ points: 5, outcome_config: [{ negative: {} }, { nothing: {} }, { offer_twice: { id: 1 } }] });
+      expect(completionPoints(checkBehavior(raw).input)).toBe(5);
+    });
+
+    it('counts an overflow of declared points as past any limit', () => {
+      const raw = behavior({ points: MAX_INT, outcome_config: [{ bonus: { points: MAX_INT } }] });
+      expect(errorsOf(raw)).toEqual({ points: expect.stringContaining(`make ${2 * MAX_INT} points for one completion: a completion may award at most ${MAX_INT} points`) });
     });
   });
 

@@ -1,4 +1,6 @@
 import { LIMIT_SETTINGS, limits, type Limits } from '../../../config/limits.js';
+import { extensionChecks } from '../../../common/validation/extension-checks.js';
+import { compileRules, CORE_OPERATORS, type CompiledRules, type Rewards } from '../../../engine/index.js';
 import type { BehaviorInput } from './behavior-validation.js';
 
 /**
@@ -22,10 +24,38 @@ export function uniqueEventCountProblem(eventCount: number): string | null {
   return `is ${eventCount}: a unique goal's event_count may be at most ${max} (${setting('uniqueGoalEventCount')})`;
 }
 
-/** The most points one completion awards: the behavior's, all its goals' and its points outcomes'. */
+/** The rules a kind's points are asked with when a behavior is written (an organization with nothing), per set of kinds. */
+let writeTime: { kinds: Rewards; rules: CompiledRules } | null = null;
+
+/**
+ * The points an outcome's reward kind declares for one award, as far as they can be known when the behavior is written:
+ * asked of the kind (`points(args, rules)`, what the engine lets the award credit) with the rules of an organization
+ * that holds nothing, since the organization's own change after the write. So a kind whose points depend on them counts
+ * what it declares without them: `deal` counts 0 (an offer's points can change after the behavior is written), and so
+ * does a kind that throws without them. A kind not loaded, or declaring no points, counts 0; a negative count is 0.
+ */
+export function outcomePoints(kind: string, args: unknown): number {
+  const kinds = extensionChecks().rewardKinds;
+  const reward = kinds.get(kind);
+  if (!reward?.points) return 0;
+  if (writeTime?.kinds !== kinds) writeTime = { kinds, rules: compileRules({ campaigns: [], offers: [], tiers: [], creatives: [], divisionAncestors: {} }, { operators: CORE_OPERATORS, rewards: kinds }) };
+  let points: number;
+  try {
+    points = reward.points(args, writeTime.rules);
+  } catch {
+    return 0;
+  }
+  return typeof points === 'number' && points > 0 ? points : 0;
+}
+
+/** The most points one completion awards: the behavior's, all its goals' and every outcome's as its reward kind declares them. */
 export function completionPoints(input: BehaviorInput): number {
   const goals = input.goal_groups.flatMap((g) => g.goals).reduce((sum, goal) => sum + goal.points, 0);
-  const outcomes = input.outcome_config.reduce((sum, o) => sum + (o && 'points' in o ? o.points : 0), 0);
+  const outcomes = input.outcome_config.reduce((sum, o) => {
+    if (!o) return sum;
+    const [kind, args] = Object.entries(o)[0] ?? [];
+    return kind === undefined ? sum : sum + outcomePoints(kind, args);
+  }, 0);
   return input.points + goals + outcomes;
 }
 

@@ -55,6 +55,15 @@ export interface CheckedBehavior {
   input: BehaviorInput;
 }
 
+/**
+ * Values an update may send back as they are stored although their extension's class now refuses them (decision 0027:
+ * written under an earlier version of it): an outcome or a criterion equal to one of them is taken without its check.
+ */
+export interface KeptValues {
+  outcome(kind: string, args: unknown): boolean;
+  criterion(criterion: unknown): boolean;
+}
+
 /** What the organization holds for the outcomes named (see checkReferences). */
 export interface KnownReferences {
   offerIds: Set<number>;
@@ -85,6 +94,8 @@ function isObject(value: unknown): value is Json {
 
 class Checker {
   readonly errors: Problems = {};
+
+  constructor(readonly kept?: KeptValues) {}
 
   fail(field: string, message: string): void {
     if (!(field in this.errors)) this.errors[field] = message;
@@ -161,7 +172,10 @@ class Checker {
 
   criteria(field: string, value: unknown): Criterion[] {
     if (value === undefined) return [];
-    const problem = criteriaProblem(value, 'goal');
+    // Criteria kept as stored (an update sending back a stale one) are not checked again: the others are, numbered as sent.
+    const kept = this.kept;
+    const checked = kept && Array.isArray(value) ? value.flatMap((criterion, i) => (kept.criterion(criterion) ? [] : [i])) : null;
+    const problem = checked && checked.length < (value as unknown[]).length ? renumber(criteriaProblem(checked.map((i) => (value as unknown[])[i]), 'goal'), checked) : criteriaProblem(value, 'goal');
     if (problem === null) {
       const criteria = value as Criterion[];
       criteria.forEach((criterion, i) => {
@@ -176,6 +190,12 @@ class Checker {
     else this.fail(field, problem);
     return [];
   }
+}
+
+/** A problem of criteriaProblem on some of the criteria (`indexes`: their places in the list sent), numbered as sent. */
+function renumber(problem: string | null, indexes: number[]): string | null {
+  const match = problem === null ? null : /^\[(\d+)\](.*)$/s.exec(problem);
+  return match ? `[${indexes[Number(match[1])]}]${match[2]}` : problem;
 }
 
 function checkAchievement(c: Checker, field: string, value: unknown): GoalInput | null {
@@ -312,9 +332,10 @@ const CORE_OUTCOME_CHECKS = new Map(
   }),
 );
 
-/** An extension's check (its args class) as an outcome check: each problem under its member. */
-function extensionCheck(check: ArgsCheck): OutcomeCheck {
+/** An extension's check (its args class) as an outcome check: each problem under its member; arguments kept as stored pass. */
+function extensionCheck(kind: string, check: ArgsCheck): OutcomeCheck {
   return (c, f, value) => {
+    if (c.kept?.outcome(kind, value)) return value;
     const problems = Object.entries(check(value));
     for (const [member, message] of problems) c.fail(member === '' ? f : at(f, member), message);
     return problems.length ? null : value;
@@ -323,7 +344,7 @@ function extensionCheck(check: ArgsCheck): OutcomeCheck {
 
 /** Every reward kind's check, the built-ins' first, then the registered extensions'. */
 function outcomeChecks(): Map<string, OutcomeCheck> {
-  return new Map([...CORE_OUTCOME_CHECKS, ...[...extensionChecks().rewards].map(([kind, check]): [string, OutcomeCheck] => [kind, extensionCheck(check)])]);
+  return new Map([...CORE_OUTCOME_CHECKS, ...[...extensionChecks().rewards].map(([kind, check]): [string, OutcomeCheck] => [kind, extensionCheck(kind, check)])]);
 }
 
 function checkOutcome(c: Checker, field: string, value: unknown, checks: Map<string, OutcomeCheck>): OutcomeInput | null {
@@ -354,9 +375,12 @@ function checkOutcomes(c: Checker, value: unknown): Array<OutcomeInput | null> {
   return value.map((outcome, i) => checkOutcome(c, at('outcome_config', i), outcome, checks));
 }
 
-/** The shape of one behavior: every problem found, and the behavior with its defaults. */
-export function checkBehavior(raw: unknown): CheckedBehavior {
-  const c = new Checker();
+/**
+ * The shape of one behavior: every problem found, and the behavior with its defaults. `kept`: on an update, the stale
+ * values the behavior holds, which may be sent back unchanged.
+ */
+export function checkBehavior(raw: unknown, kept?: KeptValues): CheckedBehavior {
+  const c = new Checker(kept);
   const value: Json = isObject(raw) ? raw : {};
   c.members('', value, BEHAVIOR_KEYS, true);
   const name = c.present('name', value.name) ? c.name('name', value.name) : undefined;

@@ -23,6 +23,8 @@ import { behaviorView, TierIds } from './behavior.view.js';
 import type { BehaviorView } from './dto/behavior-view.dto.js';
 import { findOwned } from '../../../common/database/find-owned.js';
 import { holdLiveGoals, liveGoalCount } from '../live-goals.repository.js';
+import { extensionChecks } from '../../../common/validation/extension-checks.js';
+import { findStaleValues, keptStaleValues } from '../../extensions/stale-arguments.js';
 import { behaviorsPerCampaignProblem, goalCount, liveGoalsProblem } from './behavior-limits.js';
 
 type Submitted = Record<string, unknown>;
@@ -87,7 +89,7 @@ export class BehaviorsService {
   createBatch(tenant: Tenant, campaignId: number, submitted: Submitted[]): Promise<BehaviorView[]> {
     return this.db.transaction(async (em) => {
       const campaign = await this.campaigns.find(em, tenant, { id: campaignId }, true);
-      const checked = submitted.map(checkBehavior);
+      const checked = submitted.map((behavior) => checkBehavior(behavior));
       await this.checkAgainstDatabase(em, tenant, campaign.id, checked, null);
       if (checked.some(invalid)) {
         const details = checked.flatMap((c, i) => Object.entries(c.errors).map(([field, message]) => ({ field: `behaviors.${i}.${field}`, message })));
@@ -132,13 +134,19 @@ export class BehaviorsService {
   /**
    * A partial update: each top-level member sent (name, tags, points, data, goal_groups, outcome_config) replaces the
    * stored one whole; members absent keep their values. The result is checked as a whole behavior, as in a batch.
-   * Goals keep their ids (and customers their progress) by name, outcomes by what they award.
+   * Goals keep their ids (and customers their progress) by name, outcomes by what they award. A stored value its
+   * extension's class now refuses (written under an earlier version of it, decision 0027) may be kept: an outcome or a
+   * criterion sent equal to one of them (members in any order) is taken as stored, unchecked; a changed one is checked.
    */
   update(tenant: Tenant, id: number, submitted: Submitted): Promise<BehaviorView> {
     return this.db.transaction(async (em) => {
       const behavior = await this.find(em, tenant, id, true);
       const before = behaviorView(behavior, await this.tierIds(em, tenant, [behavior]));
-      const checked = checkBehavior({ ...storedInput(behavior), ...submitted });
+      const stale = findStaleValues(
+        [{ object_type: 'behavior', object_id: behavior.id, organization_id: behavior.organizationId, outcome_config: behavior.outcomeConfig, goal_groups: behavior.goalGroups }],
+        extensionChecks(),
+      );
+      const checked = checkBehavior({ ...storedInput(behavior), ...submitted }, keptStaleValues(stale));
       // Outcomes kept as stored are not checked again: one naming an offer deleted since is skipped when it fires, and
       // must not block an edit of the points.
       await this.checkAgainstDatabase(em, tenant, behavior.campaignId, [checked], behavior.id, submitted.outcome_config !== undefined);

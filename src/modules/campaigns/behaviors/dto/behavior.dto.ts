@@ -148,7 +148,7 @@ export class BehaviorInput {
     example: 50,
     default: 0,
     description:
-      "Credited on completion. With all its goals' points and its points outcomes, at most LIMIT_COMPLETION_POINTS (default " +
+      "Credited on completion. With all its goals' points and its outcomes' (as their reward kinds declare them), at most LIMIT_COMPLETION_POINTS (default " +
       '2,147,483,647) for one completion',
   })
   points?: number;
