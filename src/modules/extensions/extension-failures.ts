@@ -31,17 +31,11 @@ const KEEP_SECONDS = 7 * 24 * 3600;
 export const failuresMetricKey = (prefix: string) => `${prefix}:metrics:extension_failures_total`;
 const organizationKey = (prefix: string, organizationId: number) => `${prefix}:extensions:failures:${organizationId}`;
 
-/** An extension's failure outside the engine (an enricher, a domain action, an effect): what record() takes. */
-export interface ExtensionCallFailure {
-  kind: string;
-  extension: string;
-  source: string;
-  call: string;
-  at: string;
-  message: string;
-  error: unknown;
+/** An extension's failure outside the engine (an enricher, a domain action, an effect): what record() takes besides. */
+export type ExtensionCallFailure = Omit<ExtensionFailureRecord, 'kind' | 'campaignId' | 'eventIndex'> & {
+  kind: 'event_enricher' | 'domain_action' | 'reward_kind';
   campaignId?: number | null;
-}
+};
 
 /**
  * Where extensions' failures go once the evaluation that met them has settled (decision 0025): a log line with the
