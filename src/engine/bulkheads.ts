@@ -7,6 +7,7 @@
 import type { CriteriaOperator } from './operators.js';
 import type { Reward } from './rewards.js';
 
+/** What an extension that fails a campaign defines. */
 export type ExtensionKind = 'criteria_operator' | 'reward_kind';
 
 /** What an extension's throw became: its definition, the call and the rule it was made for, and the campaign it fails. */
@@ -33,14 +34,20 @@ export class ExtensionFailure extends Error {
   }
 }
 
-/** An extension's failure as the evaluation's result keeps it. */
+/** An extension's failure as the evaluation's result keeps it (`EvaluationResult.extensionFailures`). */
 export interface ExtensionFailureRecord {
+  /** The campaign skipped for it. */
   campaignId: number;
+  /** The submitted instance whose evaluation met it. */
   eventIndex: number;
   kind: ExtensionKind;
+  /** The operator's or reward kind's name. */
   extension: string;
+  /** The extension (module) that defined it. */
   source: string;
+  /** What was called: `test`, `apply`, `points`, `raises` or `creatives`. */
   call: string;
+  /** The rule it was called for: `goal 12`, `campaign 4 targeting`, `behavior 7 outcome 2`. */
   at: string;
   /** The error's name and first line, at most 300 characters. */
   message: string;

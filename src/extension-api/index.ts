@@ -6,6 +6,6 @@ export { DomainAction, RewardKind, CriteriaOperator, EventEnricher } from './dec
 export type { ExtensionOptions, DomainActionOptions, RewardKindOptions, CriteriaOperatorOptions } from './decorators.js';
 export { DomainActionHandler, RewardKindHandler, CriteriaOperatorHandler, EventEnricherHandler } from './kinds.js';
 export type { DomainActionContext, DomainActionDecision, DomainEvent, DomainRows, EnrichableEvent, EnrichContext, RewardEffectContext } from './kinds.js';
-export type { CompiledRules, CustomerSnapshot, EvaluationResult, PerformResult, RewardContext } from '../engine/index.js';
+export type { CompiledRules, CustomerSnapshot, EvaluationResult, ExtensionFailureRecord, ExtensionKind, PerformResult, RewardContext } from '../engine/index.js';
 /** The behaviors that events (and the events their outcomes raise) reach, and those of a campaign: for DomainActionHandler.involved. */
 export { behaviorsInvolved, performBehaviorsInvolved } from '../engine/index.js';
