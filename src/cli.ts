@@ -244,7 +244,7 @@ async function upgradeExtensionArguments(args: string[]): Promise<void> {
   try {
     const registry = app.get(ExtensionRegistry);
     checkExtensionsFound(config.extensions, registry);
-    const report = await upgradeStaleArguments(app.get(DataSource), registry.arguments(), { dryRun: values['dry-run'] ?? false });
+    const report = await upgradeStaleArguments(app.get(DataSource), registry.arguments(), { dryRun: values['dry-run'] ?? false, clock: systemClock });
     print({ status: 'ok', ...report });
   } finally {
     await app.close();

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import type { Clock } from '../../common/clock.js';
 import type { Logger } from '../../common/logging/logger.js';
 import type { ArgumentsByName } from './extension-registry.js';
 import { StaleArgumentsRepository } from './stale-arguments.repository.js';
@@ -139,7 +140,7 @@ export interface UpgradeReport {
 export async function upgradeStaleArguments(
   db: DataSource,
   args: ArgumentsByName,
-  options: { dryRun: boolean; repository?: StaleArgumentsRepository; pageRows?: number },
+  options: { dryRun: boolean; clock: Clock; repository?: StaleArgumentsRepository; pageRows?: number },
 ): Promise<UpgradeReport> {
   const report: UpgradeReport = { dry_run: options.dryRun, upgraded: [], stale: [] };
   if (!hasAny(args)) return report;
@@ -163,7 +164,7 @@ export async function upgradeStaleArguments(
     for (const object of page) {
       const stale = findStaleValues([object], checks);
       if (stale.length === 0) continue;
-      const planned = upgradeStaleValues(object, stale, args, new Date().toISOString());
+      const planned = upgradeStaleValues(object, stale, args, new Date(options.clock.now()).toISOString());
       // A dry run answers what it read; so does a run with nothing to write for the object (no lock taken).
       if (options.dryRun || planned.columns === null) {
         record(planned);
@@ -172,7 +173,7 @@ export async function upgradeStaleArguments(
       const outcome = await db.transaction(async (em) => {
         const locked = await repository.lock(em, object.object_type, object.object_id);
         if (!locked) return null; // deleted since it was read
-        const upgraded = upgradeStaleValues(locked, findStaleValues([locked], checks), args, new Date().toISOString());
+        const upgraded = upgradeStaleValues(locked, findStaleValues([locked], checks), args, new Date(options.clock.now()).toISOString());
         if (upgraded.columns) await repository.write(em, locked, upgraded.columns);
         return upgraded;
       });
