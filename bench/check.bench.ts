@@ -17,8 +17,8 @@
  * A change that moves a ratio on purpose moves its floor in bench/floors.json in the same commit, and says why.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { freePort } from '../test/support/ports.js';
 import { engineFigures, engineTable, measureEngine } from './support/engine-phase.js';
 import { table } from './support/load.js';
 import { runPipeline } from './support/pipeline-phase.js';
@@ -43,17 +43,6 @@ const SECONDS = Number(process.env.BENCH_CHECK_SECONDS ?? 5);
 const floors = (JSON.parse(fs.readFileSync(new URL('../../bench/floors.json', import.meta.url), 'utf8')) as { floors: Record<string, Floor> }).floors;
 const began = performance.now();
 const log = (line: string) => process.stderr.write(`bench:check: ${line} at ${((performance.now() - began) / 1000).toFixed(0)} s\n`);
-
-/** A free TCP port on 127.0.0.1 (other benchmarks may run on this machine: no fixed ports). */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 const PIPELINE_KEYS = ['pipeline.hotSameOrganizationP99', 'pipeline.hotSameOrganizationThroughput', 'pipeline.organizationBurst'];
 const found = new Map<string, Figure>();

@@ -8,8 +8,7 @@ import { listen } from './common/http/listen.js';
 import { createLogger, NestPinoLogger } from './common/logging/logger.js';
 import { configFromEnv } from './config/config.js';
 import { checkPostgres, checkRedis } from './database/preflight.js';
-import { ExtensionRegistry } from './modules/extensions/extension-registry.js';
-import { checkExtensionsFound, loadExtensions, withExtensions } from './modules/extensions/load-extensions.js';
+import { checkExtensionsFound, ExtensionRegistry, loadExtensions, withExtensions } from './modules/registry/index.js';
 import { runProcess } from './process.js';
 
 /**

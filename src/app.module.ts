@@ -21,7 +21,7 @@ import { SimulationsModule } from './modules/simulations/simulations.module.js';
 import { AnalyticsModule } from './modules/analytics/analytics.module.js';
 import { ExperimentsModule } from './modules/experiments/experiments.module.js';
 import { DataRightsModule } from './modules/data-rights/data-rights.module.js';
-import { SettingsModule } from './modules/tenancy/settings/settings.module.js';
+import { SettingsModule } from './modules/settings/settings.module.js';
 import { ExtensionsApiModule } from './modules/extensions/extensions-api.module.js';
 import { PointsModule } from './modules/points/points.module.js';
 import { DomainActionsModule } from './modules/domain-actions/domain-actions.module.js';

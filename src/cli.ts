@@ -18,10 +18,10 @@ import { enqueueEvents, type QueuedEvent } from './modules/events/enqueue.js';
 import { occurredKey } from './modules/evaluation/event-keys.js';
 import { listRejectedEvents } from './modules/events/rejected-events.js';
 import { EventLogMaintenance, MAINTENANCE_LOCK } from './modules/events/event-log/event-log-maintenance.js';
-import { createLogger } from './common/logging/logger.js';
-import { extensionMigrations } from './modules/extensions/load-extensions.js';
-import { RewardEffectsRepository } from './modules/extensions/effects/reward-effects.repository.js';
-import { enqueueEffects } from './modules/webhooks/enqueue-deliveries.js';
+import { createLogger, LOGGER } from './common/logging/logger.js';
+import { checkExtensionsFound, extensionMigrations, ExtensionRegistry, loadExtensions, withExtensions } from './modules/registry/index.js';
+import { RewardEffectsRepository } from './modules/reward-effects/reward-effects.repository.js';
+import { enqueueEffects } from './queues/enqueue-effects.js';
 import { removeFailedJobs } from './queues/failed-jobs.js';
 import { systemClock } from './common/clock.js';
 import { AnalyticsBackfill } from './modules/analytics/analytics-backfill.js';
@@ -32,9 +32,6 @@ import { Global, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { CoreModule } from './core.module.js';
-import { LOGGER } from './common/logging/logger.js';
-import { ExtensionRegistry } from './modules/extensions/extension-registry.js';
-import { checkExtensionsFound, loadExtensions, withExtensions } from './modules/extensions/load-extensions.js';
 import { upgradeStaleArguments } from './modules/extensions/stale-arguments.service.js';
 
 const USAGE = `usage:
@@ -114,7 +111,7 @@ async function failedEvents(replay: boolean): Promise<void> {
 
 /**
  * Rewards' after-commit effects that failed every attempt (status `dead`): listed with their last error, or (replay)
- * set open again and queued on the webhooks queue. An effect commits its writes with being marked done, so a replay
+ * set open again and queued on the reward-effects queue. An effect commits its writes with being marked done, so a replay
  * never does twice what it did in the database.
  */
 async function deadEffects(replay: boolean): Promise<void> {
@@ -123,7 +120,7 @@ async function deadEffects(replay: boolean): Promise<void> {
   await dataSource.initialize();
   const effects = new RewardEffectsRepository();
   const connection = queueConnection(config, 1);
-  const queue = new Queue(QueueName.Webhooks, { connection, prefix: config.queuePrefix });
+  const queue = new Queue(QueueName.RewardEffects, { connection, prefix: config.queuePrefix });
   try {
     if (!replay) {
       print({ status: 'ok', dead: await effects.dead(dataSource) });

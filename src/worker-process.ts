@@ -7,8 +7,7 @@ import type { Worker } from 'bullmq';
 import { createLogger, LOGGER, NestPinoLogger, type Logger } from './common/logging/logger.js';
 import { configFromEnv } from './config/config.js';
 import { checkPostgres, checkRedis } from './database/preflight.js';
-import { ExtensionRegistry } from './modules/extensions/extension-registry.js';
-import { checkExtensionsFound, loadExtensions, withExtensions } from './modules/extensions/load-extensions.js';
+import { checkExtensionsFound, ExtensionRegistry, loadExtensions, withExtensions } from './modules/registry/index.js';
 import { runProcess } from './process.js';
 import { WorkerModule } from './worker.module.js';
 

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { LOGGER, type Logger } from '../src/common/logging/logger.js';
 import { CriteriaOperator, CriteriaOperatorHandler, EventEnricher, EventEnricherHandler, RewardKind, RewardKindHandler, type EnrichableEvent, type RewardContext } from '../src/extension-api/index.js';
-import { ExtensionFailures } from '../src/modules/extensions/extension-failures.js';
+import { ExtensionFailures } from '../src/modules/registry/index.js';
 import { createTestApp } from './support/app.js';
 import { useOwnDatabase } from './support/database.js';
 import { expectErrorAmongOthers as expectError } from './support/errors.js';

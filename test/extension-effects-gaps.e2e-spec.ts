@@ -22,7 +22,7 @@ import {
   type RewardContext,
   type RewardEffectContext,
 } from '../src/extension-api/index.js';
-import { RunRewardEffect } from '../src/modules/extensions/effects/run-reward-effect.use-case.js';
+import { RunRewardEffect } from '../src/modules/reward-effects/run-reward-effect.use-case.js';
 import { CouponPoolModule, migrations as couponMigrations } from '../examples/coupon-pool/coupon-pool.module.js';
 import { createTestApp } from './support/app.js';
 import { useOwnDatabase } from './support/database.js';

@@ -310,7 +310,8 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const routes: Route[] = Object.entries(document.paths).flatMap(([path, item]) =>
   METHODS.filter((method) => item[method]).map((method) => {
     const operation = item[method];
-    return { ...operation, parameters: operation.parameters?.map(deref), method, path };
+    const responses = operation.responses && Object.fromEntries(Object.entries(operation.responses).map(([status, response]) => [status, deref(response)]));
+    return { ...operation, parameters: operation.parameters?.map(deref), responses, method, path };
   }),
 );
 

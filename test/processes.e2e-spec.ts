@@ -238,7 +238,7 @@ describe('processes', () => {
       expect(ready).toEqual(expect.objectContaining({ queues: ['simulations'], nice: 10 }));
       expect(getPriority(worker.process.pid)).toBe(10);
       const listening = await Promise.all(queues.map(async (queue) => [queue.name, (await queue.getWorkers()).length]));
-      expect(Object.fromEntries(listening)).toEqual({ [QueueName.Events]: 0, [QueueName.Webhooks]: 0, [QueueName.AudienceJobs]: 0, [QueueName.Simulations]: 1 });
+      expect(Object.fromEntries(listening)).toEqual({ [QueueName.Events]: 0, [QueueName.Webhooks]: 0, [QueueName.AudienceJobs]: 0, [QueueName.Simulations]: 1, [QueueName.RewardEffects]: 0 });
       worker.process.kill('SIGTERM');
       expect(await exitOf(worker, 10_000)).toEqual({ code: 0, signal: null });
     });

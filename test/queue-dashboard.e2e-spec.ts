@@ -21,13 +21,13 @@ describe('queue dashboard (bull-board at /admin/queues)', () => {
     }
   });
 
-  it('serves the dashboard with the token as Bearer or as the Basic password, and lists the events, webhooks, audience-jobs and simulations queues', async () => {
+  it('serves the dashboard with the token as Bearer or as the Basic password, and lists the events, webhooks, audience-jobs, simulations and reward-effects queues', async () => {
     const page = await request(app.getHttpServer()).get('/admin/queues/').auth('admin', TEST_ADMIN_TOKEN);
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     const api = await request(app.getHttpServer()).get('/admin/queues/api/queues').set('Authorization', `Bearer ${TEST_ADMIN_TOKEN}`);
     expect(api.status).toBe(200);
-    expect(api.body.queues.map((q: { name: string }) => q.name)).toEqual(['events', 'webhooks', 'audience-jobs', 'simulations']);
+    expect(api.body.queues.map((q: { name: string }) => q.name)).toEqual(['events', 'webhooks', 'audience-jobs', 'simulations', 'reward-effects']);
   });
 
   it('is closed when ADMIN_TOKEN is not set', async () => {

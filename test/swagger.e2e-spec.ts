@@ -44,7 +44,19 @@ interface OpenApiDocument {
     schemas: Record<string, SchemaObject>;
     securitySchemes: Record<string, Record<string, string>>;
     examples?: Record<string, ErrorExample>;
+    responses?: Operation['responses'];
   };
+}
+
+/** `document` with each response kept in components.responses put in place, as Swagger UI shows it. */
+function responsesInPlace(document: OpenApiDocument): OpenApiDocument {
+  for (const operation of Object.values(document.paths).flatMap((item) => Object.values(item))) {
+    for (const [status, response] of Object.entries(operation.responses)) {
+      const ref = (response as { $ref?: string }).$ref;
+      if (ref) operation.responses[status] = document.components.responses![ref.split('/').pop()!];
+    }
+  }
+  return document;
 }
 
 const PRIV = '/priv/v1/apps/{api_key}';
@@ -198,7 +210,7 @@ describe('Swagger', () => {
     app = await createTestApp();
     const res = await request(app.getHttpServer()).get('/docs-json').expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    doc = res.body;
+    doc = responsesInPlace(res.body);
   });
   afterAll(() => app.close());
 
@@ -239,8 +251,8 @@ describe('Swagger', () => {
     expect(found).toEqual([]);
   });
 
-  it('names the four queues the dashboard shows', () => {
-    expect(doc.info.description).toContain('events, webhooks, audience-jobs and simulations queues');
+  it('names the five queues the dashboard shows', () => {
+    expect(doc.info.description).toContain('events, webhooks, audience-jobs, simulations and reward-effects queues');
   });
 
   it('documents every route of the app', () => {

@@ -5,11 +5,11 @@
  */
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import { chownSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import pg from 'pg';
+import { freePort } from '../../test/support/ports.js';
+import { redisAnswers } from '../../test/support/redis.js';
 import { onInterrupt } from '../support/cleanup.js';
 
 export interface SoakCluster {
@@ -427,7 +427,7 @@ class PrivateRedis {
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     const deadline = Date.now() + 10_000;
-    while (!(await ping(this.url))) {
+    while (!(await redisAnswers(this.url))) {
       if (child.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server on port ${this.port} did not answer`);
       await sleep(50);
     }
@@ -446,31 +446,6 @@ class PrivateRedis {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await this.exited;
   }
-}
-
-async function ping(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-
-/** A TCP port free on 127.0.0.1 right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /**

@@ -3,10 +3,11 @@
  * API), a database here is named by the caller and outlives its API: the large one may be kept between runs.
  */
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
-import { Redis } from 'ioredis';
 import pg from 'pg';
+import { deleteRedisKeys, dropDatabase as dropDatabaseAt, onServer } from '../../src/extension-api/testing-stores.js';
 import { onInterrupt } from './cleanup.js';
 import { cpuSnapshot, type CpuSnapshot } from './cpu.js';
+import { apiReady, benchRedis } from './server.js';
 
 /** The admin token of every benchmark's API (server.ts's bootstrap() sends the same one). */
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
@@ -17,22 +18,14 @@ export function databaseUrl(name: string): string {
   return url.toString();
 }
 
-async function withAdmin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: databaseUrl('postgres') });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
-}
+const withAdmin = <T>(run: (client: pg.Client) => Promise<T>): Promise<T> => onServer(databaseUrl('postgres'), run);
 
 export function databaseExists(name: string): Promise<boolean> {
   return withAdmin(async (c) => ((await c.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [name])).rowCount ?? 0) > 0);
 }
 
 export function dropDatabase(name: string): Promise<void> {
-  return withAdmin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)));
+  return dropDatabaseAt(databaseUrl(name));
 }
 
 /** The comment on a database (the history benchmark keeps what it built there), or null. */
@@ -91,32 +84,12 @@ export async function startApi(database: string, port: number): Promise<HistoryA
         await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       }
-      await deleteKeys(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', `${database}*`);
+      await deleteRedisKeys(benchRedis(), `${database}*`);
       forget();
     })());
   const forget = onInterrupt(stop);
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i += 1) {
-    if (await fetch(`${url}/health/ready`).then((r) => r.ok, () => false)) {
-      return { url, database, env, cpu: () => cpuSnapshot([child.pid!], database), stop };
-    }
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  if (await apiReady(url, child)) return { url, database, env, cpu: () => cpuSnapshot([child.pid!], database), stop };
   await stop();
   throw new Error(`the API on ${database} (port ${port}) was not ready after 30 s`);
-}
-
-export async function deleteKeys(url: string, pattern: string): Promise<void> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
 }

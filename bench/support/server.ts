@@ -1,8 +1,8 @@
 /** Starts the built API on a fresh database for a benchmark, and tears both down afterwards. */
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import pg from 'pg';
+import { deleteRedisKeys, dropDatabase } from '../../src/extension-api/testing-stores.js';
+import type { RedisTarget } from '../../src/redis/connection.js';
 import { onInterrupt } from './cleanup.js';
 import { CpuSnapshot, cpuSnapshot } from './cpu.js';
 
@@ -31,8 +31,6 @@ export async function startServer(port: number, extraEnv: NodeJS.ProcessEnv = {}
     RATE_LIMIT_PER_MINUTE: '10000000',
     ...extraEnv,
   };
-  const admin = new URL(base.toString());
-  admin.pathname = '/postgres';
   const children: ChildProcess[] = [];
   let stopped: Promise<void> | undefined;
   // Idempotent, and run on Ctrl-C too: the API processes, the database and every Redis key under this run's prefix.
@@ -42,11 +40,8 @@ export async function startServer(port: number, extraEnv: NodeJS.ProcessEnv = {}
       for (const child of children) child.kill('SIGTERM');
       await Promise.race([Promise.all(exited), new Promise((r) => setTimeout(r, 5000))]);
       for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      const client = new pg.Client({ connectionString: admin.toString() });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await client.end();
-      await deleteKeys(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', `${name}*`);
+      await dropDatabase(base.toString());
+      await deleteRedisKeys(benchRedis(), `${name}*`);
       forget();
     })());
   const forget = onInterrupt(stop);
@@ -55,12 +50,7 @@ export async function startServer(port: number, extraEnv: NodeJS.ProcessEnv = {}
     if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.stderr}`);
     children.push(spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/src/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
     const url = `http://127.0.0.1:${port}`;
-    let ready = false;
-    for (let i = 0; i < 300 && !ready; i += 1) {
-      ready = await fetch(`${url}/health/ready`).then((r) => r.ok, () => false);
-      if (!ready) await new Promise((r) => setTimeout(r, 100));
-    }
-    if (!ready) throw new Error(`the API on port ${port} was not ready after 30 s`);
+    if (!(await apiReady(url))) throw new Error(`the API on port ${port} was not ready after 30 s`);
     return {
       url,
       databaseUrl: base.toString(),
@@ -74,6 +64,16 @@ export async function startServer(port: number, extraEnv: NodeJS.ProcessEnv = {}
     await stop();
     throw error;
   }
+}
+
+/** Whether the API at `url` answers /health/ready within 30 s (polled every 100 ms); false at once if `child`, its process, exits. */
+export async function apiReady(url: string, child?: ChildProcess): Promise<boolean> {
+  for (let i = 0; i < 300; i += 1) {
+    if (await fetch(`${url}/health/ready`).then((r) => r.ok, () => false)) return true;
+    if (child && child.exitCode !== null) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
 }
 
 export async function bootstrap(url: string, name = 'Bench'): Promise<{ key: string; secret: string; auth: string; organizationId: number }> {
@@ -92,17 +92,7 @@ export async function bootstrap(url: string, name = 'Bench'): Promise<{ key: str
   };
 }
 
-/** Deletes the Redis keys a benchmark left under its prefixes (queues, counters, rate limits). */
-async function deleteKeys(url: string, pattern: string): Promise<void> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
+/** The Redis the benchmarks' APIs use (REDIS_URL, else the local one), where their keys are deleted after them. */
+export function benchRedis(): RedisTarget {
+  return { redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', redisCluster: false };
 }

@@ -15,7 +15,7 @@ import { createLiveCampaign } from './campaign.js';
 import { cpuSnapshot } from './cpu.js';
 import { CPU_COLUMNS, interleavedNamed, load, measured, percentile, send, summary, table, type LoadResult } from './load.js';
 import { startNode, stopChild } from './processes.js';
-import { bootstrap, startServer } from './server.js';
+import { apiReady, bootstrap, startServer } from './server.js';
 import type { Figure } from './summary.js';
 import { checkTallies, clean, tallyLines, type Tally } from './verdict.js';
 
@@ -88,12 +88,7 @@ export async function runTracing({ seconds, port = 3970 }: { seconds: number; po
     ReturnType<typeof startNode>
   >;
   try {
-    for (const url of Object.values(urls)) {
-      const ready = () => fetch(`${url}/health/ready`).then((r) => r.ok, () => false);
-      let up = false;
-      for (let i = 0; i < 300 && !(up = await ready()); i += 1) await new Promise((r) => setTimeout(r, 100));
-      if (!up) throw new Error(`the API at ${url} was not ready after 30 s`);
-    }
+    for (const url of Object.values(urls)) if (!(await apiReady(url))) throw new Error(`the API at ${url} was not ready after 30 s`);
     const tenant = await bootstrap(server.url, 'Traces');
     await createLiveCampaign(server.url, tenant);
     // Each side its own customers, so that each customer's history grows as much under one as under another.

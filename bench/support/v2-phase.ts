@@ -10,6 +10,7 @@ import { ChildProcess } from 'node:child_process';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { deleteRedisKeys } from '../../src/extension-api/testing-stores.js';
 import { EventsJob, QueueName } from '../../src/queues/queue-names.js';
 import { createLiveCampaign } from './campaign.js';
 import { cpuSnapshot } from './cpu.js';
@@ -86,15 +87,6 @@ async function redisState(redis: Redis, prefix: string): Promise<{ usedMemory: n
     keys.push(...batch.map((k) => k.slice(prefix.length + 1)));
   } while (cursor !== '0');
   return { usedMemory, keys: keys.sort() };
-}
-
-async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length) await redis.del(...keys);
-  } while (cursor !== '0');
 }
 
 export interface V2Options {
@@ -493,7 +485,7 @@ export async function runV2({ seconds: SECONDS, only, port = 3910, ceilingPort: 
       await server.stop();
       // Leave nothing of this run in Redis: the three queues and what the API and workers counted (the prefix is this
       // run's own; the measurements above were taken before).
-      await deleteKeys(redis, `${prefix}*`);
+      await deleteRedisKeys({ redisUrl, redisCluster: false }, `${prefix}*`);
     } finally {
       redis.disconnect();
     }

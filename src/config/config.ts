@@ -57,7 +57,7 @@ export interface AppConfig {
   eventRetentionDays: number | null;
   /**
    * Days a reward's after-commit effect is kept once done (REWARD_EFFECTS_RETENTION_DAYS, default 30); a dead one is kept
-   * three times as long from its last attempt, to be listed and replayed. The webhooks sweeper deletes them past it.
+   * three times as long from its last attempt, to be listed and replayed. The reward effects' sweeper deletes them past it.
    */
   rewardEffectsRetentionDays: number;
   /** Contract §18's limits (limits.ts). */
@@ -68,15 +68,18 @@ export class ConfigError extends Error {}
 
 /** What a worker process may take: a queue (with its sweeper), or `points`, the points expiry sweeper. */
 export const WORKER_QUEUES = ['events', 'webhooks', 'audience-jobs', 'points', 'simulations'] as const;
-export type WorkerQueue = (typeof WORKER_QUEUES)[number];
+/** What a process may also take alone, though a kind above takes it too: `webhooks` runs the reward effects' queue. */
+const WORKER_QUEUES_ALONE = ['reward-effects'] as const;
+export type WorkerQueue = (typeof WORKER_QUEUES)[number] | (typeof WORKER_QUEUES_ALONE)[number];
+const KNOWN_WORKER_QUEUES: readonly WorkerQueue[] = [...WORKER_QUEUES, ...WORKER_QUEUES_ALONE];
 
 function workerQueues(env: Env): WorkerQueue[] {
   const raw = env.WORKER_QUEUES?.trim();
   if (!raw) return [...WORKER_QUEUES];
   const asked = raw.split(',').map((name) => name.trim());
-  const unknown = asked.filter((name) => !(WORKER_QUEUES as readonly string[]).includes(name));
-  if (unknown.length || !asked.length) throw new ConfigError(`WORKER_QUEUES must list some of ${WORKER_QUEUES.join(', ')} (comma-separated); got "${raw}"`);
-  return WORKER_QUEUES.filter((name) => asked.includes(name));
+  const unknown = asked.filter((name) => !(KNOWN_WORKER_QUEUES as readonly string[]).includes(name));
+  if (unknown.length || !asked.length) throw new ConfigError(`WORKER_QUEUES must list some of ${KNOWN_WORKER_QUEUES.join(', ')} (comma-separated); got "${raw}"`);
+  return KNOWN_WORKER_QUEUES.filter((name) => asked.includes(name));
 }
 
 /** EXTENSIONS: comma-separated `file` or `file#Export` entries (the default export when no name is given). */

@@ -4,6 +4,7 @@ export enum QueueName {
   Webhooks = 'webhooks',
   AudienceJobs = 'audience-jobs',
   Simulations = 'simulations',
+  RewardEffects = 'reward-effects',
 }
 
 export enum EventsJob {
@@ -12,8 +13,11 @@ export enum EventsJob {
 
 export enum WebhooksJob {
   Deliver = 'deliver',
-  /** A reward's after-commit effect (an extension's), delivered like a webhook: retried, then dead. */
-  RewardEffect = 'reward-effect',
+}
+
+export enum RewardEffectsJob {
+  /** A reward's after-commit effect (an extension's): retried as a webhook delivery is, then dead. */
+  Run = 'reward-effect',
 }
 
 export enum AudienceJobsJob {

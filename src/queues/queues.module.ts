@@ -23,7 +23,7 @@ BullModule.queueClass = ListenedQueue;
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({ connection: queueConnection(config), prefix: config.queuePrefix, telemetry: queueTelemetry() }),
     }),
-    BullModule.registerQueue({ name: QueueName.Events }, { name: QueueName.Webhooks }, { name: QueueName.AudienceJobs }, { name: QueueName.Simulations }),
+    BullModule.registerQueue(...Object.values(QueueName).map((name) => ({ name }))),
   ],
   providers: [QueueErrorLogger],
   exports: [BullModule],

@@ -6,7 +6,7 @@ import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BullMQOtel } from 'bullmq-otel';
-import { ORGANIZATION_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, type RunningTracing } from '../tracing.js';
+import { ORGANIZATION_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, type RunningTracing } from './attributes.js';
 import { selectedInstrumentations, type InstrumentationName } from './selection.js';
 
 /** Paths scraped or probed every few seconds: no trace of their own (they would crowd out the requests). */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Tenant } from '../../src/common/http/request-context.js';
 import { EvaluationPipeline } from '../../src/modules/evaluation/evaluation.pipeline.js';
-import type { V1EventResponse } from '../../src/modules/events/dto/v1-event.dto.js';
+import type { V1EventResponse } from '../../src/modules/events/dto/v1-answer.dto.js';
 import { V1EventsUseCase } from '../../src/modules/events/v1-events.use-case.js';
 import { engineEvaluation, v1Request } from './support/evaluations.js';
 import { createMediumContext, START, type MediumContext } from './support/module.js';

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Module } from '@nestjs/common';
-import { RewardEffectsRepository } from '../../src/modules/extensions/effects/reward-effects.repository.js';
-import { DEAD_EFFECTS_KEPT_TIMES, RETENTION_EVERY_MS, RETENTION_PAGE, WebhooksSweeper } from '../../src/modules/webhooks/webhooks.sweeper.js';
+import { RewardEffectsRepository } from '../../src/modules/reward-effects/reward-effects.repository.js';
+import {
+  DEAD_EFFECTS_KEPT_TIMES,
+  RETENTION_EVERY_MS,
+  RETENTION_PAGE,
+  REWARD_EFFECTS_SWEEP_LOCK,
+  RewardEffectsSweeper,
+} from '../../src/modules/reward-effects/reward-effects.sweeper.js';
 import { useOwnDatabase } from '../support/database.js';
 import { deleteQueueKeys, ownQueuePrefix } from '../support/worker.js';
 import { createMediumContext, START, type MediumContext } from './support/module.js';
@@ -11,21 +17,21 @@ const DAY = 86_400_000;
 const RETENTION_DAYS = 10;
 
 /**
- * The webhooks sweeper alone (no processor), without its 5-second timer: the spec runs each sweep itself, by the clock
+ * The reward effects' sweeper alone (no processor), without its 5-second timer: the spec runs each sweep itself, by the clock
  * it moves (a sweep of the timer's in between would move the retention's own interval).
  */
-class SpecSweeper extends WebhooksSweeper {
+class SpecSweeper extends RewardEffectsSweeper {
   override onApplicationBootstrap(): void {}
 }
-@Module({ providers: [{ provide: WebhooksSweeper, useClass: SpecSweeper }, RewardEffectsRepository] })
+@Module({ providers: [{ provide: RewardEffectsSweeper, useClass: SpecSweeper }, RewardEffectsRepository] })
 class SweeperModule {}
 
 type Status = 'pending' | 'retrying' | 'done' | 'dead';
 
-describe("the reward effects' retention (the webhooks sweeper, REWARD_EFFECTS_RETENTION_DAYS)", () => {
+describe("the reward effects' retention (the reward effects' sweeper, REWARD_EFFECTS_RETENTION_DAYS)", () => {
   const prefix = ownQueuePrefix('effects-retention');
   let ctx: MediumContext;
-  let sweeper: WebhooksSweeper;
+  let sweeper: RewardEffectsSweeper;
   let organizationId: number;
   let customerId: string;
 
@@ -34,7 +40,7 @@ describe("the reward effects' retention (the webhooks sweeper, REWARD_EFFECTS_RE
     // with the real clock.
     await useOwnDatabase('reward_effects_retention');
     ctx = await createMediumContext({ queuePrefix: prefix, rewardEffectsRetentionDays: RETENTION_DAYS }, START, [SweeperModule]);
-    sweeper = ctx.app.get(WebhooksSweeper);
+    sweeper = ctx.app.get(RewardEffectsSweeper);
     const tenant = await seedTenant(ctx.db);
     organizationId = tenant.organizationId;
     customerId = (await seedCustomer(ctx.db, tenant)).id;
@@ -112,7 +118,7 @@ describe("the reward effects' retention (the webhooks sweeper, REWARD_EFFECTS_RE
     await runner.connect();
     try {
       await runner.startTransaction();
-      expect((await runner.query(`SELECT pg_try_advisory_xact_lock(7700002) AS locked`))[0].locked).toBe(true);
+      expect((await runner.query(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [REWARD_EFFECTS_SWEEP_LOCK]))[0].locked).toBe(true);
       await sweepAt(now);
       expect(await kept(due)).toBe(2);
       await runner.commitTransaction();

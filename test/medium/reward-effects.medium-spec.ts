@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Module } from '@nestjs/common';
 import { RewardKind, RewardKindHandler, type RewardContext, type RewardEffectContext } from '../../src/extension-api/index.js';
 import { EvaluationModule } from '../../src/modules/evaluation/evaluation.module.js';
-import { RewardEffectsRepository } from '../../src/modules/extensions/effects/reward-effects.repository.js';
-import { RunRewardEffect } from '../../src/modules/extensions/effects/run-reward-effect.use-case.js';
+import { RewardEffectsRepository } from '../../src/modules/reward-effects/reward-effects.repository.js';
+import { RunRewardEffect } from '../../src/modules/reward-effects/run-reward-effect.use-case.js';
 import { V1EventsUseCase } from '../../src/modules/events/v1-events.use-case.js';
 import { v1Request } from './support/evaluations.js';
 import { createMediumContext, type MediumContext } from './support/module.js';
@@ -32,7 +32,7 @@ class Stamp extends RewardKindHandler<{ card: string }> {
   }
 }
 
-/** The team's reward, and the runner the webhooks worker uses (without its processor: the spec runs each attempt). */
+/** The team's reward, and the runner the reward effects' worker uses (without its processor: the spec runs each attempt). */
 @Module({ imports: [EvaluationModule], providers: [Stamp, RewardEffectsRepository, RunRewardEffect] })
 class StampModule {}
 

@@ -1,9 +1,9 @@
 // Plain JavaScript: Jest loads global setup outside its module transform. It uses the built service (`npm test`
-// builds first), so the migrations applied here are the ones `npm start` applies, through the same CLI.
+// builds first), so the migrations applied here are the ones `npm start` applies, through the same CLI, and the
+// database helpers are the test kit's own (src/extension-api/testing-stores.ts, built).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 
 /**
  * Once per `jest` run: a fresh database with every migration applied, and a Redis key prefix of its own. The values
@@ -14,13 +14,14 @@ import pg from 'pg';
  */
 export default async function globalSetup() {
   if (!existsSync('dist/src/cli.js')) throw new Error('dist/ is missing: run `npm run build` (npm test does) before jest');
+  const { createDatabase } = await import('../../dist/src/extension-api/testing-stores.js');
   const runId = `ce_test_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const base = new URL(process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
   base.pathname = `/${runId}`;
   const env = { ...process.env, DATABASE_URL: base.toString() };
   const migrate = spawnSync(process.execPath, ['dist/src/cli.js', 'migrate'], { env, encoding: 'utf8' });
   if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.stderr || migrate.stdout}`);
-  await copyDatabase(base, runId, `${runId}_template`);
+  await createDatabase(base.toString(), `${runId}_template`, runId);
   Object.assign(process.env, {
     TEST_RUN_ID: runId,
     TEST_TEMPLATE_DATABASE: `${runId}_template`,
@@ -34,26 +35,4 @@ export default async function globalSetup() {
     // and send from addresses of their own (X-Forwarded-For with TRUST_PROXY).
     AUTH_FAILURES_PER_MINUTE: '1000000',
   });
-}
-
-/** CREATE DATABASE `copy` TEMPLATE `source`, once the migration's connections to `source` are gone. */
-async function copyDatabase(url, source, copy) {
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await client.query(`CREATE DATABASE "${copy}" TEMPLATE "${source}"`);
-        return;
-      } catch (error) {
-        // 55006: the migration's backend has not exited yet ("source database is being accessed by other users").
-        if (error.code !== '55006' || attempt >= 50) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
-  } finally {
-    await client.end();
-  }
 }

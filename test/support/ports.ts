@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 
-/** A TCP port free on 127.0.0.1 right now, for a server a spec starts (the API, a private Redis). */
+/** A TCP port free on 127.0.0.1 right now, for a server a spec or a benchmark starts (the API, a private Redis or PostgreSQL). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

@@ -99,7 +99,13 @@ function validatorFor(document: OpenAPIObject): ReturnType<typeof OpenApiValidat
   return handlers;
 }
 
-type Operation = { responses?: Record<string, { content?: Record<string, unknown> }> };
+type DocumentedResponse = { content?: Record<string, unknown>; $ref?: string };
+type Operation = { responses?: Record<string, DocumentedResponse> };
+
+/** `response`, or the one of components.responses it refers to (a response the same on every route is kept there). */
+function inPlace(document: OpenAPIObject, response: DocumentedResponse | undefined): DocumentedResponse | undefined {
+  return response?.$ref ? (document.components?.responses?.[response.$ref.split('/').pop()!] as DocumentedResponse) : response;
+}
 
 /**
  * Every response the app sends is checked against `document`, the one it serves at /docs-json:
@@ -118,7 +124,7 @@ export function validateResponses(app: NestExpressApplication, document: OpenAPI
     res.on('finish', () => {
       const operation = req.openapi?.schema;
       if (!operation) return;
-      const response = operation.responses?.[String(res.statusCode)];
+      const response = inPlace(document, operation.responses?.[String(res.statusCode)]);
       const request = `${req.method} ${req.originalUrl}`;
       if (!response) return record({ request, status: res.statusCode, problem: 'status not documented' });
       const mediaType = String(res.getHeader('content-type') ?? '').split(';')[0].trim();

@@ -5,7 +5,7 @@ import type { Request } from 'express';
 import { ApiKeyGuard, basicCredentials } from './api-key.guard.js';
 import { AppError } from '../errors/app-error.js';
 import type { Tenant } from '../http/request-context.js';
-import { BUSY, type ApiKeyService } from '../../modules/tenancy/api-key.service.js';
+import { BUSY, type ApiKeyVerifier } from './api-key-verifier.js';
 import type { FailureCount, RateLimiter } from './rate-limiter.js';
 
 const basic = (userPass: string, scheme = 'Basic') => `${scheme} ${Buffer.from(userPass, 'utf8').toString('base64')}`;
@@ -104,7 +104,7 @@ describe('ApiKeyGuard', () => {
     const verify = jest.fn(async (_key: string, _secret: string): Promise<Tenant | null | typeof BUSY> => verified);
     const verifyCached = jest.fn((_key: string, _secret: string): Tenant | null => options.cached ?? null);
     const limiter = options.limiter ?? fakeLimiter();
-    const guard = new ApiKeyGuard({ verify, verifyCached } as unknown as ApiKeyService, limiter as unknown as RateLimiter);
+    const guard = new ApiKeyGuard({ verify, verifyCached } as unknown as ApiKeyVerifier, limiter as unknown as RateLimiter);
     const headers: Record<string, unknown> = {};
     const req = {
       params,

@@ -1,8 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AppError } from '../errors/app-error.js';
-import { ApiKeyService, BUSY } from '../../modules/tenancy/api-key.service.js';
-import { isApiKeyForm } from '../../modules/tenancy/secrets.js';
+import { ApiKeyVerifier, BUSY, isApiKeyForm } from './api-key-verifier.js';
 import { RateLimiter, type FailureCount } from './rate-limiter.js';
 
 /** Parses `Authorization: Basic base64(api_key:api_secret)`; null when absent or malformed. */
@@ -42,7 +41,7 @@ export function sourceAddress(req: Request): string {
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
-    private readonly apiKeys: ApiKeyService,
+    private readonly apiKeys: ApiKeyVerifier,
     private readonly limiter: RateLimiter,
   ) {}
 

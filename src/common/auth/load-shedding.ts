@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { AppError } from '../errors/app-error.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
-import { ApiKeyService } from '../../modules/tenancy/api-key.service.js';
+import { ApiKeyVerifier } from './api-key-verifier.js';
 import { EventLoopLoad } from '../http/event-loop-load.js';
 import { basicCredentials } from './api-key.guard.js';
 import { OrganizationTurns } from './organization-turns.js';
@@ -42,7 +42,7 @@ export class LoadShedding {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'shedLoadAtLoopPercent' | 'shedLoadAtSharePercent' | 'queuePrefix'>,
-    private readonly apiKeys: ApiKeyService,
+    private readonly apiKeys: ApiKeyVerifier,
     private readonly turns: OrganizationTurns,
     private readonly loop: EventLoopLoad,
     @Inject(REDIS) redis: RedisClient,

@@ -10,7 +10,7 @@ import { requestContext } from './request-id.middleware.js';
 import { LoadShedding } from '../auth/load-shedding.js';
 import { turnScope } from '../auth/current-turn.js';
 import { MetricsService } from '../../modules/metrics/metrics.service.js';
-import { ExtensionRegistry } from '../../modules/extensions/extension-registry.js';
+import { ExtensionListing } from '../../modules/extensions/extension-listing.js';
 import { CRITERION_FORMS } from '../validation/criterion.dto.js';
 
 /**
@@ -26,7 +26,7 @@ const DESCRIPTION =
   'jobs by state, retry and clean. Log in with ADMIN_TOKEN: the browser asks for a user and password: any user name ' +
   '(admin, say) and the token as the password (or send `Authorization: Bearer <token>`).';
 
-/** "events, webhooks, audience-jobs and simulations": the queues the dashboard shows. */
+/** "events, webhooks, audience-jobs, simulations and reward-effects": the queues the dashboard shows. */
 function queueList(): string {
   const names = Object.values(QueueName);
   return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
@@ -54,7 +54,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): Op
   if (config.trustProxy > 0) app.set('trust proxy', config.trustProxy);
   app.enableShutdownHooks(undefined, { useProcessExit: true });
 
-  const extensions = app.get(ExtensionRegistry);
+  const extensions = app.get(ExtensionListing);
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()

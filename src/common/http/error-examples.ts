@@ -33,7 +33,8 @@ export interface Provocation {
 
 /**
  * One example of an error answer: its key among the response's examples, a one-line summary, the `errors` member,
- * whether it is the same on every route (kept once in components.examples), and a request that gets it.
+ * whether it is the same on every route (kept once in components.examples; a response whose examples all are, once in
+ * components.responses), and a request that gets it.
  */
 export interface ErrorExample {
   key: string;

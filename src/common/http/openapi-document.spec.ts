@@ -13,6 +13,10 @@ describe('quoted', () => {
   });
 });
 
+/** `response`, or the one of components.responses it refers to. */
+const inPlace = (document: OpenAPIObject, response: object): object =>
+  '$ref' in response ? document.components!.responses![String(response.$ref).split('/').pop()!] : response;
+
 describe('completeDocument', () => {
   const document = (): OpenAPIObject => ({
     openapi: '3.0.0',
@@ -43,10 +47,23 @@ describe('completeDocument', () => {
         },
       }),
     );
-    expect(Object.keys((responses['500'] as { content: Record<string, { examples: object }> }).content['application/json'].examples)).toEqual(['internal_error']);
+    const internalError = inPlace(done, responses['500']!) as { content: Record<string, { examples: object }> };
+    expect(Object.keys(internalError.content['application/json'].examples)).toEqual(['internal_error']);
     expect(done.components?.examples?.internal_error).toEqual(
       expect.objectContaining({ value: expect.objectContaining({ errors: expect.objectContaining({ code: 'internal_error' }) }) }),
     );
+  });
+
+  it('keeps a response whose examples are the same on every route once, in components.responses', () => {
+    const doc = document();
+    doc.paths['/priv/v1/apps/{api_key}/management/offers'] = { get: { description: 'the offers', responses: { '200': { description: 'ok' } } } };
+    const done = completeDocument(doc);
+    for (const item of Object.values(done.paths)) expect(item.get!.responses['500']).toEqual({ $ref: '#/components/responses/internal_error' });
+    expect(done.components?.responses?.internal_error).toEqual({
+      description: 'internal_error',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' }, examples: { internal_error: { $ref: '#/components/examples/internal_error' } } } },
+    });
+    expect(done.paths['/priv/v1/apps/{api_key}/management/offers/{offer_id}'].get!.responses['404']).not.toHaveProperty('$ref');
   });
 
   it('puts placeholders of descriptions in code spans, also of a member named value, and leaves examples as they are', () => {

@@ -1,4 +1,4 @@
-import type { ExamplesObject, OpenAPIObject, OperationObject, ResponseObject } from '@nestjs/swagger';
+import type { ExamplesObject, OpenAPIObject, OperationObject, ReferenceObject, ResponseObject } from '@nestjs/swagger';
 import { ERROR_STATUS, type ErrorCode } from '../errors/app-error.js';
 import { errorExamples, type DocumentedRoute } from './error-examples.js';
 
@@ -15,14 +15,16 @@ const COMMON_ERRORS: ErrorCode[] = ['invalid_json', 'payload_too_large', 'intern
  * - health and metrics: no security (`security: []`), since the document's default is none but lint asks to say so;
  * - every error response: an example of each of its codes as this route answers it (error-examples.ts), since the
  *   envelope's own example (one validation error) would otherwise stand for every status of every route. Examples
- *   that are the same on every route are kept once, in components.examples.
+ *   that are the same on every route are kept once, in components.examples, and so is a response whose examples all
+ *   are (a 500, a 401 of the /priv routes): in components.responses, under its first example's key, each operation
+ *   referring to it. Swagger UI shows them in place.
  * - every description and summary: a placeholder such as <timestamp> written outside a code span is put in one, since
  *   Swagger UI renders them as Markdown and would take it for an HTML tag and drop it.
  * Codes a route documents itself (ApiErrors) are kept; these are merged into the same statuses.
  */
 export function completeDocument(document: OpenAPIObject): OpenAPIObject {
   document.servers = [{ url: '/', description: 'This service, where the document is served; a generated client takes its base URL' }];
-  const shared: ExamplesObject = {};
+  const shared: Shared = { examples: {}, responses: {} };
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {
       const operation = item[method];
@@ -32,7 +34,11 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
       addErrorExamples({ method, path, operation, document }, shared);
     }
   }
-  document.components = { ...document.components, examples: { ...document.components?.examples, ...sortedByKey(shared) } };
+  document.components = {
+    ...document.components,
+    examples: { ...document.components?.examples, ...sortedByKey(shared.examples) },
+    responses: { ...document.components?.responses, ...sortedByKey(shared.responses) },
+  };
   quotePlaceholders(document);
   return document;
 }
@@ -73,24 +79,49 @@ function addError(operation: OperationObject, code: ErrorCode): void {
   if (!codes.includes(code)) existing.description = [...codes, code].join(', ');
 }
 
-/** Puts the examples of each envelope response's codes (its description lists them) at its media type. */
-function addErrorExamples(route: DocumentedRoute, shared: ExamplesObject): void {
-  for (const response of Object.values(route.operation.responses) as ResponseObject[]) {
+/** What the document keeps once, in its components: the examples and the responses the same on every route. */
+interface Shared {
+  examples: ExamplesObject;
+  responses: Record<string, ResponseObject>;
+}
+
+/**
+ * Puts the examples of each envelope response's codes (its description lists them) at its media type; a response
+ * whose examples are all shared becomes a reference to its one copy in `shared.responses`.
+ */
+function addErrorExamples(route: DocumentedRoute, shared: Shared): void {
+  const responses = route.operation.responses as Record<string, ResponseObject | ReferenceObject>;
+  for (const [status, response] of Object.entries(responses)) {
+    if ('$ref' in response) continue;
     const media = response.content?.['application/json'];
     if ((media?.schema as { $ref?: string } | undefined)?.$ref !== ENVELOPE_REF) continue;
     const codes = response.description.split(', ').filter((code): code is ErrorCode => code in ERROR_STATUS);
+    const built = errorExamples(route, codes);
     const examples: ExamplesObject = {};
-    for (const example of errorExamples(route, codes)) {
+    for (const example of built) {
       const object = { summary: example.summary, value: { status: 'error', errors: example.errors } };
       if (example.shared) {
-        shared[example.key] = object;
+        shared.examples[example.key] = object;
         examples[example.key] = { $ref: `#/components/examples/${example.key}` };
       } else {
         examples[example.key] = object;
       }
     }
-    if (Object.keys(examples).length) media!.examples = examples;
+    if (!built.length) continue;
+    media!.examples = examples;
+    if (built.every((example) => example.shared)) responses[status] = sharedResponse(built[0].key, response, shared);
   }
+}
+
+/**
+ * A reference to `response` kept in `shared.responses` under `name`; `response` itself when another response holds
+ * that name already (a route documenting headers of its own, say), since a route's own answer stays in place.
+ */
+function sharedResponse(name: string, response: ResponseObject, shared: Shared): ResponseObject | ReferenceObject {
+  const kept = shared.responses[name];
+  if (kept && JSON.stringify(kept) !== JSON.stringify(response)) return response;
+  shared.responses[name] = response;
+  return { $ref: `#/components/responses/${name}` };
 }
 
 function sortedByKey<T>(record: Record<string, T>): Record<string, T> {

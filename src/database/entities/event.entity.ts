@@ -4,6 +4,12 @@ import { bigintAsNumber, type FlatObject } from './column-types.js';
 export type EventSource = 'v1' | 'v1_async' | 'v2' | 'perform';
 export type EventStatus = 'pending' | 'processed' | 'rejected' | 'failed' | 'stored';
 
+/**
+ * The reason of events whose job ran out of attempts (the error is in the worker's log, under the job's id). Every
+ * failed event answers it, also one stored before the reason became a code (it kept the error's text then).
+ */
+export const EVALUATION_FAILED = 'evaluation_failed';
+
 /** One event instance as received, with what processing made of it. */
 @Entity('events')
 export class EventRecord {

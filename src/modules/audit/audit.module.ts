@@ -1,12 +1,10 @@
 import { Global, Module } from '@nestjs/common';
-import { TenancyModule } from '../tenancy/tenancy.module.js';
 import { AuditController } from './audit.controller.js';
 import { AuditLogService } from './audit-log.service.js';
 import { ConfigChangesService } from './config-changes.service.js';
 
 @Global()
 @Module({
-  imports: [TenancyModule],
   controllers: [AuditController],
   providers: [ConfigChangesService, AuditLogService],
   exports: [ConfigChangesService],

@@ -1,3 +1,4 @@
+import { timestampsView } from '../../common/http/timestamps.js';
 import type { Campaign } from '../../database/entities/index.js';
 import type { CampaignView } from './dto/campaign.dto.js';
 import type { ExperimentView } from './dto/experiment.dto.js';
@@ -30,8 +31,6 @@ export function campaignView(c: Campaign): CampaignView {
     budget: c.budgetMaxCompletions === null && c.budgetMaxPoints === null ? null : { max_completions: c.budgetMaxCompletions, max_points: c.budgetMaxPoints },
     budget_used: { completions: c.budgetCompletions ?? 0, points: c.budgetPoints ?? 0 },
     experiment: experimentView(c),
-    created_at: c.createdAt.toISOString(),
-    updated_at: c.updatedAt.toISOString(),
-    ...(c.deletedAt ? { deleted_at: c.deletedAt.toISOString() } : {}),
+    ...timestampsView(c),
   };
 }

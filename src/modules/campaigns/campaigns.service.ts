@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
-import { softDelete, softDeleteBelow } from '../../common/database/soft-delete.js';
+import { OwnedWrites } from '../../common/database/owned-writes.js';
 import { uniqueViolation } from '../../common/database/unique-violation.js';
 import { AppError } from '../../common/errors/app-error.js';
 import { pageWindow, PageQuery } from '../../common/http/pagination.dto.js';
@@ -41,6 +41,8 @@ function slug(name: string): string {
 
 @Injectable()
 export class CampaignsService {
+  private readonly writes = new OwnedWrites(this.db, this.changes, this.clock, { objectType: 'campaign', view: campaignView, unique: UNIQUE });
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly changes: ConfigChangesService,
@@ -73,31 +75,16 @@ export class CampaignsService {
   }
 
   update(tenant: Tenant, ref: CampaignRef, input: UpdateCampaignInput): Promise<CampaignView> {
-    return this.db.transaction(async (em) => {
-      const campaign = await this.find(em, tenant, ref, true);
-      const before = campaignView(campaign);
+    return this.writes.update(tenant, (em) => this.find(em, tenant, ref, true), async (campaign, em) => {
       const fields = await this.validated(em, tenant, input, campaign);
       if (input.status === 'live' && campaign.status !== 'live') await this.checkLiveGoals(em, tenant, campaign);
       Object.assign(campaign, fields, { status: input.status }, input.permalink !== undefined ? { permalink: input.permalink } : {});
-      await em.save(campaign).catch(UNIQUE);
-      const after = campaignView(campaign);
-      await this.changes.record(em, tenant, { action: 'update', objectType: 'campaign', objectId: campaign.id, before, after });
-      return after;
     });
   }
 
   /** Soft delete: the campaign and everything under it stop answering, their names freed with a marker. */
   remove(tenant: Tenant, ref: CampaignRef): Promise<CampaignView> {
-    return this.db.transaction(async (em) => {
-      const campaign = await this.find(em, tenant, ref, true);
-      const before = campaignView(campaign);
-      const at = new Date(this.clock.now());
-      await softDeleteBelow(em, 'campaign', campaign.id, at);
-      await softDelete(em, campaign, at);
-      const after = campaignView(campaign);
-      await this.changes.record(em, tenant, { action: 'delete', objectType: 'campaign', objectId: campaign.id, before, after });
-      return after;
-    });
+    return this.writes.remove(tenant, (em) => this.find(em, tenant, ref, true), { below: 'campaign' });
   }
 
   async navigation(tenant: Tenant, ref: CampaignRef): Promise<NavigationCampaign> {

@@ -1,3 +1,4 @@
+import { timestampsView } from '../../common/http/timestamps.js';
 import type { CreativeGroup } from '../../database/entities/index.js';
 import type { CreativeGroupView } from './dto/creative-group.dto.js';
 
@@ -11,8 +12,6 @@ export function creativeGroupView(g: CreativeGroup): CreativeGroupView {
     starts_at: g.startsAt.toISOString(),
     ends_at: g.endsAt.toISOString(),
     targeting: g.targeting,
-    created_at: g.createdAt.toISOString(),
-    updated_at: g.updatedAt.toISOString(),
-    ...(g.deletedAt ? { deleted_at: g.deletedAt.toISOString() } : {}),
+    ...timestampsView(g),
   };
 }

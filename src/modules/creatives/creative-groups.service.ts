@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { softDelete, softDeleteBelow } from '../../common/database/soft-delete.js';
+import { OwnedWrites } from '../../common/database/owned-writes.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { CreativeGroup, LineItem } from '../../database/entities/index.js';
 import { ConfigChangesService } from '../audit/config-changes.service.js';
@@ -13,6 +13,8 @@ import { findOwned } from '../../common/database/find-owned.js';
 
 @Injectable()
 export class CreativeGroupsService {
+  private readonly writes = new OwnedWrites(this.db, this.changes, this.clock, { objectType: 'creative_group', view: creativeGroupView });
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly changes: ConfigChangesService,
@@ -53,34 +55,19 @@ export class CreativeGroupsService {
   }
 
   update(tenant: Tenant, id: number, input: UpdateCreativeGroupInput): Promise<CreativeGroupView> {
-    return this.db.transaction(async (em) => {
-      const group = await this.find(em, tenant, id, true);
-      const before = creativeGroupView(group);
+    return this.writes.update(tenant, (em) => this.find(em, tenant, id, true), (group) => {
       Object.assign(group, datesInOrder('creative_group', input, group), {
         name: input.name ?? group.name,
         displayName: input.display_name ?? group.displayName,
         status: input.status ?? group.status,
         targeting: input.targeting ?? group.targeting,
       });
-      await em.save(group);
-      const after = creativeGroupView(group);
-      await this.changes.record(em, tenant, { action: 'update', objectType: 'creative_group', objectId: group.id, before, after });
-      return after;
     });
   }
 
   /** Soft delete: the group and its creative stop answering; names get the marker. */
   remove(tenant: Tenant, id: number): Promise<CreativeGroupView> {
-    return this.db.transaction(async (em) => {
-      const { group } = await this.findLocked(em, tenant, id);
-      const before = creativeGroupView(group);
-      const at = new Date(this.clock.now());
-      await softDeleteBelow(em, 'creative_group', group.id, at);
-      await softDelete(em, group, at);
-      const after = creativeGroupView(group);
-      await this.changes.record(em, tenant, { action: 'delete', objectType: 'creative_group', objectId: group.id, before, after });
-      return after;
-    });
+    return this.writes.remove(tenant, async (em) => (await this.findLocked(em, tenant, id)).group, { below: 'creative_group' });
   }
 
   /** A creative group of the organization that is not deleted; `lock` holds it for the rest of the transaction. */

@@ -1,3 +1,4 @@
+import { timestampsView } from '../../common/http/timestamps.js';
 import type { Creative } from '../../database/entities/index.js';
 import type { IssueAudienceCsv } from '../../database/entities/creative.entity.js';
 import { ssapName } from './creative-types.js';
@@ -36,8 +37,6 @@ export function creativeView(c: Creative): CreativeView {
     url: c.url,
     payload: c.payload,
     issue_audience_csv: issueAudienceCsvView(c.issueAudienceCsv),
-    created_at: c.createdAt.toISOString(),
-    updated_at: c.updatedAt.toISOString(),
-    ...(c.deletedAt ? { deleted_at: c.deletedAt.toISOString() } : {}),
+    ...timestampsView(c),
   };
 }

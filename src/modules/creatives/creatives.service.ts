@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { softDelete } from '../../common/database/soft-delete.js';
+import { OwnedWrites } from '../../common/database/owned-writes.js';
 import { uniqueViolation } from '../../common/database/unique-violation.js';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
@@ -24,6 +24,8 @@ const DELIVERY = 'creative.issue_audience_csv';
 
 @Injectable()
 export class CreativesService {
+  private readonly writes = new OwnedWrites(this.db, this.changes, this.clock, { objectType: 'creative', view: creativeView });
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly changes: ConfigChangesService,
@@ -73,9 +75,7 @@ export class CreativesService {
   }
 
   update(tenant: Tenant, id: number, input: UpdateCreativeInput): Promise<CreativeView> {
-    return this.db.transaction(async (em) => {
-      const creative = await this.find(em, tenant, id, true);
-      const before = creativeView(creative);
+    return this.writes.update(tenant, (em) => this.find(em, tenant, id, true), async (creative, em) => {
       const adType = input.ad_type ?? creative.adType;
       const creativeType = input.creative_type ?? creative.creativeType;
       if (input.ad_type !== undefined || input.creative_type !== undefined) checkTypes(adType, creativeType);
@@ -96,24 +96,12 @@ export class CreativesService {
         url: input.url ?? creative.url,
         payload: input.payload ?? creative.payload,
       });
-      await em.save(creative);
-      const after = creativeView(creative);
-      await this.changes.record(em, tenant, { action: 'update', objectType: 'creative', objectId: creative.id, before, after });
-      return after;
     });
   }
 
   /** Soft delete: the creative stops answering (and triggering); its name gets the marker. */
   remove(tenant: Tenant, id: number): Promise<CreativeView> {
-    return this.db.transaction(async (em) => {
-      const creative = await this.find(em, tenant, id, true);
-      const before = creativeView(creative);
-      const at = new Date(this.clock.now());
-      await softDelete(em, creative, at);
-      const after = creativeView(creative);
-      await this.changes.record(em, tenant, { action: 'delete', objectType: 'creative', objectId: creative.id, before, after });
-      return after;
-    });
+    return this.writes.remove(tenant, (em) => this.find(em, tenant, id, true));
   }
 
   /** A creative of the organization that is not deleted; `lock` holds it for the rest of the transaction. */

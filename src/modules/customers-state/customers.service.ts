@@ -16,7 +16,7 @@ import type { CompiledRules, RankedTier } from '../../engine/index.js';
 import { CustomerExperiments } from './customer-experiments.repository.js';
 import { NotificationsService } from './notifications.service.js';
 import { UUID } from '../../common/validation/uuid.js';
-import { EVALUATION_FAILED } from '../evaluation/event-outcome.js';
+import { EVALUATION_FAILED } from '../../database/entities/event.entity.js';
 
 
 const DUPLICATE_EXTERNAL_ID = uniqueViolation({

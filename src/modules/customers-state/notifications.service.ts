@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { pageWindow, PageQuery } from '../../common/http/pagination.dto.js';
-import type { NotificationView } from '../events/dto/v1-event.dto.js';
+import type { NotificationView } from './dto/notification.dto.js';
 
 interface NotificationRow {
   id: string;

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CoreActionsModule } from './complete-campaign.action.js';
 import { EvaluationModule } from '../evaluation/evaluation.module.js';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
 import { PerformController } from './perform.controller.js';
@@ -6,7 +7,7 @@ import { PerformRepository } from './perform.repository.js';
 import { PerformUseCase } from './perform.use-case.js';
 
 @Module({
-  imports: [TenancyModule, EvaluationModule],
+  imports: [TenancyModule, EvaluationModule, CoreActionsModule],
   controllers: [PerformController],
   providers: [PerformRepository, PerformUseCase],
 })

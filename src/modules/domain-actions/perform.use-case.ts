@@ -40,10 +40,7 @@ import { CampaignRow, PerformRepository } from './perform.repository.js';
 import type { DomainActionContext, DomainActionDecision, EnrichableEvent } from '../../extension-api/kinds.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
-import { EventEnrichment } from '../extensions/event-enrichment.js';
-import { callExtension, pastDeadline } from '../extensions/extension-call.js';
-import { ExtensionFailures } from '../extensions/extension-failures.js';
-import { ExtensionRegistry, type Domain } from '../extensions/extension-registry.js';
+import { callExtension, EventEnrichment, ExtensionFailures, ExtensionRegistry, pastDeadline, type Domain } from '../registry/index.js';
 
 export interface PerformRequest {
   tenant: Tenant;
@@ -129,8 +126,11 @@ export class PerformUseCase {
     const what = `domain action "${action.name}" (${action.source})`;
     // The extensions' failures the engine met for the action, recorded once the perform settles (answered or 422).
     let met: ExtensionFailureRecord[] = [];
+    // The results the engine gave the action: the one it decides must be one of them.
+    const given = new WeakSet<object>();
     const engine = <R extends EvaluationResult>(result: R): R => {
       met.push(...result.extensionFailures);
+      given.add(result);
       return result;
     };
     const done = await this.pipeline.forCustomer<Done>({
@@ -178,7 +178,7 @@ export class PerformUseCase {
           (signal) => action.handler.decide({ ...ctx, signal, query: (sql, params) => (signal.aborted ? Promise.reject(pastDeadline(signal)) : ctx.query(sql, params)) }),
           failed,
         );
-        const { result, attributes, rows } = this.accepted(what, action, decision);
+        const { result, attributes, rows } = this.accepted(what, action, decision, given);
         const event = this.event(req, customer, campaign.id, result, { ...instance, attributes: { ...instance.attributes, ...attributes } });
         const webhooks = webhookOccurrences(rules, customer.snapshot, result, customer.externalId, subscribed, now);
         const qualified = 'qualified' in result && typeof result.qualified === 'boolean' ? result.qualified : performQualified(input);
@@ -215,12 +215,18 @@ export class PerformUseCase {
     return action;
   }
 
-  /** The decision, or 422 failed_to_perform; rows only for the tables the action declared (else 500 naming it). */
-  private accepted(what: string, action: Domain, decision: DomainActionDecision): Exclude<DomainActionDecision, { failure: string }> {
+  /** The decision, or 422 failed_to_perform; rows only for the tables the action declared, a result the engine gave (else 500 naming it). */
+  private accepted(
+    what: string,
+    action: Domain,
+    decision: DomainActionDecision,
+    given: WeakSet<object>,
+  ): Omit<Exclude<DomainActionDecision, { failure: string }>, 'result'> & { result: EvaluationResult } {
     if ('failure' in decision) throw new AppError('failed_to_perform', decision.failure);
     const table = decision.rows?.find((r) => !action.tables.includes(r.table))?.table;
     if (table !== undefined) throw new AppError('internal_error', `${what} wrote rows to table "${table}", which it did not declare (tables: ${action.tables.join(', ') || 'none'})`);
-    return decision;
+    if (!given.has(decision.result)) throw new AppError('internal_error', `${what} decided a result the engine did not give it`);
+    return { ...decision, result: decision.result as EvaluationResult };
   }
 
   /** The event perform stores and evaluates: named by the domain, as the enrichers left it, with the domain among its attributes. */

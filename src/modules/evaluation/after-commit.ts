@@ -3,10 +3,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import type { ExtensionFailureRecord } from '../../engine/index.js';
-import { ExtensionFailures } from '../extensions/extension-failures.js';
+import { ExtensionFailures } from '../registry/index.js';
 import { QueueName } from '../../queues/queue-names.js';
 import { EventCounters, type EventCounter } from '../metrics/event-counters.js';
-import { enqueueDeliveries, enqueueEffects } from '../webhooks/enqueue-deliveries.js';
+import { enqueueEffects } from '../../queues/enqueue-effects.js';
+import { enqueueDeliveries } from '../webhooks/enqueue-deliveries.js';
 
 /** What a committed write left to send: webhook deliveries and rewards' after-commit effects (outbox ids). */
 export interface Outbox {
@@ -22,15 +23,16 @@ export interface MetFailures {
 }
 
 /**
- * What happens once an evaluation has committed, in one place: its webhook deliveries and rewards' effects go to the
- * webhooks queue, its counts to the event metrics and the extensions' failures it met to ExtensionFailures (once: a
- * budget retry's first run counts nothing). Queueing never fails the evaluation: what is left unqueued
- * (Redis down) stays open in its outbox, and the webhooks sweeper queues it.
+ * What happens once an evaluation has committed, in one place: its webhook deliveries go to the webhooks queue and
+ * its rewards' effects to the reward-effects queue, its counts to the event metrics and the extensions' failures it
+ * met to ExtensionFailures (once: a budget retry's first run counts nothing). Queueing never fails the evaluation:
+ * what is left unqueued (Redis down) stays open in its outbox, and that queue's sweeper queues it.
  */
 @Injectable()
 export class AfterCommit {
   constructor(
     @InjectQueue(QueueName.Webhooks) private readonly webhooksQueue: Queue,
+    @InjectQueue(QueueName.RewardEffects) private readonly effectsQueue: Queue,
     private readonly counters: EventCounters,
     private readonly failures: ExtensionFailures,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -49,7 +51,7 @@ export class AfterCommit {
           ),
       effectIds.length === 0
         ? undefined
-        : enqueueEffects(this.webhooksQueue, effectIds).catch((error: Error) =>
+        : enqueueEffects(this.effectsQueue, effectIds).catch((error: Error) =>
             this.logger.warn({ ...log, err: error.message, effect_ids: effectIds }, 'reward effects stored but not queued; the sweeper will queue them'),
           ),
     ]);

@@ -1,4 +1,4 @@
-import type { Step } from './write-statement.js';
+import type { Step } from './statement-step.js';
 import type { ActivityRow, WritePlan } from './write-plan.js';
 
 /**

@@ -1,12 +1,14 @@
-import type { EvaluationResult } from '../../engine/index.js';
-import type { ExtensionFailureView } from '../events/dto/v1-answer.dto.js';
+import type { EvaluationResult, ExtensionKind } from '../../engine/index.js';
 import type { EventOutcome } from './write-plan.js';
 
-/**
- * The reason of events whose job ran out of attempts (the error is in the worker's log, under the job's id). Every
- * failed event answers it, also one stored before the reason became a code (it kept the error's text then).
- */
-export const EVALUATION_FAILED = 'evaluation_failed';
+/** An extension that threw while a campaign was evaluated, as answers and event rows carry it (decision 0025). */
+export interface ExtensionFailureView {
+  campaign_id: number;
+  event_index: number;
+  kind: ExtensionKind;
+  extension: string;
+  source: string;
+}
 
 /**
  * What an event row keeps of the evaluation of its instance: state, points and completions; and the explanation when

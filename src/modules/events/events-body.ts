@@ -2,7 +2,7 @@ import { registerDecorator, ValidationArguments, ValidationOptions } from 'class
 import { isDay } from '../../engine/index.js';
 import { flatObjectProblem } from '../../common/validation/validators.js';
 import { LIMIT_SETTINGS, limits } from '../../config/limits.js';
-import { eventNameProblem, memberProblem, membersProblem } from './event-limits.js';
+import { eventNameProblem, memberProblem, membersProblem } from '../../common/validation/event-limits.js';
 
 export const MAX_COUNT = 1_000_000;
 

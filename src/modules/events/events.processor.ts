@@ -12,7 +12,7 @@ import { QueueName } from '../../queues/queue-names.js';
 import { EventCounters } from '../metrics/event-counters.js';
 import { queueJobs, type EvaluateJobData } from './enqueue.js';
 import type { EventKey } from '../evaluation/event-keys.js';
-import { EVALUATION_FAILED } from '../evaluation/event-outcome.js';
+import { EVALUATION_FAILED } from '../../database/entities/event.entity.js';
 import { StoredEventsEvaluation } from '../evaluation/stored-events.evaluation.js';
 import { markActiveSpan, ORGANIZATION_ATTRIBUTE, REQUEST_ID_ATTRIBUTE } from '../../tracing.js';
 

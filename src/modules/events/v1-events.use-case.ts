@@ -9,7 +9,7 @@ import { toDate } from '../../common/validation/validators.js';
 import { inSlices } from '../../common/scheduling/in-slices.js';
 import { checkEligibility, evaluateStepwise, instancesFromV1, type CompiledRules, type EvaluateInput, type EventInstance } from '../../engine/index.js';
 import { EventsJob, QueueName } from '../../queues/queue-names.js';
-import { EventEnrichment } from '../extensions/event-enrichment.js';
+import { EventEnrichment } from '../registry/index.js';
 import { EventCounters } from '../metrics/event-counters.js';
 import { webhookOccurrences } from '../webhooks/occurrences.js';
 import { EvaluationPipeline, type Decision, type Loaded } from '../evaluation/evaluation.pipeline.js';

@@ -2,7 +2,7 @@ import { behaviorApplies, behaviorView, experimentGroup, tierName, type Compiled
 import type { BehaviorChange } from './dto/behavior-progress.dto.js';
 import { extensionFailureViews } from '../evaluation/event-outcome.js';
 import type { V1EventResponse } from './dto/v1-answer.dto.js';
-import type { V1NotificationView } from './dto/v1-event.dto.js';
+import type { V1NotificationView } from '../customers-state/dto/notification.dto.js';
 
 /**
  * The V1 answer (contract §8): behaviors of the campaigns the request evaluated (only the scoped one when scoped),

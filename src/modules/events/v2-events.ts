@@ -4,7 +4,7 @@ import type { FlatValue } from '../../engine/index.js';
 import { UUID } from '../../common/validation/uuid.js';
 import { isStorableText, UNSTORABLE_MESSAGE } from '../../common/validation/request-input.js';
 import { occurredKey } from '../evaluation/event-keys.js';
-import { eventNameProblem, membersProblem } from './event-limits.js';
+import { eventNameProblem, membersProblem } from '../../common/validation/event-limits.js';
 
 export const MAX_V2_EVENTS = 1000;
 const MEMBERS = new Set(['name', 'by', 'user_id', 'external_id', 'occurred_at', 'transaction_id', 'context']);

@@ -2,7 +2,7 @@ import type { Type } from '@nestjs/common';
 import { getSchemaPath, type OpenAPIObject, type ReferenceObject, type SchemaObject } from '@nestjs/swagger';
 import { CRITERION_FORMS } from '../../common/validation/criterion.dto.js';
 import { CRITERION_OPS } from '../../engine/index.js';
-import type { ExtensionDefinition, ExtensionDefinitions } from './extension-registry.js';
+import type { ExtensionDefinition, ExtensionDefinitions } from '../registry/index.js';
 
 /** The args of complete_campaign and of a domain action without an args class. */
 export const NO_ARGS: SchemaObject = { type: 'object', maxProperties: 0, description: 'none (complete_campaign, and domain actions without args)' };

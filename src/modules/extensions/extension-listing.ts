@@ -1,8 +1,38 @@
+import { Injectable } from '@nestjs/common';
 import type { OpenAPIObject, SchemaObject } from '@nestjs/swagger';
 import type { EngineExtensions } from '../../engine/index.js';
+import { ExtensionRegistry, type Domain, type ExtensionDefinitions } from '../registry/index.js';
 import type { ExtensionView, ExtensionsView } from './dto/extensions.dto.js';
-import { modelSchema, NO_ARGS, outcomeForm } from './extension-document.js';
-import type { Domain, ExtensionDefinitions } from './extension-registry.js';
+import { extendDocument, modelSchema, NO_ARGS, outcomeForm } from './extension-document.js';
+
+/**
+ * The extensions in the document the application serves, and the listing of everything registered with their schemas
+ * as that document holds them.
+ */
+@Injectable()
+export class ExtensionListing {
+  private listed: ExtensionsView | undefined;
+
+  constructor(private readonly registry: ExtensionRegistry) {}
+
+  /** The classes of the extensions' arguments and values: models the OpenAPI document must hold. */
+  models(): ReturnType<ExtensionRegistry['models']> {
+    return this.registry.models();
+  }
+
+  /** Puts the extensions into the document and keeps the listing (configureApp calls it once it has built the document). */
+  publish(document: OpenAPIObject): OpenAPIObject {
+    extendDocument(document, this.registry.definitions(), [...this.registry.domains().keys()]);
+    this.listed = extensionListing(document, this.registry.engine(), this.registry.definitions(), this.registry.domains());
+    return document;
+  }
+
+  /** The reward kinds and criteria operators, each with the schema of its arguments (publish builds it). */
+  listing(): ExtensionsView {
+    if (!this.listed) throw new Error('the extensions are listed once the OpenAPI document is built (ExtensionListing.publish)');
+    return this.listed;
+  }
+}
 
 /** A schema less its description (the listing answers that beside it). */
 function bare(schema: unknown): Record<string, unknown> {

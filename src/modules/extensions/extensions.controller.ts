@@ -8,8 +8,8 @@ import { CurrentTenant } from '../../common/http/current-tenant.decorator.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { ExtensionsResponse, type ExtensionsView, type StaleValuesView } from './dto/extensions.dto.js';
-import { ExtensionFailures, type FailureKey, type FailureSummary } from './extension-failures.js';
-import { ExtensionRegistry } from './extension-registry.js';
+import { ExtensionFailures, ExtensionRegistry, type FailureKey, type FailureSummary } from '../registry/index.js';
+import { ExtensionListing } from './extension-listing.js';
 import { StaleArguments, type StaleKey, type StaleSummary } from './stale-arguments.service.js';
 
 @ApiTags('management: extensions')
@@ -21,7 +21,8 @@ export class ExtensionsController implements OnApplicationBootstrap, OnModuleDes
   private bootReport: Promise<void> | undefined;
 
   constructor(
-    private readonly registry: ExtensionRegistry,
+    registry: ExtensionRegistry,
+    private readonly listing: ExtensionListing,
     private readonly failures: ExtensionFailures,
     @InjectDataSource() db: DataSource,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -62,7 +63,7 @@ export class ExtensionsController implements OnApplicationBootstrap, OnModuleDes
   })
   @ApiOkResponse({ type: ExtensionsResponse })
   async list(@CurrentTenant() tenant: Tenant): Promise<ExtensionsResponse> {
-    const listing = this.registry.listing();
+    const listing = this.listing.listing();
     const [failures, stale] = await Promise.all([this.failures.of(tenant.organizationId), this.stale.of(tenant.organizationId)]);
     return { status: 'ok', extensions: failures?.size || stale.size ? withReports(listing, failures ?? new Map(), stale) : listing };
   }

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../common/database/unit-of-work.js';
-import { canonicalJson, type StaleObjectType, type StoredRulesObject } from './stale-arguments.js';
+import { canonicalJson, type StaleObjectType, type StoredRulesObject } from '../registry/index.js';
 
 /** Which stored objects to read: those naming one of these extensions, by id, at most `limit` of each type. */
 export interface CandidateFilter {

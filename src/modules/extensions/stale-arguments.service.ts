@@ -1,9 +1,8 @@
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock.js';
 import type { Logger } from '../../common/logging/logger.js';
-import type { ArgumentsByName } from './extension-registry.js';
+import { checksOf, findStaleValues, upgradeStaleValues, type ArgumentKind, type ArgumentsByName, type LeftReason, type StaleObjectType, type StaleValue, type StoredRulesObject } from '../registry/index.js';
 import { StaleArgumentsRepository } from './stale-arguments.repository.js';
-import { checksOf, findStaleValues, upgradeStaleValues, type ArgumentKind, type LeftReason, type StaleObjectType, type StaleValue, type StoredRulesObject } from './stale-arguments.js';
 import type { ErrorDetail } from '../../common/errors/app-error.js';
 
 /** How many behaviors, campaigns and creative groups (each) naming an extension the listing reads for an organization. */

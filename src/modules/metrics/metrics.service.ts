@@ -10,7 +10,7 @@ import type { AppConfig } from '../../config/config.js';
 import { QueueName } from '../../queues/queue-names.js';
 import { REDIS } from '../../redis/redis.module.js';
 import type { RedisClient } from '../../redis/connection.js';
-import { failuresMetricKey } from '../extensions/extension-failures.js';
+import { failuresMetricKey } from '../registry/index.js';
 import { counterKey, EVENT_COUNTERS, EVENT_HISTOGRAMS, EventHistogram, histogramKey, LATENCY_BUCKETS } from './event-counters.js';
 import { registerExpiryBacklogGauge, registerOutcomeCounters, registerPoolGauge } from './service-gauges.js';
 

@@ -9,7 +9,7 @@ import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { compileRules, type BudgetLeft, type CompiledRules, type EventExplanation } from '../../engine/index.js';
 import { toRuleSet } from '../campaigns/rules/rule-set.mapper.js';
-import { ExtensionRegistry } from '../extensions/extension-registry.js';
+import { ExtensionRegistry } from '../registry/index.js';
 import { RulesRepository } from '../campaigns/rules/rules.repository.js';
 import { HistoryReplay, type ReplayedCustomer } from '../evaluation/history-replay.js';
 import { EventLogRepository } from '../events/event-log/event-log.repository.js';

@@ -8,11 +8,11 @@ import type { AppConfig } from '../../config/config.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import type { RedisClient } from '../../redis/connection.js';
 import { createRedis, REDIS } from '../../redis/redis.module.js';
-import { hashSecret, isApiKeyForm, newSecret, sha256, verifySecret } from './secrets.js';
+import { ApiKeyVerifier, BUSY, isApiKeyForm } from '../../common/auth/api-key-verifier.js';
+import { hashSecret, newSecret, sha256, verifySecret } from './secrets.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 
 /** What `verify` answers when AUTH_VERIFICATIONS_AT_ONCE secrets are being hashed already. */
-export const BUSY = 'busy';
 
 interface CachedKey {
   tenant: Tenant;
@@ -52,7 +52,7 @@ interface KeyRow {
  * client), so that guesses from many addresses cannot take every core.
  */
 @Injectable()
-export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
+export class ApiKeyService extends ApiKeyVerifier implements OnModuleInit, OnModuleDestroy {
   private readonly cache = new Map<string, CachedKey>();
   /** Verifications under way, by key and secret digest. */
   private readonly verifying = new Map<string, Promise<Tenant | null | typeof BUSY>>();
@@ -70,6 +70,7 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
+    super();
     this.channel = `${config.queuePrefix}:api-key-invalidated`;
     this.dummyHash = hashSecret(newSecret());
   }

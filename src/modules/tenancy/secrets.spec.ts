@@ -1,5 +1,6 @@
 import { randomBytes, scryptSync } from 'node:crypto';
-import { hashSecret, isApiKeyForm, newApiKey, newSecret, safeEqual, verifySecret } from './secrets.js';
+import { isApiKeyForm } from '../../common/auth/api-key-verifier.js';
+import { hashSecret, newApiKey, newSecret, safeEqual, verifySecret } from './secrets.js';
 
 describe('hashSecret / verifySecret', () => {
   const secret = 'kq3Zx9-correct-horse-battery-staple';

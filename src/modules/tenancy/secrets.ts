@@ -9,10 +9,6 @@ export function newApiKey(): string {
   return randomBytes(16).toString('hex');
 }
 
-/** Whether a string has the form of an api key (32 lower-case hex characters); anything else names no key. */
-export function isApiKeyForm(value: string): boolean {
-  return /^[0-9a-f]{32}$/.test(value);
-}
 
 export function newSecret(): string {
   return randomBytes(32).toString('base64url');

@@ -5,7 +5,7 @@ import { AppError } from '../../common/errors/app-error.js';
 import { ApiKey, Application, Division, Organization } from '../../database/entities/index.js';
 import type { BootstrapResponse, CredentialsResponse, CreateOrganizationBody } from './dto/bootstrap.dto.js';
 import { LIFETIME_POLICY } from '../../database/entities/tier-policy.js';
-import { storedTierPolicy } from './settings/dto/tier-policy.dto.js';
+import { storedTierPolicy } from './dto/tier-policy.dto.js';
 import { hashSecret, newApiKey, newSecret } from './secrets.js';
 
 /** Creates organizations (with their root division) and applications, each with a fresh api key and secret. */

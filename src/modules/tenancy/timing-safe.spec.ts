@@ -18,7 +18,8 @@ jest.unstable_mockModule('node:crypto', () => ({ ...crypto, timingSafeEqual, scr
 const { hashSecret, safeEqual, verifySecret } = await import('./secrets.js');
 const { AdminGuard } = await import('./admin.guard.js');
 const { RateLimiter } = await import('../../common/auth/rate-limiter.js');
-const { ApiKeyService, BUSY } = await import('./api-key.service.js');
+const { ApiKeyService } = await import('./api-key.service.js');
+const { BUSY } = await import('../../common/auth/api-key-verifier.js');
 const { AppError } = await import('../../common/errors/app-error.js');
 
 /** The lengths of the buffers of each timingSafeEqual call since the last reset. */

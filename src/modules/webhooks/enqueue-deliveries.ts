@@ -21,16 +21,3 @@ export async function enqueueDeliveries(queue: Queue, deliveryIds: string[]): Pr
     deliveryIds.map((deliveryId) => ({ name: WebhooksJob.Deliver, data: { deliveryId } satisfies DeliverJobData, opts: { ...JOB_OPTIONS, jobId: `delivery-${deliveryId}` } })),
   );
 }
-
-export interface EffectJobData {
-  effectId: string;
-}
-
-/**
- * Queues rewards' after-commit effects (the outbox reward_effects), one job each on the webhooks queue, with the
- * deliveries' attempts and backoff. The job id is the effect's: queueing one whose job still exists adds nothing.
- */
-export async function enqueueEffects(queue: Queue, effectIds: string[]): Promise<void> {
-  if (effectIds.length === 0) return;
-  await queue.addBulk(effectIds.map((effectId) => ({ name: WebhooksJob.RewardEffect, data: { effectId } satisfies EffectJobData, opts: { ...JOB_OPTIONS, jobId: `effect-${effectId}` } })));
-}

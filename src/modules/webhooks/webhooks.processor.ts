@@ -1,33 +1,29 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, OnApplicationBootstrap } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import { CLOCK, type Clock } from '../../common/clock.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
-import { QueueName } from '../../queues/queue-names.js';
+import { QueueName, WebhooksJob } from '../../queues/queue-names.js';
 import { DeliverWebhookUseCase } from './deliver-webhook.use-case.js';
-import type { DeliverJobData, EffectJobData } from './enqueue-deliveries.js';
-import { RunRewardEffect } from '../extensions/effects/run-reward-effect.use-case.js';
+import type { DeliverJobData } from './enqueue-deliveries.js';
 import { EventCounters } from '../metrics/event-counters.js';
 
 /** Deliveries wait on remote servers, not on CPU: more run at once than event jobs. */
 const MIN_CONCURRENCY = 16;
 
 /**
- * The worker side of the webhooks queue: one job per delivery, one HTTP attempt per run, and one job per reward's
- * after-commit effect, one attempt per run; a failed attempt throws so BullMQ retries it with exponential backoff. One
- * JSON log line per job, without the URL's secret, the body or the effect's payload, and each delivery attempt counted
- * by outcome (`webhook_deliveries_total` on /metrics).
+ * The worker side of the webhooks queue: one job per delivery, one HTTP attempt per run; a failed attempt throws so
+ * BullMQ retries it with exponential backoff. One JSON log line per job, without the URL's secret or the body, and each
+ * attempt counted by outcome (`webhook_deliveries_total` on /metrics). Rewards' effects have a queue of their own
+ * (src/modules/reward-effects).
  */
 @Processor(QueueName.Webhooks)
 export class WebhooksProcessor extends WorkerHost implements OnApplicationBootstrap {
   constructor(
     private readonly useCase: DeliverWebhookUseCase,
-    private readonly effects: RunRewardEffect,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(CLOCK) private readonly clock: Clock,
     private readonly counters: EventCounters,
   ) {
     super();
@@ -37,26 +33,14 @@ export class WebhooksProcessor extends WorkerHost implements OnApplicationBootst
     this.worker.concurrency = Math.max(this.config.workerConcurrency, MIN_CONCURRENCY);
   }
 
-  async process(job: Job<DeliverJobData | EffectJobData>): Promise<void> {
-    const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    if ('effectId' in job.data) return this.effect(job as Job<EffectJobData>, last);
-    return this.deliver(job as Job<DeliverJobData>, last);
-  }
-
-  /** A reward's after-commit effect (an extension's): one attempt per run, retried like a delivery. */
-  private async effect(job: Job<EffectJobData>, last: boolean): Promise<void> {
-    const started = this.clock.now();
-    const result = await this.effects.execute(job.data.effectId, job.attemptsMade + 1, last);
-    const line = { job_id: job.id, job: job.name, effect_id: result.effectId, kind: result.kind, attempt: job.attemptsMade + 1, outcome: result.outcome, duration_ms: this.clock.now() - started };
-    if (!result.error) {
-      this.logger.info(line, 'reward effect');
+  async process(job: Job<DeliverJobData>): Promise<void> {
+    // A reward effect's job queued here before effects had a queue of their own: its effect stays open, and the
+    // reward effects' sweeper queues it on theirs.
+    if (job.name !== WebhooksJob.Deliver) {
+      this.logger.info({ job_id: job.id, job: job.name, outcome: 'skipped' }, 'job left on the webhooks queue by an earlier version');
       return;
     }
-    this.logger.warn({ ...line, err: result.error }, 'reward effect');
-    if (!last) throw new Error(result.error);
-  }
-
-  private async deliver(job: Job<DeliverJobData>, last: boolean): Promise<void> {
+    const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const result = await this.useCase.execute(job.data.deliveryId, last);
     if (!result) {
       this.logger.info({ job_id: job.id, job: job.name, delivery_id: job.data.deliveryId, outcome: 'skipped' }, 'webhook delivery');

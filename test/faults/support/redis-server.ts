@@ -1,8 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { Redis } from 'ioredis';
 import { waitFor } from '../../support/worker.js';
 import { freePort } from '../../support/ports.js';
+import { redisAnswers } from '../../support/redis.js';
 
 /**
  * A redis-server of a test's own, on a free port, without persistence: a spec stops and starts it at will (the shared
@@ -32,7 +32,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       child = proc;
       exited = new Promise((resolve) => proc.once('exit', () => resolve()));
       process.once('exit', killOnExit);
-      await waitFor(() => ping(url), 10_000, `redis-server on port ${port} to answer`, 50);
+      await waitFor(() => redisAnswers(url), 10_000, `redis-server on port ${port} to answer`, 50);
     },
     async stop() {
       const proc = child;
@@ -46,17 +46,3 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   await server.start();
   return server;
 }
-
-async function ping(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-

@@ -1,7 +1,7 @@
 import { LIMIT_SETTINGS, limits, type Limits } from '../../../config/limits.js';
 import { extensionChecks } from '../../../common/validation/extension-checks.js';
 import { compileRules, CORE_OPERATORS, type CompiledRules, type Rewards } from '../../../engine/index.js';
-import type { BehaviorInput } from './behavior-validation.js';
+import type { BehaviorInput } from './behavior-input.js';
 
 /**
  * Contract §18's limits on behaviors, read from this process's settings (src/config/limits.ts). Each problem is the

@@ -2,6 +2,7 @@ import { criteriaProblem } from '../../../common/validation/criteria.js';
 import { extensionChecks, type ArgsCheck } from '../../../common/validation/extension-checks.js';
 import { hasPrototypeKeySegment, isPrototypeKey, PROTOTYPE_KEY_MESSAGE } from '../../../common/validation/reserved-names.js';
 import { CORE_REWARDS, type Criterion } from '../../../engine/index.js';
+import type { BehaviorInput, GoalInput, GroupInput, OutcomeInput } from './behavior-input.js';
 import { completionPointsProblem, goalsPerBehaviorProblem, uniqueEventCountProblem } from './behavior-limits.js';
 
 /**
@@ -12,43 +13,6 @@ import { completionPointsProblem, goalsPerBehaviorProblem, uniqueEventCountProbl
  */
 
 export type Problems = Record<string, string>;
-
-export interface GoalInput {
-  name: string;
-  internal_event_name: string | null;
-  event_count: number;
-  type: 'count' | 'unique';
-  unique_attribute: string | null;
-  points: number;
-  required: boolean;
-  criteria: Criterion[];
-  tags: string | null;
-  data: Record<string, unknown>;
-}
-
-export interface GroupInput {
-  goal_count: number;
-  goals: GoalInput[];
-}
-
-export type OutcomeInput =
-  | { deal: { id: number } }
-  | { ad_unit: { id: number } }
-  | { points: number }
-  | { event: { name: string; by: number } }
-  | { tier: { name: string } };
-
-export interface BehaviorInput {
-  name: string;
-  tags: string | null;
-  points: number;
-  data: Record<string, unknown>;
-  goal_groups: GroupInput[];
-  /** null where an outcome is invalid, so that indexes stay those of the request. */
-  outcome_config: Array<OutcomeInput | null>;
-  /** The experiment variant whose customers alone it evaluates (§20); null: every customer. */
-  variant: string | null;
-}
 
 export interface CheckedBehavior {
   errors: Problems;

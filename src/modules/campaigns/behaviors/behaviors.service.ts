@@ -10,21 +10,14 @@ import { Behavior, OUTCOME_BOOKKEEPING, type StoredGoalGroup, type StoredOutcome
 import type { Campaign, StoredExperiment } from '../../../database/entities/campaign.entity.js';
 import { ConfigChangesService } from '../../audit/config-changes.service.js';
 import { CampaignsService } from '../campaigns.service.js';
-import {
-  BehaviorInput,
-  CheckedBehavior,
-  checkBehavior,
-  checkReferences,
-  checkVariant,
-  OutcomeInput,
-  referencesNamed,
-} from './behavior-validation.js';
+import type { BehaviorInput, OutcomeInput } from './behavior-input.js';
+import { CheckedBehavior, checkBehavior, checkReferences, checkVariant, referencesNamed } from './behavior-validation.js';
 import { behaviorView, TierIds } from './behavior.view.js';
 import type { BehaviorView } from './dto/behavior-view.dto.js';
 import { findOwned } from '../../../common/database/find-owned.js';
 import { holdLiveGoals, liveGoalCount } from '../live-goals.repository.js';
 import { extensionChecks } from '../../../common/validation/extension-checks.js';
-import { findStaleValues, keptStaleValues } from '../../extensions/stale-arguments.js';
+import { findStaleValues, keptStaleValues } from '../../registry/index.js';
 import { behaviorsPerCampaignProblem, goalCount, liveGoalsProblem } from './behavior-limits.js';
 
 type Submitted = Record<string, unknown>;

@@ -1,3 +1,4 @@
+import { timestampsView } from '../../../common/http/timestamps.js';
 import type { LineItem } from '../../../database/entities/index.js';
 import type { LineItemView } from './dto/line-item.dto.js';
 
@@ -11,8 +12,6 @@ export function lineItemView(l: LineItem): LineItemView {
     status: l.status,
     starts_at: l.startsAt.toISOString(),
     ends_at: l.endsAt.toISOString(),
-    created_at: l.createdAt.toISOString(),
-    updated_at: l.updatedAt.toISOString(),
-    ...(l.deletedAt ? { deleted_at: l.deletedAt.toISOString() } : {}),
+    ...timestampsView(l),
   };
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { softDelete, softDeleteBelow } from '../../../common/database/soft-delete.js';
+import { OwnedWrites } from '../../../common/database/owned-writes.js';
 import { uniqueViolation } from '../../../common/database/unique-violation.js';
 import { AppError } from '../../../common/errors/app-error.js';
 import type { Tenant } from '../../../common/http/request-context.js';
@@ -30,9 +30,10 @@ export function datesInOrder(
   return { startsAt, endsAt };
 }
 
-
 @Injectable()
 export class LineItemsService {
+  private readonly writes = new OwnedWrites(this.db, this.changes, this.clock, { objectType: 'line_item', view: lineItemView });
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly changes: ConfigChangesService,
@@ -70,34 +71,19 @@ export class LineItemsService {
   }
 
   update(tenant: Tenant, id: number, input: UpdateLineItemInput): Promise<LineItemView> {
-    return this.db.transaction(async (em) => {
-      const lineItem = await this.find(em, tenant, id, true);
-      const before = lineItemView(lineItem);
+    return this.writes.update(tenant, (em) => this.find(em, tenant, id, true), (lineItem) => {
       Object.assign(lineItem, datesInOrder('line_item', input, lineItem), {
         name: input.name ?? lineItem.name,
         displayName: input.display_name ?? lineItem.displayName,
         description: input.description ?? lineItem.description,
         status: input.status ?? lineItem.status,
       });
-      await em.save(lineItem);
-      const after = lineItemView(lineItem);
-      await this.changes.record(em, tenant, { action: 'update', objectType: 'line_item', objectId: lineItem.id, before, after });
-      return after;
     });
   }
 
   /** Soft delete: the line item, its creative groups and their creatives stop answering; names get the marker. */
   remove(tenant: Tenant, id: number): Promise<LineItemView> {
-    return this.db.transaction(async (em) => {
-      const lineItem = await this.findLocked(em, tenant, id);
-      const before = lineItemView(lineItem);
-      const at = new Date(this.clock.now());
-      await softDeleteBelow(em, 'line_item', lineItem.id, at);
-      await softDelete(em, lineItem, at);
-      const after = lineItemView(lineItem);
-      await this.changes.record(em, tenant, { action: 'delete', objectType: 'line_item', objectId: lineItem.id, before, after });
-      return after;
-    });
+    return this.writes.remove(tenant, (em) => this.findLocked(em, tenant, id), { below: 'line_item' });
   }
 
   /** A line item of the organization that is not deleted; `lock` holds it for the rest of the transaction. */

@@ -2,10 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { softDelete } from '../../../common/database/soft-delete.js';
+import { OwnedWrites } from '../../../common/database/owned-writes.js';
 import { uniqueViolation } from '../../../common/database/unique-violation.js';
 import { pageWindow, PageQuery } from '../../../common/http/pagination.dto.js';
 import type { Tenant } from '../../../common/http/request-context.js';
+import { timestampsView } from '../../../common/http/timestamps.js';
 import { Offer } from '../../../database/entities/index.js';
 import { ConfigChangesService } from '../../audit/config-changes.service.js';
 import type { CreateOfferInput, OfferListResponse, OfferView, UpdateOfferInput } from './dto/offer.dto.js';
@@ -21,14 +22,14 @@ export function offerView(o: Offer): OfferView {
     name: o.name,
     points: o.points,
     description: o.description,
-    created_at: o.createdAt.toISOString(),
-    updated_at: o.updatedAt.toISOString(),
-    ...(o.deletedAt ? { deleted_at: o.deletedAt.toISOString() } : {}),
+    ...timestampsView(o),
   };
 }
 
 @Injectable()
 export class OffersService {
+  private readonly writes = new OwnedWrites(this.db, this.changes, this.clock, { objectType: 'offer', view: offerView, unique: UNIQUE });
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly changes: ConfigChangesService,
@@ -64,30 +65,16 @@ export class OffersService {
   }
 
   update(tenant: Tenant, id: number, input: UpdateOfferInput): Promise<OfferView> {
-    return this.db.transaction(async (em) => {
-      const offer = await this.find(em, tenant, id, true);
-      const before = offerView(offer);
+    return this.writes.update(tenant, (em) => this.find(em, tenant, id, true), (offer) => {
       if (input.name !== undefined) offer.name = input.name;
       if (input.points !== undefined) offer.points = input.points;
       if (input.description !== undefined) offer.description = input.description;
-      await em.save(offer).catch(UNIQUE);
-      const after = offerView(offer);
-      await this.changes.record(em, tenant, { action: 'update', objectType: 'offer', objectId: offer.id, before, after });
-      return after;
     });
   }
 
   /** Soft delete: the offer stops answering and is no longer issued; its name is freed with a marker. */
   remove(tenant: Tenant, id: number): Promise<OfferView> {
-    return this.db.transaction(async (em) => {
-      const offer = await this.find(em, tenant, id, true);
-      const before = offerView(offer);
-      const at = new Date(this.clock.now());
-      await softDelete(em, offer, at);
-      const after = offerView(offer);
-      await this.changes.record(em, tenant, { action: 'delete', objectType: 'offer', objectId: offer.id, before, after });
-      return after;
-    });
+    return this.writes.remove(tenant, (em) => this.find(em, tenant, id, true));
   }
 
   private async find(em: EntityManager, tenant: Tenant, id: number, lock = false): Promise<Offer> {

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { Queryable } from '../../../common/database/unit-of-work.js';
 import { VersionedCache } from '../../../common/versioned-cache.js';
 import { compileRules, type CompiledRules } from '../../../engine/index.js';
-import { ExtensionRegistry } from '../../extensions/extension-registry.js';
+import { ExtensionRegistry } from '../../registry/index.js';
 import { toRuleSet } from './rule-set.mapper.js';
 import { RulesRepository } from './rules.repository.js';
 

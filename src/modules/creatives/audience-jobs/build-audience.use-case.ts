@@ -8,7 +8,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../../../config/config.module.js';
 import type { AppConfig } from '../../../config/config.js';
 import { compileTargeting, type Criterion, type FlatValue } from '../../../engine/index.js';
-import { ExtensionRegistry } from '../../extensions/extension-registry.js';
+import { ExtensionRegistry } from '../../registry/index.js';
 import { ACTIVE_SCHEDULED_CREATIVES } from './active-creatives.js';
 import { csvLine } from '../../../common/csv.js';
 import { leaseHeartbeat } from '../../../common/scheduling/lease.js';

@@ -3,7 +3,7 @@ import { ArrayMaxSize, IsArray, IsInt, IsString, Length, Max, Min } from 'class-
 import { ApiTimestamp } from '../../../common/validation/schedule.dto.js';
 import { IsFlatObject, IsTimeZone, Optional, Required } from '../../../common/validation/validators.js';
 import type { FlatObject } from '../../../database/entities/column-types.js';
-import { NotificationView } from '../../events/dto/v1-event.dto.js';
+import { NotificationView } from './notification.dto.js';
 import { RequiredObject } from '../../../common/validation/wrappers.js';
 import { HoldsNames } from '../../../common/validation/request-input.js';
 

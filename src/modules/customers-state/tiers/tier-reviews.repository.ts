@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import type { Queryable, UnitOfWork } from '../../../common/database/unit-of-work.js';
 import type { TierFact } from '../../../engine/index.js';
 import { tierFactsOf } from './tier-facts.repository.js';
@@ -28,6 +29,7 @@ export interface ReviewedCustomer {
  * deliveries. A review's history row is unique per customer and time, so a review applied twice writes once, and
  * sends its webhook once.
  */
+@Injectable()
 export class TierReviewsRepository {
   /**
    * Up to `limit` customers whose review is due at `now`, soonest first (in the order of the index customers_tier_review:
@@ -92,16 +94,16 @@ export class TierReviewsRepository {
     });
     return { moved: Number(row.moved), deliveryIds: (row.delivery_ids ?? []).map(String) };
   }
-}
 
-/**
- * A tier policy change (§17): every customer of the organization keeps the tier they have as their floor, and the
- * tiered ones are reviewed at `review` (the first review after the change; null under lifetime: none).
- */
-export async function keepTiersUntil(db: Queryable, organizationId: number, review: Date | null): Promise<void> {
-  await db.query(
-    `UPDATE customers SET tier_floor_id = tier_id, tier_review_at = CASE WHEN tier_id IS NULL THEN NULL ELSE $2::timestamptz END
-      WHERE organization_id = $1 AND (tier_id IS NOT NULL OR tier_floor_id IS NOT NULL OR tier_review_at IS NOT NULL)`,
-    [organizationId, review],
-  );
+  /**
+   * A tier policy change (§17): every customer of the organization keeps the tier they have as their floor, and the
+   * tiered ones are reviewed at `review` (the first review after the change; null under lifetime: none).
+   */
+  async keepTiersUntil(db: Queryable, organizationId: number, review: Date | null): Promise<void> {
+    await db.query(
+      `UPDATE customers SET tier_floor_id = tier_id, tier_review_at = CASE WHEN tier_id IS NULL THEN NULL ELSE $2::timestamptz END
+        WHERE organization_id = $1 AND (tier_id IS NOT NULL OR tier_floor_id IS NOT NULL OR tier_review_at IS NOT NULL)`,
+      [organizationId, review],
+    );
+  }
 }

@@ -4,12 +4,13 @@ import { TenancyModule } from '../../tenancy/tenancy.module.js';
 import { TierPolicyController } from './tier-policy.controller.js';
 import { TierPolicyPreview } from './tier-policy-preview.js';
 import { TiersController } from './tiers.controller.js';
+import { TierReviewsRepository } from './tier-reviews.repository.js';
 import { TiersService } from './tiers.service.js';
 
 @Module({
   imports: [TenancyModule, RulesModule],
   controllers: [TiersController, TierPolicyController],
-  providers: [TiersService, TierPolicyPreview],
-  exports: [TiersService, TierPolicyPreview],
+  providers: [TiersService, TierPolicyPreview, TierReviewsRepository],
+  exports: [TiersService, TierPolicyPreview, TierReviewsRepository],
 })
 export class TiersModule {}

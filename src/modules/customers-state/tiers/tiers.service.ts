@@ -2,10 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { softDelete } from '../../../common/database/soft-delete.js';
+import { OwnedWrites, UNCHANGED } from '../../../common/database/owned-writes.js';
 import { uniqueViolation } from '../../../common/database/unique-violation.js';
 import { AppError, ErrorDetail } from '../../../common/errors/app-error.js';
 import type { Tenant } from '../../../common/http/request-context.js';
+import { timestampsView } from '../../../common/http/timestamps.js';
 import { Tier } from '../../../database/entities/index.js';
 import { ConfigChangesService } from '../../audit/config-changes.service.js';
 import type { CreateTierInput, TierView, UpdateTierInput } from './dto/tier.dto.js';
@@ -27,15 +28,15 @@ export function tierView(t: Tier): TierView {
     name: t.name,
     min_points: t.minPoints,
     retain_points: retainPointsOf(t),
-    created_at: t.createdAt.toISOString(),
-    updated_at: t.updatedAt.toISOString(),
-    ...(t.deletedAt ? { deleted_at: t.deletedAt.toISOString() } : {}),
+    ...timestampsView(t),
   };
 }
 
 /** Tiers rank customers by lifetime points (contract §5). Names and min_points are unique among live tiers. */
 @Injectable()
 export class TiersService {
+  private readonly writes = new OwnedWrites(this.db, this.changes, this.clock, { objectType: 'tier', view: tierView, unique: UNIQUE });
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly changes: ConfigChangesService,
@@ -67,36 +68,26 @@ export class TiersService {
 
   /** Partial: only the members sent change. A request that changes nothing writes nothing. */
   update(tenant: Tenant, id: number, input: UpdateTierInput): Promise<TierView> {
-    return this.db.transaction(async (em) => {
+    const lock = async (em: EntityManager) => {
       await em.query(`SELECT pg_advisory_xact_lock($1, $2)`, [TIERS_LOCK, tenant.organizationId]);
-      const tier = await this.find(em, tenant, id, true);
-      const before = tierView(tier);
+      return this.find(em, tenant, id, true);
+    };
+    return this.writes.update(tenant, lock, async (tier, em) => {
       const name = input.name ?? tier.name;
       const minPoints = input.min_points ?? tier.minPoints;
       const retainPoints = input.retain_points === undefined ? tier.retainPoints : input.retain_points;
-      if (name === tier.name && minPoints === tier.minPoints && retainPoints === tier.retainPoints) return before;
+      if (name === tier.name && minPoints === tier.minPoints && retainPoints === tier.retainPoints) return UNCHANGED;
       await this.assertFree(em, tenant, name, minPoints, tier.id);
       assertRetain(retainPoints, minPoints);
       if (name !== tier.name) await this.assertUnreferenced(em, tenant, tier, 'tier.name', 'cannot be changed');
       Object.assign(tier, { name, minPoints, retainPoints });
-      await em.save(tier).catch(UNIQUE);
-      const after = tierView(tier);
-      await this.changes.record(em, tenant, { action: 'update', objectType: 'tier', objectId: tier.id, before, after });
-      return after;
     });
   }
 
   /** Soft delete: the name gets a marker and is free again; customers keep the tier row and answer the marked name. */
   remove(tenant: Tenant, id: number): Promise<TierView> {
-    return this.db.transaction(async (em) => {
-      const tier = await this.find(em, tenant, id, true);
-      await this.assertUnreferenced(em, tenant, tier, 'tier_id', 'cannot be deleted');
-      const before = tierView(tier);
-      const at = new Date(this.clock.now());
-      await softDelete(em, tier, at);
-      const after = tierView(tier);
-      await this.changes.record(em, tenant, { action: 'delete', objectType: 'tier', objectId: tier.id, before, after });
-      return after;
+    return this.writes.remove(tenant, (em) => this.find(em, tenant, id, true), {
+      check: (tier, em) => this.assertUnreferenced(em, tenant, tier, 'tier_id', 'cannot be deleted'),
     });
   }
 

@@ -2,10 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { softDelete } from '../../../common/database/soft-delete.js';
+import { OwnedWrites, UNCHANGED } from '../../../common/database/owned-writes.js';
 import { uniqueViolation } from '../../../common/database/unique-violation.js';
 import { AppError } from '../../../common/errors/app-error.js';
 import type { Tenant } from '../../../common/http/request-context.js';
+import { timestampsView } from '../../../common/http/timestamps.js';
 import { Division } from '../../../database/entities/index.js';
 import { ConfigChangesService } from '../../audit/config-changes.service.js';
 import type { CreateDivisionInput, DivisionView, UpdateDivisionInput } from './dto/division.dto.js';
@@ -24,9 +25,7 @@ export function divisionView(d: Division): DivisionView {
     name: d.name,
     parent_id: d.parentId,
     ancestor_ids: d.ancestorIds,
-    created_at: d.createdAt.toISOString(),
-    updated_at: d.updatedAt.toISOString(),
-    ...(d.deletedAt ? { deleted_at: d.deletedAt.toISOString() } : {}),
+    ...timestampsView(d),
   };
 }
 
@@ -36,6 +35,8 @@ export function divisionView(d: Division): DivisionView {
  */
 @Injectable()
 export class DivisionsService {
+  private readonly writes = new OwnedWrites(this.db, this.changes, this.clock, { objectType: 'division', view: divisionView, unique: UNIQUE });
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly changes: ConfigChangesService,
@@ -67,35 +68,28 @@ export class DivisionsService {
 
   /** Partial: rename, or move (with its subtree) under another division. A request that changes nothing writes nothing. */
   update(tenant: Tenant, id: number, input: UpdateDivisionInput): Promise<DivisionView> {
-    return this.db.transaction(async (em) => {
-      await this.lockTree(em, tenant);
-      const division = await this.find(em, tenant, id, true);
-      const before = divisionView(division);
+    return this.writes.update(tenant, (em) => this.findInTree(em, tenant, id), async (division, em) => {
       const moves = input.parent_id !== undefined && input.parent_id !== division.parentId;
-      if (!moves && (input.name === undefined || input.name === division.name)) return before;
+      if (!moves && (input.name === undefined || input.name === division.name)) return UNCHANGED;
       if (moves) await this.move(em, tenant, division, input.parent_id as number);
       if (input.name !== undefined) division.name = input.name;
-      await em.save(division).catch(UNIQUE);
-      const after = divisionView(await em.findOneByOrFail(Division, { id }));
-      await this.changes.record(em, tenant, { action: 'update', objectType: 'division', objectId: id, before, after });
-      return after;
     });
   }
 
   /** Soft delete, only of a leaf that no customer and no campaign uses; the name gets a marker and is free again. */
   remove(tenant: Tenant, id: number): Promise<DivisionView> {
-    return this.db.transaction(async (em) => {
-      await this.lockTree(em, tenant);
-      const division = await this.find(em, tenant, id, true);
-      if (division.parentId === null) throw AppError.validation('division_id', 'is the root division, which cannot be deleted');
-      await this.assertUnused(em, tenant, division);
-      const before = divisionView(division);
-      const at = new Date(this.clock.now());
-      await softDelete(em, division, at);
-      const after = divisionView(division);
-      await this.changes.record(em, tenant, { action: 'delete', objectType: 'division', objectId: id, before, after });
-      return after;
+    return this.writes.remove(tenant, (em) => this.findInTree(em, tenant, id), {
+      check: async (division, em) => {
+        if (division.parentId === null) throw AppError.validation('division_id', 'is the root division, which cannot be deleted');
+        await this.assertUnused(em, tenant, division);
+      },
     });
+  }
+
+  /** The division, locked after the organization's tree (see TREE_LOCK). */
+  private async findInTree(em: EntityManager, tenant: Tenant, id: number): Promise<Division> {
+    await this.lockTree(em, tenant);
+    return this.find(em, tenant, id, true);
   }
 
   private async lockTree(em: EntityManager, tenant: Tenant): Promise<void> {

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
-import { EXPIRE_AFTER_DAYS_DESCRIPTION } from '../settings/dto/settings.dto.js';
+import { EXPIRE_AFTER_DAYS_DESCRIPTION } from './settings.dto.js';
 import { IsTimeZone, NestedObject, Optional, Required } from '../../../common/validation/validators.js';
-import { TIER_POLICY_DESCRIPTION, TierPolicyInput, TierPolicyView } from '../settings/dto/tier-policy.dto.js';
+import { TIER_POLICY_DESCRIPTION, TierPolicyInput, TierPolicyView } from './tier-policy.dto.js';
 import { Type } from 'class-transformer';
 import { RequiredObject } from '../../../common/validation/wrappers.js';
 

@@ -2,15 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { isDeepStrictEqual } from 'node:util';
 import { DataSource, type EntityManager } from 'typeorm';
-import { CLOCK, type Clock } from '../../../common/clock.js';
-import type { Tenant } from '../../../common/http/request-context.js';
-import { Organization } from '../../../database/entities/index.js';
-import { tierPolicy } from '../../../database/entities/tier-policy.js';
-import { nextReviewAfter } from '../../../engine/index.js';
-import { ConfigChangesService } from '../../audit/config-changes.service.js';
-import type { SettingsInput, SettingsView } from './dto/settings.dto.js';
-import { storedTierPolicy } from './dto/tier-policy.dto.js';
-import { keepTiersUntil } from '../../customers-state/tiers/tier-reviews.repository.js';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import type { Tenant } from '../../common/http/request-context.js';
+import { Organization } from '../../database/entities/index.js';
+import { tierPolicy } from '../../database/entities/tier-policy.js';
+import { nextReviewAfter } from '../../engine/index.js';
+import { ConfigChangesService } from '../audit/config-changes.service.js';
+import type { SettingsInput, SettingsView } from '../tenancy/dto/settings.dto.js';
+import { storedTierPolicy } from '../tenancy/dto/tier-policy.dto.js';
+import { TierReviewsRepository } from '../customers-state/tiers/tier-reviews.repository.js';
 
 const view = (o: Organization): SettingsView => ({ points_expire_after_days: o.pointsExpireAfterDays, tier_policy: o.tierPolicy });
 
@@ -20,6 +20,7 @@ export class SettingsService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly changes: ConfigChangesService,
+    private readonly tierReviews: TierReviewsRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -55,7 +56,7 @@ export class SettingsService {
   private async keepTiers(em: EntityManager, organization: Organization): Promise<void> {
     const at = organization.tierPolicyChangedAt!.getTime();
     const review = nextReviewAfter(tierPolicy(organization.tierPolicy), at, organization.timeZone);
-    await keepTiersUntil(em, organization.id, review === null ? null : new Date(review));
+    await this.tierReviews.keepTiersUntil(em, organization.id, review === null ? null : new Date(review));
   }
 
   private organization(em: EntityManager, tenant: Tenant, lock = false): Promise<Organization> {

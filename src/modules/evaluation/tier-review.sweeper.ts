@@ -1,16 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { CLOCK, type Clock } from '../../../common/clock.js';
-import { LOGGER, type Logger } from '../../../common/logging/logger.js';
-import { pacedBatches, PeriodicSweep } from '../../../common/scheduling/periodic-sweep.js';
-import { APP_CONFIG } from '../../../config/config.module.js';
-import type { AppConfig } from '../../../config/config.js';
-import { customerTierStanding, periodMove, tierDirection, tierName, type CompiledRules } from '../../../engine/index.js';
-import { RulesCacheService } from '../../campaigns/rules/rules-cache.service.js';
-import { AfterCommit } from '../../evaluation/after-commit.js';
-import { CustomerTransactions } from '../../evaluation/customer-transactions.js';
-import { TierReviewsRepository, type DueCustomer, type ReviewedCustomer } from './tier-reviews.repository.js';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import { LOGGER, type Logger } from '../../common/logging/logger.js';
+import { pacedBatches, PeriodicSweep } from '../../common/scheduling/periodic-sweep.js';
+import { APP_CONFIG } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/config.js';
+import { customerTierStanding, periodMove, tierDirection, tierName, type CompiledRules } from '../../engine/index.js';
+import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
+import { AfterCommit } from './after-commit.js';
+import { CustomerTransactions } from './customer-transactions.js';
+import { TierReviewsRepository, type DueCustomer, type ReviewedCustomer } from '../customers-state/tiers/tier-reviews.repository.js';
 
 /** Customers one transaction reviews at most: their rows are locked briefly, and its WAL is small. */
 export const REVIEW_BATCH = 500;
@@ -26,13 +26,12 @@ export const REVIEW_BATCH = 500;
  */
 @Injectable()
 export class TierReviewSweeper extends PeriodicSweep {
-  private readonly reviews = new TierReviewsRepository();
-
   constructor(
     @InjectDataSource() db: DataSource,
     private readonly transactions: CustomerTransactions,
     private readonly rules: RulesCacheService,
     private readonly afterCommit: AfterCommit,
+    private readonly reviews: TierReviewsRepository,
     @Inject(LOGGER) logger: Logger,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

@@ -3,7 +3,7 @@ import { AppError } from '../../common/errors/app-error.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import type { EnrichableEvent, EnrichContext } from '../../extension-api/kinds.js';
-import { eventNameProblem, membersProblem } from '../events/event-limits.js';
+import { eventNameProblem, membersProblem } from '../../common/validation/event-limits.js';
 import { callExtension } from './extension-call.js';
 import { ExtensionFailures } from './extension-failures.js';
 import { ExtensionRegistry, type Enricher } from './extension-registry.js';

@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
-import { TenancyModule } from '../tenancy.module.js';
+import { TiersModule } from '../customers-state/tiers/tiers.module.js';
 import { SettingsController } from './settings.controller.js';
 import { SettingsService } from './settings.service.js';
 
+/** The organization's settings: points expiry and the tier policy, whose changes the tiers module applies to customers. */
 @Module({
-  imports: [TenancyModule],
+  imports: [TiersModule],
   controllers: [SettingsController],
   providers: [SettingsService],
 })

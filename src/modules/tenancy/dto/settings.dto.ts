@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, Max, Min, ValidateIf } from 'class-validator';
-import { RequiredObject } from '../../../../common/validation/wrappers.js';
-import { NestedObject, Optional } from '../../../../common/validation/validators.js';
+import { RequiredObject } from '../../../common/validation/wrappers.js';
+import { NestedObject, Optional } from '../../../common/validation/validators.js';
 import { Type } from 'class-transformer';
 import { TIER_POLICY_DESCRIPTION, TierPolicyInput, TierPolicyView } from './tier-policy.dto.js';
 

@@ -4,28 +4,26 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
-import { CLOCK, type Clock } from '../../../common/clock.js';
-import { LOGGER, type Logger } from '../../../common/logging/logger.js';
-import type { FlatValue } from '../../../engine/index.js';
-import type { RewardEffectContext } from '../../../extension-api/kinds.js';
-import { EventsJob, QueueName } from '../../../queues/queue-names.js';
-import { MESSAGE_TYPES } from '../../campaigns/rules/rule-set.mapper.js';
-import { AfterCommit } from '../../evaluation/after-commit.js';
-import { CustomerTransactions } from '../../evaluation/customer-transactions.js';
-import { EvaluationRepository } from '../../evaluation/evaluation.repository.js';
-import type { EventKey } from '../../evaluation/event-keys.js';
-import { newEventRows } from '../../evaluation/write-plan.js';
-import { enqueueEvents } from '../../events/enqueue.js';
-import { callExtension, pastDeadline } from '../extension-call.js';
-import { ExtensionFailures } from '../extension-failures.js';
-import { ExtensionRegistry } from '../extension-registry.js';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import { LOGGER, type Logger } from '../../common/logging/logger.js';
+import type { FlatValue } from '../../engine/index.js';
+import type { RewardEffectContext } from '../../extension-api/kinds.js';
+import { EventsJob, QueueName } from '../../queues/queue-names.js';
+import { MESSAGE_TYPES } from '../campaigns/rules/rule-set.mapper.js';
+import { AfterCommit } from '../evaluation/after-commit.js';
+import { CustomerTransactions } from '../evaluation/customer-transactions.js';
+import { EvaluationRepository } from '../evaluation/evaluation.repository.js';
+import type { EventKey } from '../evaluation/event-keys.js';
+import { newEventRows } from '../evaluation/write-plan.js';
+import { enqueueEvents } from '../events/enqueue.js';
+import { callExtension, ExtensionFailures, ExtensionRegistry, pastDeadline } from '../registry/index.js';
 import { RewardEffectsRepository, type EffectRow } from './reward-effects.repository.js';
 
 /** How long one attempt of an effect may take before it counts as failed. */
 export const EFFECT_TIMEOUT_MS = 30_000;
 /**
- * Effects one process runs at once: each holds a pooled connection and a transaction for as long as it takes, and the
- * webhooks queue's concurrency (16) is meant for deliveries, which hold none while they wait on a remote server.
+ * Effects one process runs at once (the reward-effects queue's concurrency): each holds a pooled connection and a
+ * transaction for as long as it takes.
  */
 export const EFFECT_CONCURRENCY = 4;
 
@@ -54,8 +52,8 @@ export interface EffectAttempt {
 }
 
 /**
- * Runs one reward's after-commit effect (a job of the webhooks queue): the effect's row is claimed in a transaction
- * (locked; skipped when done, dead, or held by another worker), the reward kind's afterCommit runs in it under
+ * Runs one reward's after-commit effect (a job of the reward-effects queue): the effect's row is claimed in a
+ * transaction (locked; skipped when done, dead, or held by another worker), the reward kind's afterCommit runs in it under
  * EFFECT_TIMEOUT_MS, and the row is marked done with what the effect wrote, in one commit. A failure rolls that back and
  * records the attempt: retrying, or dead after the last one. Past the deadline the effect's signal is aborted, its
  * statements are refused and one still running is cancelled, and the transaction is rolled back, never committed: the
@@ -77,16 +75,10 @@ export class RunRewardEffect {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  private readonly slots = new Slots(EFFECT_CONCURRENCY);
-
   /** How long one attempt may take (EFFECT_TIMEOUT_MS; a spec shortens it). */
   timeoutMs = EFFECT_TIMEOUT_MS;
 
   async execute(effectId: string, attempt: number, last: boolean): Promise<EffectAttempt> {
-    return this.slots.run(() => this.attempt(effectId, attempt, last));
-  }
-
-  private async attempt(effectId: string, attempt: number, last: boolean): Promise<EffectAttempt> {
     const gathered: Gathered = { submitted: [], deliveryIds: [], failed: {}, inFlight: 0 };
     let kind = 'unknown';
     try {
@@ -201,24 +193,5 @@ export class RunRewardEffect {
         gathered.submitted.push({ ...key, customerId, organizationId: effect.organization_id });
       },
     };
-  }
-}
-
-/** At most `size` runs at once in this process; the others wait their turn, first come first served. */
-class Slots {
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
-
-  constructor(private readonly size: number) {}
-
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.running += 1;
-    try {
-      return await work();
-    } finally {
-      this.running -= 1;
-      this.waiting.shift()?.();
-    }
   }
 }

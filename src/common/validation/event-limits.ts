@@ -1,4 +1,4 @@
-import { isPrototypeKey, PROTOTYPE_KEY_MESSAGE } from '../../common/validation/reserved-names.js';
+import { isPrototypeKey, PROTOTYPE_KEY_MESSAGE } from './reserved-names.js';
 import { LIMIT_SETTINGS, limits } from '../../config/limits.js';
 
 /**

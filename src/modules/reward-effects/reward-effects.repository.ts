@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Queryable, UnitOfWork } from '../../../common/database/unit-of-work.js';
+import type { Queryable, UnitOfWork } from '../../common/database/unit-of-work.js';
 
 /** An effect as a worker claims it. */
 export interface EffectRow {

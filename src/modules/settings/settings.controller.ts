@@ -1,10 +1,10 @@
 import { Body, Controller, Get, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiKeyAuth } from '../../../common/auth/api-key-auth.decorator.js';
-import { ApiErrors } from '../../../common/http/api-errors.decorator.js';
-import { CurrentTenant } from '../../../common/http/current-tenant.decorator.js';
-import type { Tenant } from '../../../common/http/request-context.js';
-import { SettingsBody, SettingsResponse } from './dto/settings.dto.js';
+import { ApiKeyAuth } from '../../common/auth/api-key-auth.decorator.js';
+import { ApiErrors } from '../../common/http/api-errors.decorator.js';
+import { CurrentTenant } from '../../common/http/current-tenant.decorator.js';
+import type { Tenant } from '../../common/http/request-context.js';
+import { SettingsBody, SettingsResponse } from '../tenancy/dto/settings.dto.js';
 import { SettingsService } from './settings.service.js';
 
 @ApiTags('management: settings')

@@ -5,7 +5,8 @@ import { extensionChecks, useExtensionChecks } from '../../common/validation/ext
 import { ConfigModule } from '../../config/config.module.js';
 import { ExtensionRegistry } from './extension-registry.js';
 import { ExtensionFailures } from './extension-failures.js';
-import { ExtensionsModule } from './extensions.module.js';
+import { RegistryModule } from './registry.module.js';
+import { CoreActionsModule } from '../domain-actions/index.js';
 
 @CriteriaOperator({ name: 'starts_with', description: 'The value starts with the given text.' })
 class StartsWith extends CriteriaOperatorHandler {
@@ -38,7 +39,7 @@ class StoreExtensionsModule {}
 
 async function registry(...extensions: Type[]): Promise<ExtensionRegistry> {
   // The registry alone: where failures are counted (Redis) is not what these tests are about.
-  const moduleRef = await Test.createTestingModule({ imports: [ConfigModule, ExtensionsModule, ...extensions] })
+  const moduleRef = await Test.createTestingModule({ imports: [ConfigModule, RegistryModule, CoreActionsModule, ...extensions] })
     .overrideProvider(ExtensionFailures)
     .useValue({})
     .compile();

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, Max, Min, ValidateIf, registerDecorator } from 'class-validator';
-import type { StoredTierPolicy } from '../../../../database/entities/tier-policy.js';
-import { Required } from '../../../../common/validation/validators.js';
+import type { StoredTierPolicy } from '../../../database/entities/tier-policy.js';
+import { Required } from '../../../common/validation/validators.js';
 
 export const TIER_POLICY_DESCRIPTION =
   'How tiers qualify. `lifetime` (the default): the highest tier whose min_points the lifetime points reach, never lowered. ' +

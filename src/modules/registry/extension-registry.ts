@@ -1,7 +1,6 @@
-import { Inject, Injectable, Optional, type OnModuleInit, type Type } from '@nestjs/common';
+import { Inject, Injectable, Optional, SetMetadata, type OnModuleInit, type Type } from '@nestjs/common';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { DiscoveryService } from '@nestjs/core';
-import type { OpenAPIObject } from '@nestjs/swagger';
 import type { DiscoverableDecorator } from '@nestjs/core/discovery/discovery-service.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { byName, CORE_OPERATORS, CORE_REWARDS, criteriaOperators, rewards, type CriteriaOperator as Operator, type EngineExtensions, type Reward } from '../../engine/index.js';
@@ -12,10 +11,6 @@ import { isServiceTable } from '../../database/service-tables.js';
 import { OUTCOME_BOOKKEEPING } from '../../database/entities/behavior.entity.js';
 import { CriteriaOperator, DomainAction, EventEnricher, RewardKind, type CriteriaOperatorOptions, type DomainActionOptions, type ExtensionOptions, type RewardKindOptions } from '../../extension-api/decorators.js';
 import { CriteriaOperatorHandler, DomainActionHandler, EventEnricherHandler, RewardKindHandler } from '../../extension-api/kinds.js';
-import { CompleteCampaignAction } from '../domain-actions/complete-campaign.action.js';
-import type { ExtensionsView } from './dto/extensions.dto.js';
-import { extendDocument } from './extension-document.js';
-import { extensionListing } from './extension-listing.js';
 
 /**
  * An extension the application cannot start with: the message names the class, its module and what is wrong. A
@@ -24,6 +19,17 @@ import { extensionListing } from './extension-listing.js';
 export class ExtensionConfigError extends ConfigError {
   override readonly name = 'ExtensionConfigError';
 }
+
+const BUILT_IN = 'campaign-engine:built-in';
+
+/**
+ * Marks a module whose decorated providers are the service's own built-ins: defined as a team's would be, found the
+ * same way, named `core` as their source, listed before the extensions and not among them.
+ */
+export const BuiltIn = (): ClassDecorator => SetMetadata(BUILT_IN, true);
+
+/** The source of the built-ins. */
+const CORE = 'core';
 
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
 /** A table a domain action writes: a plain, unquoted PostgreSQL name (schema-qualified or not). */
@@ -110,7 +116,6 @@ interface Collected {
 @Injectable()
 export class ExtensionRegistry implements OnModuleInit {
   private collected: Collected | undefined;
-  private listed: ExtensionsView | undefined;
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -165,24 +170,10 @@ export class ExtensionRegistry implements OnModuleInit {
     return [...domainActions, ...rewardKinds, ...criteriaOperators].flatMap((d) => (d.model ? [d.model] : []));
   }
 
-  /**
-   * Puts the extensions into the document the application serves, and keeps the listing of everything registered with
-   * their schemas as that document holds them (configureApp calls it once it has built the document).
-   */
-  publish(document: OpenAPIObject): OpenAPIObject {
-    extendDocument(document, this.definitions(), [...this.domains().keys()]);
-    this.listed = extensionListing(document, this.engine(), this.definitions(), this.domains());
-    return document;
-  }
-
-  /** The reward kinds and criteria operators, each with the schema of its arguments (publish builds it). */
-  listing(): ExtensionsView {
-    if (!this.listed) throw new Error('the extensions are listed once the OpenAPI document is built (ExtensionRegistry.publish)');
-    return this.listed;
-  }
-
   private collect(): Collected {
-    const actions = this.find<DomainActionHandler, DomainActionOptions>(DomainAction, DomainActionHandler, 'domain action');
+    const found = this.find<DomainActionHandler, DomainActionOptions>(DomainAction, DomainActionHandler, 'domain action');
+    const builtIns = found.filter(({ source }) => source === CORE);
+    const actions = found.filter(({ source }) => source !== CORE);
     const operators = this.find<CriteriaOperatorHandler, CriteriaOperatorOptions>(CriteriaOperator, CriteriaOperatorHandler, 'criteria operator');
     const kinds = this.find<RewardKindHandler, RewardKindOptions>(RewardKind, RewardKindHandler, 'reward kind');
     const enrichers = this.find<EventEnricherHandler, ExtensionOptions>(EventEnricher, EventEnricherHandler, 'event enricher');
@@ -199,7 +190,7 @@ export class ExtensionRegistry implements OnModuleInit {
     let domains: ReadonlyMap<string, Domain>;
     try {
       byName('event enricher', enrichers.map(({ options, source }) => ({ name: options.name, source })));
-      domains = byName('domain action', [domain(CompleteCampaignAction.options, 'core', new CompleteCampaignAction()), ...actions.map(({ options, source, handler }) => domain(options, source, handler))]);
+      domains = byName('domain action', [...builtIns, ...actions].map(({ options, source, handler }) => domain(options, source, handler)));
       engine = {
         operators: criteriaOperators([...CORE_OPERATORS.values(), ...operators.map(({ options, handler, source }): Operator => ({ name: options.name, source, description: options.description, test: handler.test.bind(handler) }))]),
         rewards: rewards([...CORE_REWARDS.values(), ...kinds.map(({ options, handler, source }) => reward(options, source, handler))]),
@@ -250,7 +241,9 @@ export class ExtensionRegistry implements OnModuleInit {
 
 /** The name of the module that provides the extension: what explanations and the listing call its source. */
 function sourceOf(wrapper: InstanceWrapper): string {
-  return (wrapper.host?.metatype as Type | undefined)?.name ?? 'unknown module';
+  const module = wrapper.host?.metatype as Type | undefined;
+  if (module && Reflect.getMetadata(BUILT_IN, module) === true) return CORE;
+  return module?.name ?? 'unknown module';
 }
 
 function className(wrapper: InstanceWrapper): string {

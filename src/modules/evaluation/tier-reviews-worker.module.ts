@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { TierReviewsRepository } from '../customers-state/tiers/tier-reviews.repository.js';
+import { EvaluationModule } from './evaluation.module.js';
+import { TierReviewSweeper } from './tier-review.sweeper.js';
+
+/** What a worker process runs for tiers: the review sweeper (contract §17). */
+@Module({
+  imports: [EvaluationModule],
+  providers: [TierReviewSweeper, TierReviewsRepository],
+})
+export class TierReviewsWorkerModule {}

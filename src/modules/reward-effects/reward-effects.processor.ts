@@ -1,0 +1,38 @@
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject } from '@nestjs/common';
+import type { Job } from 'bullmq';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import { LOGGER, type Logger } from '../../common/logging/logger.js';
+import { QueueName } from '../../queues/queue-names.js';
+import type { EffectJobData } from '../../queues/enqueue-effects.js';
+import { EFFECT_CONCURRENCY, RunRewardEffect } from './run-reward-effect.use-case.js';
+
+/**
+ * The worker side of the reward-effects queue: one job per reward's after-commit effect (an extension's), one attempt
+ * per run; a failed attempt throws so BullMQ retries it with exponential backoff. One JSON log line per job, without
+ * the effect's payload.
+ */
+@Processor(QueueName.RewardEffects, { concurrency: EFFECT_CONCURRENCY })
+export class RewardEffectsProcessor extends WorkerHost {
+  constructor(
+    private readonly effects: RunRewardEffect,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    super();
+  }
+
+  async process(job: Job<EffectJobData>): Promise<void> {
+    const attempt = job.attemptsMade + 1;
+    const last = attempt >= (job.opts.attempts ?? 1);
+    const started = this.clock.now();
+    const result = await this.effects.execute(job.data.effectId, attempt, last);
+    const line = { job_id: job.id, job: job.name, effect_id: result.effectId, kind: result.kind, attempt, outcome: result.outcome, duration_ms: this.clock.now() - started };
+    if (!result.error) {
+      this.logger.info(line, 'reward effect');
+      return;
+    }
+    this.logger.warn({ ...line, err: result.error }, 'reward effect');
+    if (!last) throw new Error(result.error);
+  }
+}
