@@ -3,7 +3,7 @@ import cluster from 'node:cluster';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
-import { configureApp } from './common/http/configure-app.js';
+import { configureApp } from './api/configure-app.js';
 import { listen } from './common/http/listen.js';
 import { createLogger, NestPinoLogger } from './common/logging/logger.js';
 import { configFromEnv } from './config/config.js';

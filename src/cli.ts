@@ -9,30 +9,25 @@ import { toAppError } from './common/validation/validation.pipe.js';
 import { configFromEnv } from './config/config.js';
 import { createDataSource } from './database/data-source.js';
 import { ensureDatabase, runMigrations } from './database/preflight.js';
-import { CreateOrganizationBody } from './modules/tenancy/dto/bootstrap.dto.js';
-import { TenancyService } from './modules/tenancy/tenancy.service.js';
+import { CreateOrganizationBody, TenancyService } from './modules/tenancy/index.js';
 import { runProcess } from './process.js';
 import { queueConnection } from './queues/queue-connection.js';
 import { EventsJob, QueueName } from './queues/queue-names.js';
-import { enqueueEvents, type QueuedEvent } from './modules/events/enqueue.js';
-import { occurredKey } from './modules/evaluation/event-keys.js';
-import { listRejectedEvents } from './modules/events/rejected-events.js';
-import { EventLogMaintenance, MAINTENANCE_LOCK } from './modules/events/event-log/event-log-maintenance.js';
+import { enqueueEvents, EventLogMaintenance, listRejectedEvents, MAINTENANCE_LOCK, type QueuedEvent } from './modules/events/index.js';
+import { occurredKey } from './modules/evaluation/index.js';
 import { createLogger, LOGGER } from './common/logging/logger.js';
 import { checkExtensionsFound, extensionMigrations, ExtensionRegistry, loadExtensions, withExtensions } from './modules/registry/index.js';
-import { RewardEffectsRepository } from './modules/reward-effects/reward-effects.repository.js';
+import { RewardEffectsRepository } from './modules/reward-effects/index.js';
 import { enqueueEffects } from './queues/enqueue-effects.js';
 import { removeFailedJobs } from './queues/failed-jobs.js';
 import { systemClock } from './common/clock.js';
-import { AnalyticsBackfill } from './modules/analytics/analytics-backfill.js';
-import { AnalyticsBackfillRepository } from './modules/analytics/analytics-backfill.repository.js';
-import { LedgerBackfill } from './modules/points/ledger-backfill.js';
-import { LedgerBackfillRepository } from './modules/points/ledger-backfill.repository.js';
+import { AnalyticsBackfill, AnalyticsBackfillRepository } from './modules/analytics/index.js';
+import { LedgerBackfill, LedgerBackfillRepository } from './modules/points/index.js';
 import { Global, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { CoreModule } from './core.module.js';
-import { upgradeStaleArguments } from './modules/extensions/stale-arguments.service.js';
+import { upgradeStaleArguments } from './modules/extensions/index.js';
 
 const USAGE = `usage:
   npm run cli -- migrate

@@ -2,16 +2,16 @@ import { DynamicModule, Module, type Type } from '@nestjs/common';
 import { LoggingModule } from './common/logging/logging.module.js';
 import { WORKER_QUEUES, type WorkerQueue } from './config/config.js';
 import { CoreModule } from './core.module.js';
-import { AnalyticsWorkerModule } from './modules/analytics/analytics-worker.module.js';
-import { EventsWorkerModule } from './modules/events/events-worker.module.js';
-import { DataRightsWorkerModule } from './modules/data-rights/data-rights-worker.module.js';
-import { AudienceJobsWorkerModule } from './modules/creatives/audience-jobs/audience-jobs-worker.module.js';
-import { EventCountersModule } from './modules/metrics/metrics.module.js';
-import { PointsWorkerModule } from './modules/points/points-worker.module.js';
-import { RewardEffectsWorkerModule } from './modules/reward-effects/reward-effects-worker.module.js';
-import { TierReviewsWorkerModule } from './modules/evaluation/tier-reviews-worker.module.js';
-import { SimulationsWorkerModule } from './modules/simulations/simulations-worker.module.js';
-import { WebhooksWorkerModule } from './modules/webhooks/webhooks-worker.module.js';
+import { AnalyticsWorkerModule } from './modules/analytics/index.js';
+import { EventsWorkerModule } from './modules/events/index.js';
+import { DataRightsWorkerModule } from './modules/data-rights/index.js';
+import { AudienceJobsWorkerModule } from './modules/creatives/index.js';
+import { EventCountersModule } from './modules/metrics/index.js';
+import { PointsWorkerModule } from './modules/points/index.js';
+import { RewardEffectsWorkerModule } from './modules/reward-effects/index.js';
+import { TierReviewsWorkerModule } from './modules/evaluation/index.js';
+import { SimulationsWorkerModule } from './modules/simulations/index.js';
+import { WebhooksWorkerModule } from './modules/webhooks/index.js';
 
 /** Each kind of work a worker process may take, and the modules that run it (processors and sweepers). */
 const WORK: Record<WorkerQueue, Type[]> = {

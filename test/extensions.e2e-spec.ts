@@ -14,7 +14,7 @@ import {
   performBehaviorsInvolved,
   RewardKind,
   RewardKindHandler,
-  type CompiledRules,
+  type RulesView,
   type DomainActionContext,
   type DomainActionDecision,
   type EnrichableEvent,
@@ -101,7 +101,7 @@ class StoreCheckin extends DomainActionHandler<CheckinArgs> {
     const result = ctx.evaluate([{ name: 'desk_visit', attributes: { store: ctx.args.store } }]);
     return { result, attributes: { store: ctx.args.store }, rows: [{ table: CHECKINS, rows: [{ customer_id: ctx.customer.id, store: ctx.args.store }] }] };
   }
-  override involved(rules: CompiledRules, campaignId: number): number[] {
+  override involved(rules: RulesView, campaignId: number): number[] {
     return [...performBehaviorsInvolved(rules, campaignId), ...behaviorsInvolved(rules, ['desk_visit'])];
   }
 }

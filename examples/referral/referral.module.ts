@@ -16,11 +16,11 @@ import {
   performBehaviorsInvolved,
   RewardKind,
   RewardKindHandler,
-  type CompiledRules,
   type DomainActionContext,
   type DomainActionDecision,
   type RewardContext,
   type RewardEffectContext,
+  type RulesView,
 } from '../../src/extension-api/index.js';
 
 /** The event `refer` evaluates for the referee (a welcome bonus, say), and the one the referrer gets per bonus. */
@@ -54,7 +54,7 @@ export class Refer extends DomainActionHandler<ReferArgs> {
     };
   }
 
-  override involved(rules: CompiledRules, campaignId: number): number[] {
+  override involved(rules: RulesView, campaignId: number): number[] {
     return [...new Set([...performBehaviorsInvolved(rules, campaignId), ...behaviorsInvolved(rules, [REFERRED])])];
   }
 }

@@ -82,11 +82,12 @@ export function distanceKm(a: Point, b: Point): number {
 
 /**
  * `within_km`: the field's place lies within `km` of the value's centre. Pure, and it never throws: an absent or
- * malformed place (or a value that is not an area, which the write check refuses anyway) does not hold.
+ * malformed place (or a value that is not an area, which the write check refuses anyway, but a stale value stored
+ * before the class changed may be) does not hold.
  */
 @CriteriaOperator({ name: 'within_km', description: 'The place ({lat, lon} or "lat,lon") lies within km kilometres of the centre', value: WithinKmValue })
-export class WithinKm extends CriteriaOperatorHandler {
-  test(actual: unknown, expected: unknown): boolean {
+export class WithinKm extends CriteriaOperatorHandler<Area> {
+  test(actual: unknown, expected: Area): boolean {
     const point = asPoint(actual);
     const centre = asPoint(expected);
     const km = (expected as { km?: unknown } | null | undefined)?.km;

@@ -1,5 +1,5 @@
 import { valueCheck } from '../../src/common/validation/extension-checks.js';
-import { asPoint, distanceKm, WithinKm, WithinKmValue } from './store-radius.module.js';
+import { asPoint, distanceKm, WithinKm, WithinKmValue, type Area } from './store-radius.module.js';
 
 const PARIS = { lat: 48.8566, lon: 2.3522 };
 const LONDON = { lat: 51.5074, lon: -0.1278 };
@@ -59,7 +59,8 @@ describe('the store radius operator (examples/store-radius)', () => {
     ];
     for (const place of places) expect({ place, holds: withinKm.test(place, area) }).toEqual({ place, holds: false });
     const values: unknown[] = [undefined, null, 'x', 5, [], {}, PARIS, { ...PARIS, km: 0 }, { ...PARIS, km: -1 }, { ...PARIS, km: '5' }, { lat: 100, lon: 0, km: 5 }, '48.8566,2.3522'];
-    for (const value of values) expect({ value, holds: withinKm.test(PARIS, value) }).toEqual({ value, holds: false });
+    // What the engine may hand it all the same: a stale value, stored before the class changed.
+    for (const value of values) expect({ value, holds: withinKm.test(PARIS, value as Area) }).toEqual({ value, holds: false });
     expect(asPoint({ lat: -90, lon: 180 })).toEqual({ lat: -90, lon: 180 });
     expect(asPoint('-33.8688,151.2093')).toEqual({ lat: -33.8688, lon: 151.2093 });
   });

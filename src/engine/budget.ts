@@ -1,16 +1,11 @@
-import type { CompiledBehavior, CompiledRules } from './compile.js';
+import type { CompiledBehavior, CompiledRules } from './compiled.js';
+import type { BudgetUse } from './result.js';
 import type { BehaviorProgress, CampaignBudget } from './types.js';
 
 /** What is left of a campaign's budget (null: that side has no limit), as the evaluation goes. */
 export interface BudgetLeft {
   completions: number | null;
   points: number | null;
-}
-
-/** What completions used of each budgeted campaign in one evaluation: the caller reserves it (contract §14). */
-export interface BudgetUse {
-  completions: number;
-  points: number;
 }
 
 /**

@@ -1,15 +1,16 @@
 import { ExtensionFailure } from './bulkheads.js';
-import type { CompiledRules } from './compile.js';
+import type { CompiledRules } from './compiled.js';
+import type { OperatorDefinition, Reward } from './definitions.js';
 import { checkEligibility } from './eligibility.js';
 import { evaluate, evaluateStepwise, type EvaluateInput } from './evaluate.js';
-import { CORE_OPERATORS, criteriaOperators, type CriteriaOperator } from './operators.js';
+import { CORE_OPERATORS, criteriaOperators } from './operators.js';
 import { perform } from './perform.js';
-import { CORE_REWARDS, defineReward, rewards, type Reward } from './rewards.js';
+import { CORE_REWARDS, defineReward, rewards } from './rewards.js';
 import { behavior, campaign, creative, customer, event, goal, group, rules, T0 } from './spec-fixtures.js';
 import type { BehaviorRule, CampaignRule, Criterion, CriterionOp } from './types.js';
 
 /** An extension operator that holds when the value is the expected one, and throws on `boom`. */
-const fragile: CriteriaOperator = {
+const fragile: OperatorDefinition = {
   name: 'fragile_eq',
   source: 'FragileModule',
   description: 'Equal, unless the value is boom',
@@ -209,7 +210,7 @@ describe('bulkheads: an extension that throws fails its campaign for the evaluat
     const failing = [1, 2, 3].map((id) => campaign({ id, behaviors: [visitBehavior(id, { groups: [group([goal({ id: id * 10, name: 'visit', criteria: fragileOn('kind') })])] })] }));
     const r = compiled([...failing, campaign({ id: 4, behaviors: [visitBehavior(4)] })]);
     let calls = 0;
-    const counting: CriteriaOperator = { ...fragile, test: (a, e) => (calls++, fragile.test(a, e)) };
+    const counting: OperatorDefinition = { ...fragile, test: (a, e) => (calls++, fragile.test(a, e)) };
     const counted = rules({ campaigns: [...failing, campaign({ id: 4, behaviors: [visitBehavior(4)] })] }, { operators: criteriaOperators([...CORE_OPERATORS.values(), counting]), rewards: registry });
     const result = evaluate(input(counted));
     // Run 1 meets campaign 1's throw, run 2 campaign 2's, run 3 campaign 3's, run 4 completes: a skipped campaign calls nothing.

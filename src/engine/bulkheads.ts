@@ -4,11 +4,8 @@
  * run again from its input with that campaign skipped: the engine is pure, so the second run is the evaluation without
  * the campaign, and nothing of it (credits, tags, tier moves, budget spend, progress, raised events) survives.
  */
-import type { CriteriaOperator } from './operators.js';
-import type { Reward } from './rewards.js';
-
-/** What an extension that fails a campaign defines. */
-export type ExtensionKind = 'criteria_operator' | 'reward_kind';
+import type { OperatorDefinition, Reward } from './definitions.js';
+import type { ExtensionFailureRecord, ExtensionKind } from './result.js';
 
 /** What an extension's throw became: its definition, the call and the rule it was made for, and the campaign it fails. */
 export class ExtensionFailure extends Error {
@@ -32,27 +29,6 @@ export class ExtensionFailure extends Error {
     super(`${kind === 'criteria_operator' ? 'criteria operator' : 'reward kind'} "${extension}" of ${source} threw at ${at}: ${firstLine(error)}`);
     this.name = 'ExtensionFailure';
   }
-}
-
-/** An extension's failure as the evaluation's result keeps it (`EvaluationResult.extensionFailures`). */
-export interface ExtensionFailureRecord {
-  /** The campaign skipped for it. */
-  campaignId: number;
-  /** The submitted instance whose evaluation met it. */
-  eventIndex: number;
-  kind: ExtensionKind;
-  /** The operator's or reward kind's name. */
-  extension: string;
-  /** The extension (module) that defined it. */
-  source: string;
-  /** What was called: `test`, `apply`, `points`, `raises` or `creatives`. */
-  call: string;
-  /** The rule it was called for: `goal 12`, `campaign 4 targeting`, `behavior 7 outcome 2`. */
-  at: string;
-  /** The error's name and first line, at most 300 characters. */
-  message: string;
-  /** What was thrown (its stack, for the log). */
-  error: unknown;
 }
 
 /** The campaigns an evaluation skips, each with the failure that made it skip them. */
@@ -81,7 +57,7 @@ const guarded = <R>(kind: ExtensionKind, definition: { name: string; source: str
  * The operator as a rule at `at` calls it: a built-in as it is, an extension's with its throw made an ExtensionFailure
  * (no closure per call: it is on every criterion's path).
  */
-export function guardOperator(operator: CriteriaOperator, at: string): CriteriaOperator {
+export function guardOperator(operator: OperatorDefinition, at: string): OperatorDefinition {
   if (operator.source === 'core') return operator;
   const test = (actual: unknown, expected: unknown): boolean => {
     try {

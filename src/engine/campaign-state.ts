@@ -1,5 +1,5 @@
 import { capReached } from './caps.js';
-import type { CompiledCampaign, CompiledRules } from './compile.js';
+import type { CompiledCampaign, CompiledRules } from './compiled.js';
 import { describeFailure } from './criteria.js';
 import { behaviorApplies, experimentGroup, HOLDOUT } from './experiments.js';
 import type { CampaignState } from './explanation.js';

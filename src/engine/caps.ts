@@ -1,4 +1,4 @@
-import type { CompiledBehavior } from './compile.js';
+import type { CompiledBehavior } from './compiled.js';
 import { monthKey, startOfNextLocalMonth, startOfNextLocalYear, yearKey } from './time.js';
 import type { BehaviorProgress } from './types.js';
 

@@ -1,90 +1,8 @@
 import { guardReward } from './bulkheads.js';
-import { compileCriteria, extensionsHeld, Predicate } from './criteria.js';
-import type { EngineExtensions } from './extensions.js';
-import type { CriteriaOperators } from './operators.js';
-import type { Reward } from './rewards.js';
-import type {
-  BehaviorRule,
-  CampaignRule,
-  CreativeRule,
-  Criterion,
-  CustomerSnapshot,
-  EventInstance,
-  GoalRule,
-  OfferRule,
-  RuleSet,
-  TierRule,
-  TierRules,
-} from './types.js';
-import type { RankedTier } from './tier-standing.js';
-
-export interface CompiledGoal {
-  rule: GoalRule;
-  key: string;
-  groupIndex: number;
-  behavior: CompiledBehavior;
-  matches: Predicate<EventInstance>;
-  /** The extension operators its criteria hold by, for the explanation (null: built-ins alone). */
-  held: string | null;
-}
-
-export interface CompiledBehavior {
-  rule: BehaviorRule;
-  campaign: CompiledCampaign;
-  goals: CompiledGoal[];
-  /** Per group: how many completed goals it needs at least (max of goal_count and its required goals). */
-  groupNeeds: number[];
-  /** Creatives this behavior's completion triggers: triggered delivery plus those its rewards deliver (ad_unit). */
-  creatives: CompiledCreative[];
-  /** Its outcome_config entries, each with the reward kind that awards it (undefined: no kind of that name registered). */
-  outcomes: CompiledOutcome[];
-  /** The event names its rewards raise. */
-  raises: string[];
-}
-
-export interface CompiledOutcome {
-  kind: string;
-  args: unknown;
-  reward: Reward | undefined;
-}
-
-export interface CompiledCampaign {
-  rule: CampaignRule;
-  targets: Predicate<TargetingSubject>;
-  /** The extension operators its targeting holds by, for the explanation (null: built-ins alone). */
-  targetingHeld: string | null;
-  behaviors: CompiledBehavior[];
-  /** Event name → the behaviors with a goal listening to it, each with those goals, in rule order. */
-  listening: Map<string, Map<CompiledBehavior, CompiledGoal[]>>;
-}
-
-export interface CompiledCreative {
-  rule: CreativeRule;
-  targets: Predicate<TargetingSubject>;
-}
-
-export interface TargetingSubject {
-  customer: CustomerSnapshot;
-  tierName: string | null;
-}
-
-/** Rules compiled once per change: predicates built, and an index from event name to the goals listening to it. */
-export interface CompiledRules {
-  campaigns: Map<number, CompiledCampaign>;
-  behaviors: Map<number, CompiledBehavior>;
-  listeners: Map<string, CompiledGoal[]>;
-  /** Event name → the campaigns listening to it (CompiledCampaign.listening), in rule order. */
-  campaignsListening: Map<string, CompiledCampaign[]>;
-  /** The campaigns running an experiment that has not ended (contract §20): every event may assign or measure in them. */
-  experiments: CompiledCampaign[];
-  offers: Map<number, OfferRule>;
-  /** Ascending by min_points (then id): the order tiers rank in. */
-  tiers: TierRule[];
-  /** The tier policy (lifetime unless the organization set one) and the tiers as it ranks them. */
-  tierRules: TierRules;
-  rankedTiers: RankedTier[];
-  divisionAncestors: Record<number, number[]>;
-}
+import type { CompiledBehavior, CompiledCampaign, CompiledGoal, CompiledOutcome, CompiledRules, TargetingSubject } from './compiled.js';
+import { compileCriteria, extensionsHeld } from './criteria.js';
+import type { CriteriaOperators, EngineExtensions } from './definitions.js';
+import type { BehaviorRule, Criterion, EventInstance, RuleSet, RulesView } from './types.js';
 
 function readInstance(instance: EventInstance, field: string): unknown {
   if (field === 'count') return instance.count;
@@ -204,6 +122,15 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/**
+ * The compiled rules behind their view: an extension hands back those it was given (a domain action's `involved`), and
+ * the engine compiles no others.
+ */
+export function compiledFrom(rules: RulesView): CompiledRules {
+  if (!('campaignsListening' in rules)) throw new TypeError('not rules the engine compiled: pass on the rules involved() was given');
+  return rules as CompiledRules;
+}
+
 /** The campaigns with a goal listening to the name, in rule order; when scoped, the scoped campaign alone (listening or not). */
 export function campaignsListeningTo(rules: CompiledRules, name: string, scoped: number | null): CompiledCampaign[] {
   if (scoped === null) return rules.campaignsListening.get(name) ?? [];
@@ -213,9 +140,11 @@ export function campaignsListeningTo(rules: CompiledRules, name: string, scoped:
 
 /**
  * The behaviors whose progress an evaluation of these event names may read or write: every behavior of a campaign
- * with a listening goal (campaign caps and completion look at all of them), followed through event outcomes.
+ * with a listening goal (campaign caps and completion look at all of them), followed through event outcomes. `rules`:
+ * those compileRules made.
  */
-export function behaviorsInvolved(rules: CompiledRules, eventNames: string[]): number[] {
+export function behaviorsInvolved(rules: RulesView, eventNames: string[]): number[] {
+  const { campaignsListening } = compiledFrom(rules);
   const involved = new Set<number>();
   let names = new Set(eventNames);
   const seenNames = new Set<string>();
@@ -224,7 +153,7 @@ export function behaviorsInvolved(rules: CompiledRules, eventNames: string[]): n
     for (const name of names) {
       if (seenNames.has(name)) continue;
       seenNames.add(name);
-      for (const campaign of rules.campaignsListening.get(name) ?? []) {
+      for (const campaign of campaignsListening.get(name) ?? []) {
         for (const behavior of campaign.behaviors) {
           involved.add(behavior.rule.id);
           for (const name of behavior.raises) next.add(name);

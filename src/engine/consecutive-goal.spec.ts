@@ -1,4 +1,4 @@
-import type { EvaluationResult } from './evaluate.js';
+import type { EvaluationResult } from './result.js';
 import { instancesFromV1 } from './instances.js';
 import { behavior, campaign, customer, DAY, event, goal, group, rules, Session, T0 } from './spec-fixtures.js';
 import type { GoalRule } from './types.js';

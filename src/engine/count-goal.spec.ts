@@ -1,4 +1,4 @@
-import type { EvaluationResult } from './evaluate.js';
+import type { EvaluationResult } from './result.js';
 import { behavior, campaign, event, goal, group, rules, Session } from './spec-fixtures.js';
 
 /** A behavior with a count goal on `visit` (event_count 3, 5 points) and, when `waiting`, a second goal on `share`. */

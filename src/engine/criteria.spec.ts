@@ -1,6 +1,6 @@
 import { describeFailure } from './criteria.js';
 import { CORE_OPERATORS } from './operators.js';
-import type { EvaluationResult } from './evaluate.js';
+import type { EvaluationResult } from './result.js';
 import { behavior, campaign, customer, event, goal, group, rules, Session } from './spec-fixtures.js';
 import type { Criterion, CriterionOp, CustomerSnapshot } from './types.js';
 

@@ -1,18 +1,8 @@
 import { guardOperator } from './bulkheads.js';
-import { CORE_OPERATORS, type CriteriaOperator, type CriteriaOperators } from './operators.js';
+import type { CriterionFailure, Predicate } from './compiled.js';
+import type { CriteriaOperators } from './definitions.js';
+import { CORE_OPERATORS } from './operators.js';
 import type { Criterion, CriterionOp } from './types.js';
-
-/** A compiled criterion list: true when every criterion holds on the subject. */
-export type Predicate<T> = (subject: T) => CriterionFailure | null;
-
-export interface CriterionFailure {
-  criterion: Criterion;
-  actual: unknown;
-  /** The operator that decided. */
-  operator?: CriteriaOperator;
-  /** The criterion names an operator the registry does not hold. */
-  unregistered?: true;
-}
 
 export const CRITERION_OPS = [...CORE_OPERATORS.keys()] as readonly CriterionOp[];
 

@@ -1,8 +1,9 @@
-import { failureRecords, skippedDetail, stampFailure, ExtensionFailure, type ExtensionFailureRecord } from './bulkheads.js';
+import { failureRecords, skippedDetail, stampFailure, ExtensionFailure } from './bulkheads.js';
 import { campaignSeesEvent, campaignState, StateContext, type StateCheck } from './campaign-state.js';
 import { campaignsListeningTo } from './compile.js';
 import type { EvaluateInput } from './evaluate.js';
 import type { CampaignState } from './explanation.js';
+import type { ExtensionFailureRecord } from './result.js';
 
 export interface CampaignCheck {
   campaignId: number;

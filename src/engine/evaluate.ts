@@ -1,16 +1,18 @@
-import { failureRecords, NONE_SKIPPED, skippedDetail, stampFailure, withBulkheads, withBulkheadsStepwise, type ExtensionFailureRecord, type Skipped } from './bulkheads.js';
+import { failureRecords, NONE_SKIPPED, skippedDetail, stampFailure, withBulkheads, withBulkheadsStepwise, type Skipped } from './bulkheads.js';
 import { capReached, pruneCompletions, windowIndex } from './caps.js';
 import { campaignReach, campaignState, campaignSeesEvent, StateContext, tierName } from './campaign-state.js';
-import { campaignsListeningTo, CompiledBehavior, CompiledCampaign, CompiledGoal, CompiledOutcome, CompiledRules, MAX_EVENT_DEPTH } from './compile.js';
+import { campaignsListeningTo, MAX_EVENT_DEPTH } from './compile.js';
+import type { CompiledBehavior, CompiledCampaign, CompiledGoal, CompiledOutcome, CompiledRules } from './compiled.js';
+import type { RewardContext } from './definitions.js';
 import type { BehaviorExplanation, CampaignExplanation, CampaignState, EventExplanation } from './explanation.js';
-import { budgetRefusal, completionPoints, spend, type BudgetLeft, type BudgetUse } from './budget.js';
-import { behaviorApplies, experimentGroup, groupAddition, metricValue, type ExperimentOutcome } from './experiments.js';
+import { budgetRefusal, completionPoints, spend, type BudgetLeft } from './budget.js';
+import { behaviorApplies, experimentGroup, groupAddition, metricValue } from './experiments.js';
 import { applyToGoal } from './goals.js';
 import { cloneProgress, emptyBehaviorProgress, goalsCounted, groupCounts, hasCycleProgress, requiredGoalCount, resetCycle } from './progress.js';
 import { iso } from './time.js';
 import { tierStanding } from './tier-standing.js';
-import { customerTierStanding, liftTier, moveTier, newSteps, periodDecision, periodMove, tierInput, type TierMove } from './tier-moves.js';
-import type { RewardContext } from './rewards.js';
+import { customerTierStanding, liftTier, moveTier, newSteps, periodDecision, periodMove, tierInput } from './tier-moves.js';
+import type { CreditReason, EvaluationResult, PointsCredit } from './result.js';
 import type { BehaviorProgress, CustomerSnapshot, EventInstance, ProgressMap } from './types.js';
 
 export interface EvaluateInput {
@@ -36,90 +38,6 @@ export interface EvaluateInput {
    * formatting it: callers that do not keep it (V1 without `explain`, the events worker, a simulation) say false.
    */
   explain?: boolean;
-}
-
-export type CreditReason = 'behavior' | 'goal' | 'offer' | 'outcome';
-
-export interface PointsCredit {
-  /** Index of the submitted instance (in `events`) whose evaluation earned it, raised events included. */
-  eventIndex: number;
-  amount: number;
-  reason: CreditReason;
-  campaignId: number;
-  behaviorId: number;
-  goalId?: number;
-  offerId?: number;
-  at: number;
-}
-
-export interface NotificationDraft {
-  eventIndex: number;
-  creativeId: number;
-  campaignId: number;
-  behaviorId: number;
-  behaviorName: string;
-  type: string;
-  data: { action_type: string; url: string | null; message: string | null; payload: Record<string, unknown> | null };
-}
-
-export interface BehaviorDelta {
-  currentCount: number;
-  achieved: number;
-  /**
-   * Set when the behavior's goal progress started again from zero during the request: a completion (the next cycle
-   * begins), or with use_same_period, progress of an earlier period dropped. Absent otherwise.
-   */
-  reset?: true;
-}
-
-export interface GoalDelta {
-  currentCount: number;
-  pivots: string[];
-}
-
-export interface EvaluationResult {
-  /** `qualified` if any campaign qualified, else the first failure among campaigns that listened (contract §8). */
-  state: CampaignState;
-  campaignStates: Record<number, CampaignState>;
-  customer: CustomerSnapshot;
-  /** Only the behaviors whose progress changed. */
-  progress: ProgressMap;
-  behaviorDeltas: Record<number, BehaviorDelta>;
-  goalDeltas: Record<number, GoalDelta>;
-  credits: PointsCredit[];
-  tagsAdded: string[];
-  /** The customer's tier moved (from the stored one): where to, and why (contract §17). */
-  tierChange: TierMove | null;
-  offersIssued: Array<{ eventIndex: number; offerId: number; campaignId: number; behaviorId: number; at: number }>;
-  notifications: NotificationDraft[];
-  completions: Array<{ eventIndex: number; campaignId: number; behaviorId: number; achieved: number; at: number }>;
-  qualifiedCampaignIds: number[];
-  completedCampaignIds: number[];
-  explanation: EventExplanation[];
-  /** Budgeted campaigns: what this evaluation's completions used (to reserve), and those that refused one. */
-  budgetUse: Record<number, BudgetUse>;
-  budgetRefused: number[];
-  /** After-commit effects the rewards asked for, in order (RewardContext.effect). */
-  effects: RewardEffect[];
-  /** Tier outcomes awarded, whether or not they moved the tier: they qualify for their tier in their event's period (§17). */
-  tierOutcomes: Array<{ eventIndex: number; tierId: number; at: number }>;
-  /** Each instance a campaign evaluated (live, the customer targeted, listening to its name): campaign analytics (§19). */
-  evaluated: Array<{ eventIndex: number; campaignId: number; at: number }>;
-  /** Goals that took their first progress of a cycle or completed, and which (the analytics' goal funnel, §19). */
-  goalsAdvanced: Array<{ goalId: number; completed: boolean }>;
-  /** Experiments (§20) that assigned the customer, measured them or rewarded them in this evaluation. */
-  experiments: ExperimentOutcome[];
-  /** Extensions that threw, each failing its campaign, skipped for the whole evaluation (decision 0025). Empty mostly. */
-  extensionFailures: ExtensionFailureRecord[];
-}
-
-/** A reward's after-commit effect, as the evaluation asked for it. */
-export interface RewardEffect {
-  eventIndex: number;
-  kind: string;
-  campaignId: number;
-  behaviorId: number;
-  payload: Record<string, unknown>;
 }
 
 /** States in which a campaign did not evaluate an instance: it was not live at the time, or did not target the customer. */
@@ -646,6 +564,10 @@ class Award implements RewardContext {
     /** Null when the evaluation keeps no explanation. */
     private readonly notes: string[] | null,
   ) {}
+
+  get at(): number {
+    return this.origin.at;
+  }
 
   /**
    * Applies one outcome's reward. It may credit the points it declared (what the campaign budget counted before the

@@ -1,4 +1,5 @@
-import { bucketOf, BUCKETS, experimentGroup, groupOfBucket, HOLDOUT, type ExperimentRule } from './experiments.js';
+import { bucketOf, BUCKETS, experimentGroup, groupOfBucket, HOLDOUT } from './experiments.js';
+import type { ExperimentRule } from './types.js';
 import { perform } from './perform.js';
 import { behavior, campaign, customer, DAY, event, goal, group, HOUR, rules, Session, T0 } from './spec-fixtures.js';
 

@@ -2,38 +2,13 @@
  * Experiments (contract §20): each customer of a campaign that runs one is assigned, once and for good, to its
  * holdout or one of its variants, deterministically from the campaign and the customer.
  */
-import type { BehaviorRule, CampaignRule, CustomerSnapshot, EventInstance } from './types.js';
+import type { GroupAddition } from './result.js';
+import type { BehaviorRule, CampaignRule, CustomerSnapshot, EventInstance, ExperimentAssignment, ExperimentRule } from './types.js';
 
 /** The group the campaign does nothing for. */
 export const HOLDOUT = 'holdout';
 /** Customers are hashed into this many buckets; the settings' shares are whole buckets (0.01% each). */
 export const BUCKETS = 10_000;
-
-export interface ExperimentVariant {
-  name: string;
-  weight: number;
-}
-
-/** A campaign's experiment as the engine takes it. */
-export interface ExperimentRule {
-  holdoutPercent: number;
-  variants: ExperimentVariant[];
-  /** The event whose instances measure the customers, and the numeric attribute summed (null: instances counted). */
-  metric: { event: string; attribute: string | null };
-  /** When it ended (epoch ms; null: running), and the variant everyone is evaluated as from then on. */
-  endedAt: number | null;
-  winner: string | null;
-}
-
-/** A customer's assignment to one campaign's experiment, and their metric value so far. */
-export interface ExperimentAssignment {
-  group: string;
-  assignedAt: number;
-  /** x: the metric summed over the customer's metric events from their assignment on (§20). */
-  metricSum: number;
-  /** How many metric events x counts (a customer with one or more converted). */
-  metricEvents: number;
-}
 
 /** The customer's bucket in the campaign's experiment: FNV-1a of "campaign:customer" with murmur3's finalizer. */
 export function bucketOf(campaignId: number, customerId: string): number {
@@ -84,25 +59,6 @@ export function metricValue(experiment: ExperimentRule, instance: EventInstance)
   const raw = name in instance.attributes ? instance.attributes[name] : instance.context[name];
   const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
-/** What one evaluation adds to a group's sums (folded into the experiment's results). */
-export interface GroupAddition {
-  customers: number;
-  converted: number;
-  metricSum: number;
-  metricSumSquares: number;
-  achievements: number;
-  points: number;
-}
-
-/** An experiment the evaluation assigned the customer to, measured them in or rewarded them in. */
-export interface ExperimentOutcome {
-  campaignId: number;
-  /** The customer's assignment as it now is; `stored`: whether it changed (a row to write). */
-  assignment: ExperimentAssignment;
-  stored: boolean;
-  added: GroupAddition;
 }
 
 /** What the change of a customer's assignment from `before` (none: new) to `after` adds to their group's sums. */

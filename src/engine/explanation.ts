@@ -3,6 +3,7 @@
  * why it did or did not progress. Written for a support engineer asking "why didn't this customer get the reward?".
  */
 
+/** Where a campaign stands for the customer and an event (contract §8): `qualified`, or why it did not qualify them. */
 export type CampaignState =
   | 'qualified'
   | 'campaign_not_started'

@@ -1,11 +1,6 @@
-import { CORE_OPERATORS, type CriteriaOperators } from './operators.js';
-import { CORE_REWARDS, type Rewards } from './rewards.js';
-
-/** What the rules are compiled with: the registered criteria operators and reward kinds, built-ins and extensions'. */
-export interface EngineExtensions {
-  operators: CriteriaOperators;
-  rewards: Rewards;
-}
+import type { EngineExtensions } from './definitions.js';
+import { CORE_OPERATORS } from './operators.js';
+import { CORE_REWARDS } from './rewards.js';
 
 /** The built-ins alone. */
 export const CORE_EXTENSIONS: EngineExtensions = { operators: CORE_OPERATORS, rewards: CORE_REWARDS };

@@ -1,4 +1,4 @@
-import type { CompiledGoal } from './compile.js';
+import type { CompiledGoal } from './compiled.js';
 import { describeFailure } from './criteria.js';
 import type { GoalExplanation, GoalVerdict } from './explanation.js';
 import { goalProgress } from './progress.js';

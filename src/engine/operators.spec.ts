@@ -1,10 +1,11 @@
 import { CRITERION_OPS } from './criteria.js';
-import { CORE_OPERATORS, criteriaOperators, type CriteriaOperator } from './operators.js';
+import type { OperatorDefinition } from './definitions.js';
+import { CORE_OPERATORS, criteriaOperators } from './operators.js';
 import { behavior, campaign, event, goal, group, rules, Session } from './spec-fixtures.js';
 import type { Criterion, EvaluationResult } from './index.js';
 
 /** A team's operator: the attribute starts with the value (case-insensitive). */
-const startsWith: CriteriaOperator = {
+const startsWith: OperatorDefinition = {
   name: 'starts_with',
   source: 'store-codes',
   description: 'The value starts with the given text, in any case',

@@ -1,25 +1,12 @@
 /**
  * Criteria operators as definitions: a name and a pure test, the built-ins defined the same way an extension defines
- * its own (issue #29, decision 0018). The engine knows operators only through a registry of them (CriteriaOperators).
+ * its own (issue #29, decision 0018). The engine knows operators only through a registry of them (CriteriaOperators)
+ * of OperatorDefinition (definitions.ts).
  */
-import { byName } from './definitions.js';
-
-/** A criteria operator: a pure, deterministic test of a subject's value against the criterion's `value`. */
-export interface CriteriaOperator {
-  readonly name: string;
-  /** Who defined it: `core`, or the extension's name (the explanation names it). */
-  readonly source: string;
-  /** What it tests, in a sentence (the listing of operators answers it). */
-  readonly description: string;
-  /** `actual` is undefined when the field is absent; `expected` is the criterion's `value` as stored. */
-  test(actual: unknown, expected: unknown): boolean;
-}
-
-/** The operators a compilation may use, by name. */
-export type CriteriaOperators = ReadonlyMap<string, CriteriaOperator>;
+import { byName, type CriteriaOperators, type OperatorDefinition } from './definitions.js';
 
 /** A registry of operators; two with one name is an error that names them. */
-export function criteriaOperators(operators: readonly CriteriaOperator[]): CriteriaOperators {
+export function criteriaOperators(operators: readonly OperatorDefinition[]): CriteriaOperators {
   return byName('criteria operator', operators);
 }
 
@@ -70,7 +57,7 @@ function some(actual: unknown, test: (value: unknown) => boolean): boolean {
 
 const isIn = (actual: unknown, expected: unknown) => Array.isArray(expected) && some(actual, (v) => expected.some((e) => equals(v, e)));
 
-const core = (name: string, description: string, test: CriteriaOperator['test']): CriteriaOperator => ({ name, source: 'core', description, test });
+const core = (name: string, description: string, test: OperatorDefinition['test']): OperatorDefinition => ({ name, source: 'core', description, test });
 /** An ordering operator: false when the field is absent or the two values do not order (a number against a date). */
 const ordering = (name: string, description: string, holds: (order: number) => boolean) =>
   core(name, description, (actual, expected) => {

@@ -1,4 +1,4 @@
-import type { CompiledRules } from './compile.js';
+import type { CompiledRules } from './compiled.js';
 import { behaviorEligibility, perform, performBehaviorsInvolved, type PerformInput } from './perform.js';
 import { behavior, campaign, creative as baseCreative, customer, DAY, event, goal, group, MINUTE, rules, Session, T0 } from './spec-fixtures.js';
 import type { BehaviorRule, CampaignRule, CreativeRule, CustomerSnapshot, ProgressMap } from './types.js';

@@ -1,13 +1,15 @@
 import { ExtensionFailure, skippedDetail, stampFailure, withBulkheads, type Skipped } from './bulkheads.js';
 import { capReached } from './caps.js';
 import { campaignState, type StateCheck, type StateContext } from './campaign-state.js';
-import { behaviorsInvolved, type CompiledBehavior, type CompiledCampaign, type CompiledRules } from './compile.js';
-import { Evaluation, type EvaluateInput, type EvaluationResult } from './evaluate.js';
+import { behaviorsInvolved, compiledFrom } from './compile.js';
+import type { CompiledBehavior, CompiledCampaign, CompiledRules } from './compiled.js';
+import { Evaluation, type EvaluateInput } from './evaluate.js';
 import type { BehaviorExplanation, CampaignExplanation, EventExplanation } from './explanation.js';
 import { behaviorApplies, experimentGroup, HOLDOUT } from './experiments.js';
 import { cloneProgress, completedGoalCount, emptyBehaviorProgress, goalProgress } from './progress.js';
 import { iso } from './time.js';
-import type { CustomerSnapshot, EventInstance, ProgressMap } from './types.js';
+import type { PerformFailureReason, PerformResult } from './result.js';
+import type { CustomerSnapshot, EventInstance, ProgressMap, RulesView } from './types.js';
 
 export interface PerformInput {
   rules: CompiledRules;
@@ -26,22 +28,12 @@ export interface PerformInput {
   instance?: EventInstance;
 }
 
-/** Why a perform could not complete the campaign (the service answers 422 failed_to_perform). */
-export type PerformFailureReason = 'campaign_not_live' | 'campaign_not_started' | 'campaign_over' | 'already_completed' | 'nothing_to_complete' | 'holdout' | 'extension_failed';
-
-export interface PerformResult extends EvaluationResult {
-  /** Null when the campaign was completed; then the result holds every change to write. */
-  failure: { reason: PerformFailureReason; detail: string } | null;
-  /** Whether the customer meets the campaign's conditions (targeting, division, prerequisites; opt-in counts as met). */
-  qualified: boolean;
-}
-
 /**
  * The behaviors whose progress perform reads or writes: every behavior of the campaign, and those the events raised
- * by their outcomes may reach.
+ * by their outcomes may reach. `rules`: those compileRules made.
  */
-export function performBehaviorsInvolved(rules: CompiledRules, campaignId: number): number[] {
-  const campaign = rules.campaigns.get(campaignId);
+export function performBehaviorsInvolved(rules: RulesView, campaignId: number): number[] {
+  const campaign = compiledFrom(rules).campaigns.get(campaignId);
   if (!campaign) return [];
   const ids = new Set(campaign.behaviors.map((b) => b.rule.id));
   const raised = campaign.behaviors.flatMap((b) => b.raises);

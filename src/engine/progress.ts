@@ -1,4 +1,4 @@
-import type { CompiledBehavior } from './compile.js';
+import type { CompiledBehavior } from './compiled.js';
 import type { BehaviorProgress, GoalProgress } from './types.js';
 
 export function emptyGoalProgress(): GoalProgress {

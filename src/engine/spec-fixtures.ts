@@ -2,9 +2,12 @@
  * Builders for engine specs: small rule sets with sensible defaults, and a Session that carries a customer's state
  * from one evaluation to the next, the way the service does between requests.
  */
-import { compileRules, CompiledRules } from './compile.js';
-import { evaluate, EvaluateInput, EvaluationResult } from './evaluate.js';
-import { CORE_EXTENSIONS, type EngineExtensions } from './extensions.js';
+import { compileRules } from './compile.js';
+import type { CompiledRules } from './compiled.js';
+import type { EngineExtensions } from './definitions.js';
+import { evaluate, type EvaluateInput } from './evaluate.js';
+import { CORE_EXTENSIONS } from './extensions.js';
+import type { EvaluationResult } from './result.js';
 import type {
   BehaviorRule,
   CampaignRule,

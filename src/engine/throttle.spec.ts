@@ -1,4 +1,4 @@
-import type { EvaluationResult } from './evaluate.js';
+import type { EvaluationResult } from './result.js';
 import { behavior, campaign, event, goal, group, MINUTE, rules, SECOND, Session, T0 } from './spec-fixtures.js';
 
 /** A behavior whose count goal on `visit` is throttled to K instances per T seconds. */

@@ -2,36 +2,11 @@
  * How an evaluation moves the customer's tier (contract §5, §17): up under lifetime, up and down under a period policy
  * (tierStanding), with the reason and the explanation's words for it.
  */
-import type { CompiledRules } from './compile.js';
-import type { EvaluationResult } from './evaluate.js';
+import type { CompiledRules } from './compiled.js';
+import type { EvaluationResult, TierMove, TierStep } from './result.js';
 import { iso } from './time.js';
-import { tierStanding, type TierChange, type TierChangeReason, type TierFact, type TierInput, type TierPolicy, type TierStanding } from './tier-standing.js';
-import type { CustomerSnapshot } from './types.js';
-
-export interface TierMove {
-  fromTierId: number | null;
-  toTierId: number | null;
-  toTierName: string | null;
-  direction: 'up' | 'down';
-  /** `tier_deleted`: the customer's tier no longer exists (a period policy then gives the one the facts qualify for). */
-  reason: TierChangeReason | 'tier_deleted';
-  /** When it took effect: a review's time, else the evaluation's (its `now`). */
-  at: number;
-  /**
-   * The moves the rules imply from the stored tier to this one, oldest first: what the tier's history records and
-   * `tier.changed` sends, one each. One for a move decided now; each tier a request passes through; for a back-dated
-   * event under a period policy, the upgrade at the event's time and each review after it.
-   */
-  steps: TierStep[];
-}
-
-/** One move of a tier's path, with its own reason and time. */
-export interface TierStep {
-  fromTierId: number | null;
-  toTierId: number | null;
-  reason: TierMove['reason'];
-  at: number;
-}
+import { tierStanding, type TierChange, type TierInput, type TierStanding } from './tier-standing.js';
+import type { CustomerSnapshot, TierChangeReason, TierFact, TierPolicy } from './types.js';
 
 /** Moves the customer up to this tier if it ranks higher; never down (lifetime). */
 export function liftTier(rules: CompiledRules, customer: CustomerSnapshot, result: EvaluationResult, tierId: number, reason: TierChangeReason, at: number): void {

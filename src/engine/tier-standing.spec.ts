@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { nextReviewAfter, periodAt, reviewTime, tierStanding, type RankedTier, type TierFact, type TierInput, type TierPolicy } from './tier-standing.js';
+import { nextReviewAfter, periodAt, reviewTime, tierStanding, type TierInput } from './tier-standing.js';
+import type { RankedTier, TierFact, TierPolicy } from './types.js';
 
 const NY = 'America/New_York';
 const TIERS: RankedTier[] = [

@@ -11,33 +11,13 @@
  *   below what the running period has qualified for so far. Reviews chain: every period up to now is reviewed.
  */
 import { localParts, startOfLocalDay } from './time.js';
-
-export type TierPolicy =
-  | { basis: 'lifetime' }
-  | { basis: 'period'; periodMonths: 1 | 3 | 6 | 12; downgrade: 'one_level' | 'to_qualified'; graceDays: number };
-
-/** A tier as a policy ranks it; the list is ascending by `minPoints` (the order CompiledRules.tiers has). */
-export interface RankedTier {
-  id: number;
-  name: string;
-  minPoints: number;
-  /** Qualifying points in a period that keep the tier at its review (default `minPoints`). */
-  retainPoints: number;
-}
+import type { RankedTier, TierChangeReason, TierFact, TierPolicy } from './types.js';
 
 /** A period: from `start` (included) to `end` (excluded), epoch ms. */
 export interface Period {
   start: number;
   end: number;
 }
-
-/**
- * What moves a tier, at the `occurred_at` of its event: points a credit gave (a reversal's are negative, at the time of
- * the event it reversed), or a tier outcome naming a tier.
- */
-export type TierFact = { at: number; points: number } | { at: number; tierId: number };
-
-export type TierChangeReason = 'points' | 'outcome' | 'review' | 'policy';
 
 /** One move of the tier, and why: what the explanation and the tier's history say. */
 export interface TierChange {

@@ -1,10 +1,10 @@
 /**
  * The engine's vocabulary: rules as the management API stores them, the customer and their progress as the
- * database holds them, event instances as requests carry them. Plain data only; times are epoch milliseconds.
+ * database holds them, event instances as requests carry them. Plain data only; times are epoch milliseconds. It
+ * imports nothing: every other file of the engine stands on it.
  */
-import type { ExperimentAssignment, ExperimentRule } from './experiments.js';
-import type { TierFact, TierPolicy } from './tier-standing.js';
 
+/** A value of a customer's attributes or an event's context: a string, a number or a boolean. */
 export type FlatValue = string | number | boolean;
 
 /** The built-in operators' names (operators.ts). */
@@ -70,6 +70,33 @@ export interface BehaviorRule {
   variant?: string | null;
 }
 
+/** A variant of an experiment, and its share of the customers outside the holdout. */
+export interface ExperimentVariant {
+  name: string;
+  weight: number;
+}
+
+/** A campaign's experiment as the engine takes it. */
+export interface ExperimentRule {
+  holdoutPercent: number;
+  variants: ExperimentVariant[];
+  /** The event whose instances measure the customers, and the numeric attribute summed (null: instances counted). */
+  metric: { event: string; attribute: string | null };
+  /** When it ended (epoch ms; null: running), and the variant everyone is evaluated as from then on. */
+  endedAt: number | null;
+  winner: string | null;
+}
+
+/** A customer's assignment to one campaign's experiment, and their metric value so far. */
+export interface ExperimentAssignment {
+  group: string;
+  assignedAt: number;
+  /** x: the metric summed over the customer's metric events from their assignment on (§20). */
+  metricSum: number;
+  /** How many metric events x counts (a customer with one or more converted). */
+  metricEvents: number;
+}
+
 export interface CampaignRule {
   id: number;
   name: string;
@@ -94,19 +121,46 @@ export interface CampaignBudget {
   maxPoints: number | null;
 }
 
+/** An offer of the organization: what a `deal` outcome issues, with its points. */
 export interface OfferRule {
   id: number;
   name: string;
+  /** The points issuing it credits. */
   points: number;
 }
 
+/** A tier of the organization. */
 export interface TierRule {
   id: number;
   name: string;
+  /** The points that qualify for it: lifetime points, or a period's qualifying points under a period policy. */
   minPoints: number;
   /** Qualifying points in a period that keep the tier at its review (contract §17); default `minPoints`. */
   retainPoints?: number;
 }
+
+/** How an organization's tiers qualify (contract §17): lifetime points, or calendar periods reviewed at their end. */
+export type TierPolicy =
+  | { basis: 'lifetime' }
+  | { basis: 'period'; periodMonths: 1 | 3 | 6 | 12; downgrade: 'one_level' | 'to_qualified'; graceDays: number };
+
+/** A tier as a policy ranks it; the list is ascending by `minPoints` (the order CompiledRules.tiers has). */
+export interface RankedTier {
+  id: number;
+  name: string;
+  minPoints: number;
+  /** Qualifying points in a period that keep the tier at its review (default `minPoints`). */
+  retainPoints: number;
+}
+
+/**
+ * What moves a tier, at the `occurred_at` of its event: points a credit gave (a reversal's are negative, at the time of
+ * the event it reversed), or a tier outcome naming a tier.
+ */
+export type TierFact = { at: number; points: number } | { at: number; tierId: number };
+
+/** Why a tier moved: points, a tier outcome, a period's review, a policy change. */
+export type TierChangeReason = 'points' | 'outcome' | 'review' | 'policy';
 
 /** How the organization's tiers qualify (contract §17); absent: lifetime. */
 export interface TierRules {
@@ -144,15 +198,38 @@ export interface RuleSet {
   divisionAncestors: Record<number, number[]>;
 }
 
-export interface CustomerSnapshot {
+/**
+ * The organization's rules as an extension sees them: its offers by id, and its tiers from the lowest. What a reward
+ * reads of them; a domain action hands them to behaviorsInvolved and performBehaviorsInvolved as it gets them.
+ */
+export interface RulesView {
+  /** By id. */
+  readonly offers: ReadonlyMap<number, OfferRule>;
+  /** Ascending by `minPoints` (then id): the order tiers rank in. */
+  readonly tiers: readonly TierRule[];
+}
+
+/** A customer as an extension sees them: who they are, their profile, points, tier and campaigns. */
+export interface CustomerView {
+  /** The customer's id (a UUID). */
   id: string;
+  /** Their IANA time zone: the days and months of their goals and caps are local to it. */
   timeZone: string;
   divisionId: number;
   tags: string[];
+  /** What the customer's profile holds (a birthday month, say). */
   attributes: Record<string, FlatValue>;
   availablePoints: number;
   lifetimePoints: number;
+  /** Null: no tier. */
   tierId: number | null;
+  /** The opt-in campaigns the customer qualified for. */
+  qualifiedCampaignIds: number[];
+  completedCampaignIds: number[];
+}
+
+/** The customer as the engine takes them: the view, and what only the engine reads. */
+export interface CustomerSnapshot extends CustomerView {
   /**
    * Under a period tier policy: the customer's stored qualifying facts (credits not reversed, summed per local month
    * and placed at its start; tier outcomes likewise), for the engine to add the evaluation's own to. Absent otherwise.
@@ -162,8 +239,6 @@ export interface CustomerSnapshot {
   tierFloorId?: number | null;
   /** When the customer's next tier review takes effect (period policies; null: none, or no tier to review). */
   tierReviewAt?: number | null;
-  qualifiedCampaignIds: number[];
-  completedCampaignIds: number[];
   /** The customer's experiment assignments by campaign id (contract §20); absent: none. */
   experiments?: Record<number, ExperimentAssignment>;
 }

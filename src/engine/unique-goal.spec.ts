@@ -1,4 +1,4 @@
-import type { EvaluationResult } from './evaluate.js';
+import type { EvaluationResult } from './result.js';
 import { behavior, campaign, event, goal, group, rules, Session, T0 } from './spec-fixtures.js';
 import type { FlatValue } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { CompiledBehavior } from './compile.js';
+import type { CompiledBehavior } from './compiled.js';
 import { completedGoalCount, emptyBehaviorProgress, groupCounts, requiredGoalCount } from './progress.js';
 import type { BehaviorProgress } from './types.js';
 

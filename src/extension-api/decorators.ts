@@ -8,16 +8,19 @@ export interface ExtensionOptions {
   description: string;
 }
 
+/** What @RewardKind says of a reward kind. */
 export interface RewardKindOptions extends ExtensionOptions {
   /** The class of an outcome's arguments (class-validator and @nestjs/swagger decorators). */
   args?: Type<unknown>;
 }
 
+/** What @CriteriaOperator says of a criteria operator. */
 export interface CriteriaOperatorOptions extends ExtensionOptions {
   /** The class of a criterion's `value` (class-validator and @nestjs/swagger decorators). */
   value?: Type<unknown>;
 }
 
+/** What @DomainAction says of a domain action. */
 export interface DomainActionOptions extends ExtensionOptions {
   /** The class of perform's `args` for this domain (class-validator and @nestjs/swagger decorators). */
   args?: Type<unknown>;

@@ -5,7 +5,7 @@
 export { DomainAction, RewardKind, CriteriaOperator, EventEnricher } from './decorators.js';
 export type { ExtensionOptions, DomainActionOptions, RewardKindOptions, CriteriaOperatorOptions } from './decorators.js';
 export { DomainActionHandler, RewardKindHandler, CriteriaOperatorHandler, EventEnricherHandler } from './kinds.js';
-export type { DomainActionContext, DomainActionDecision, DomainEvent, DomainRows, EnrichableEvent, EnrichContext, RewardEffectContext } from './kinds.js';
-export type { CompiledRules, CustomerSnapshot, EvaluationResult, ExtensionFailureRecord, ExtensionKind, PerformResult, RewardContext } from '../engine/index.js';
+export type { CampaignCompletion, DomainActionContext, DomainActionDecision, DomainEvent, DomainResult, DomainRows, EnrichableEvent, EnrichContext, RewardEffectContext } from './kinds.js';
+export type { CampaignState, CustomerView, FlatValue, OfferRule, PerformFailureReason, RewardContext, RulesView, TierRule } from '../engine/index.js';
 /** The behaviors that events (and the events their outcomes raise) reach, and those of a campaign: for DomainActionHandler.involved. */
 export { behaviorsInvolved, performBehaviorsInvolved } from '../engine/index.js';

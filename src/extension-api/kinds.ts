@@ -1,4 +1,4 @@
-import type { CompiledRules, CustomerSnapshot, EvaluationResult, FlatValue, PerformResult, RewardContext } from '../engine/index.js';
+import type { CampaignState, CustomerView, FlatValue, PerformFailureReason, RewardContext, RulesView } from '../engine/index.js';
 
 /**
  * A reward kind's work (decorate the class with @RewardKind). `apply` must be pure and deterministic: it runs inside
@@ -13,7 +13,7 @@ import type { CompiledRules, CustomerSnapshot, EvaluationResult, FlatValue, Perf
 export abstract class RewardKindHandler<A = unknown> {
   abstract apply(ctx: RewardContext, args: A): void;
   /** The points one award credits, counted against a campaign budget before the award is made (default 0). */
-  points?(args: A, rules: CompiledRules): number;
+  points?(args: A, rules: RulesView): number;
   /** The event names an award raises (default none): the behaviors listening to them are locked and loaded too. */
   raises?(args: A): string[];
   /** The creatives an award delivers as notifications when they are live and target the customer (default none). */
@@ -73,7 +73,10 @@ export interface RewardEffectContext {
 
 /**
  * A criteria operator's test (decorate the class with @CriteriaOperator): pure and deterministic, so that a replay
- * gives the same answer. `actual` is undefined when the field is absent; `expected` is the criterion's `value`.
+ * gives the same answer. `actual` is the field's value as the subject holds it: undefined when the field is absent, a
+ * list for `user.tags`, any JSON value of an event's attributes. `expected` is the criterion's `value` as stored (JSON,
+ * frozen): `V`, the type of the `value` class's `value` member, once written; a stale value (stored before the class
+ * changed, see `upgrade`) may be of an earlier form.
  *
  * `upgrade` (optional) migrates a criterion's `value` stored under an earlier version of the `value` class (goal
  * criteria, campaign and creative group targeting): `npm run cli -- extensions:upgrade` calls it with each stored value
@@ -81,8 +84,9 @@ export interface RewardEffectContext {
  * it in its place (an audit entry per object, the rules version bumped); a value it cannot upgrade, it answers unchanged
  * (or throws), and it stays as stored, reported by the boot log and the extensions listing. It must be pure.
  */
-export abstract class CriteriaOperatorHandler {
-  abstract test(actual: unknown, expected: unknown): boolean;
+export abstract class CriteriaOperatorHandler<V = unknown> {
+  /** Whether the field's value `actual` meets the criterion's value `expected`. */
+  abstract test(actual: unknown, expected: V): boolean;
   /** A stored value the current `value` class refuses, in the form it takes (see above); never called with valid ones. */
   upgrade?(stored: unknown): unknown;
 }
@@ -132,15 +136,15 @@ export interface DomainActionContext<A = unknown> {
   readonly args: A;
   readonly organizationId: number;
   readonly campaignId: number;
-  readonly customer: CustomerSnapshot;
+  readonly customer: CustomerView;
   /** The customer's external id, when it has one. */
   readonly externalId: string | null;
   /** The perform's time (epoch ms), from the service's clock. */
   readonly now: number;
   /** complete_campaign's work: every behavior of the campaign completed once for the customer. */
-  completeCampaign(): PerformResult;
+  completeCampaign(): CampaignCompletion;
   /** The engine's evaluation of events for the customer at `now` (outcomes, raised events, budgets), as V1 would. */
-  evaluate(events: DomainEvent[]): EvaluationResult;
+  evaluate(events: DomainEvent[]): DomainResult;
   /** A read on the perform's transaction (the customer is locked): the action's own tables, say. */
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
   /**
@@ -148,6 +152,22 @@ export interface DomainActionContext<A = unknown> {
    * transaction rolled back by then. Hand it to your I/O so that the work stops too.
    */
   readonly signal: AbortSignal;
+}
+
+/**
+ * The engine's result for a domain action (`ctx.evaluate`, `ctx.completeCampaign`): every change to write, which the
+ * action hands back as its decision's `result` for perform to write. Only the engine makes one: perform refuses any
+ * other (500 internal_error).
+ */
+export interface DomainResult {
+  /** `qualified` when a campaign qualified the customer, else the first reason none did (contract §8). */
+  readonly state: CampaignState;
+}
+
+/** complete_campaign's work (`ctx.completeCampaign`): the result, or why the campaign could not be completed. */
+export interface CampaignCompletion extends DomainResult {
+  /** Null when the campaign was completed; else why not (return it as a `failure`: nothing is to be written). */
+  readonly failure: { readonly reason: PerformFailureReason; readonly detail: string } | null;
 }
 
 /** Rows a domain action adds to one of its own tables (declared in @DomainAction's `tables`), column → value. */
@@ -159,7 +179,7 @@ export interface DomainRows {
 /** What a domain action decided: the engine's result to write, or why it cannot be done. */
 export type DomainActionDecision =
   | {
-      result: EvaluationResult;
+      result: DomainResult;
       /** Added to the stored event's attributes (the perform's `domain` is there already). */
       attributes?: Record<string, FlatValue>;
       /** Written in the perform's transaction, with the event and the result. */
@@ -178,5 +198,6 @@ export type DomainActionDecision =
  */
 export abstract class DomainActionHandler<A = unknown> {
   abstract decide(ctx: DomainActionContext<A>): DomainActionDecision | Promise<DomainActionDecision>;
-  involved?(rules: CompiledRules, campaignId: number, args: A): number[];
+  /** The ids of the behaviors `decide` reads or changes (behaviorsInvolved and performBehaviorsInvolved say which). */
+  involved?(rules: RulesView, campaignId: number, args: A): number[];
 }

@@ -4,7 +4,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { Test } from '@nestjs/testing';
 import { AppModule } from '../app.module.js';
 import { CLOCK, type Clock } from '../common/clock.js';
-import { configureApp } from '../common/http/configure-app.js';
+import { configureApp } from '../api/configure-app.js';
 import type { AppConfig } from '../config/config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { useLimits } from '../config/limits.js';

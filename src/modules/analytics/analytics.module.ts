@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { CampaignsModule } from '../campaigns/campaigns.module.js';
-import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { CampaignsModule } from '../campaigns/index.js';
+import { TenancyModule } from '../tenancy/index.js';
 import { AnalyticsController } from './analytics.controller.js';
 import { AnalyticsRepository } from './analytics.repository.js';
 import { AnalyticsUseCase } from './analytics.use-case.js';

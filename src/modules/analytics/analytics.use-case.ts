@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
-import { CampaignsService } from '../campaigns/campaigns.service.js';
+import { CampaignsService } from '../campaigns/index.js';
 import { AnalyticsRepository, type DailyRow, type ParticipantMask } from './analytics.repository.js';
 import type { AnalyticsQuery, AnalyticsView, CountsView } from './dto/analytics.dto.js';
 import { dateOf, dayNumber, GRANULARITIES, localDate, periodsOf, yearMasks, type Granularity, type Period } from './periods.js';

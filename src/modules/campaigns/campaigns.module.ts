@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { TenancyModule } from '../tenancy/index.js';
 import { CampaignsController } from './campaigns.controller.js';
 import { CampaignsService } from './campaigns.service.js';
 

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { LineItemsModule } from '../campaigns/line-items/line-items.module.js';
-import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { LineItemsModule } from '../campaigns/index.js';
+import { TenancyModule } from '../tenancy/index.js';
 import { AudienceJobsController } from './audience-jobs/audience-jobs.controller.js';
 import { AudienceJobsService } from './audience-jobs/audience-jobs.service.js';
 import { AudienceScheduleService } from './audience-jobs/audience-schedule.service.js';

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { TenancyModule } from '../tenancy/index.js';
 import { CustomersController } from './customers.controller.js';
 import { CustomerExperiments } from './customer-experiments.repository.js';
 import { CustomersService } from './customers.service.js';
 import { NotificationsService } from './notifications.service.js';
 import { TierStandings } from './tiers/tier-standings.js';
-import { RulesModule } from '../campaigns/rules/rules.module.js';
+import { RulesModule } from '../campaigns/index.js';
 
 @Module({
   imports: [TenancyModule, RulesModule],

@@ -3,8 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Tenant } from '../../common/http/request-context.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
-import { CustomersService, type CustomerRef } from '../customers-state/customers.service.js';
-import { RetrievalUseCase } from '../events/retrieval.use-case.js';
+import { CustomersService, type CustomerRef } from '../customers-state/index.js';
+import { RetrievalUseCase } from '../events/index.js';
 import { CustomerExportRepository, type ExportListName } from './customer-export.repository.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AnalyticsRepository } from '../analytics/analytics.repository.js';
+import { AnalyticsRepository } from '../analytics/index.js';
 import { ErasureRepository } from './erasure.repository.js';
 import { ErasureSweeper } from './erasure.sweeper.js';
 

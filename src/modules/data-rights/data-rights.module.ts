@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { CustomersStateModule } from '../customers-state/customers-state.module.js';
-import { EvaluationModule } from '../evaluation/evaluation.module.js';
-import { EventsModule } from '../events/events.module.js';
-import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { CustomersStateModule } from '../customers-state/index.js';
+import { EvaluationModule } from '../evaluation/index.js';
+import { EventsModule } from '../events/index.js';
+import { TenancyModule } from '../tenancy/index.js';
 import { CustomerExportRepository } from './customer-export.repository.js';
 import { CustomerExportUseCase } from './customer-export.js';
 import { DataRightsController } from './data-rights.controller.js';

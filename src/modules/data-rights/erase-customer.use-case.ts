@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
-import { EvaluationPipeline } from '../evaluation/evaluation.pipeline.js';
-import type { CustomerKey } from '../evaluation/evaluation.repository.js';
+import { EvaluationPipeline } from '../evaluation/index.js';
+import type { CustomerKey } from '../evaluation/index.js';
 import type { ErasureResponse } from './dto/data-rights.dto.js';
 import { ErasureRepository } from './erasure.repository.js';
 

@@ -5,7 +5,7 @@ import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { PeriodicSweep, sweepPace } from '../../common/scheduling/periodic-sweep.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
-import { AnalyticsRepository } from '../analytics/analytics.repository.js';
+import { AnalyticsRepository } from '../analytics/index.js';
 import { ERASURE_BATCH, ERASURE_STEPS, type StepContext } from './erasure-steps.repository.js';
 import { ErasureRepository, type ErasureJob } from './erasure.repository.js';
 

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CoreActionsModule } from './complete-campaign.action.js';
-import { EvaluationModule } from '../evaluation/evaluation.module.js';
-import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { EvaluationModule } from '../evaluation/index.js';
+import { TenancyModule } from '../tenancy/index.js';
 import { PerformController } from './perform.controller.js';
 import { PerformRepository } from './perform.repository.js';
 import { PerformUseCase } from './perform.use-case.js';

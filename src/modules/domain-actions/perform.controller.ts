@@ -6,10 +6,10 @@ import { ApiErrors } from '../../common/http/api-errors.decorator.js';
 import { CurrentTenant } from '../../common/http/current-tenant.decorator.js';
 import { IdPipe } from '../../common/http/id.pipe.js';
 import type { Tenant } from '../../common/http/request-context.js';
-import type { CustomerKey } from '../evaluation/evaluation.repository.js';
-import type { CampaignKey } from '../events/scope.js';
-import { GoalProgressView, GroupProgressView } from '../events/dto/behavior-progress.dto.js';
-import { ApiIdParam, ApiExternalIdParam, ApiPermalinkParam, ApiUserIdParam } from '../../common/http/api-params.js';
+import type { CustomerKey } from '../evaluation/index.js';
+import type { CampaignKey } from '../events/index.js';
+import { GoalProgressView, GroupProgressView } from '../events/index.js';
+import { ApiExternalIdParam, ApiIdParam, ApiPermalinkParam, ApiUserIdParam } from '../../common/http/api-params.js';
 import { PerformBody, PerformQuery, PerformResponse } from './dto/perform.dto.js';
 import { PerformUseCase } from './perform.use-case.js';
 

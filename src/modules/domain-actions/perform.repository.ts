@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type { CampaignKey } from '../events/scope.js';
+import type { CampaignKey } from '../events/index.js';
 import type { PerformCreative, PerformOffer } from './dto/perform.dto.js';
 
 export interface CampaignRow {

@@ -18,12 +18,9 @@ import {
   type ExtensionFailureRecord,
   type ProgressMap,
 } from '../../engine/index.js';
-import { webhookOccurrences } from '../webhooks/occurrences.js';
-import type { CampaignKey } from '../events/scope.js';
-import { EvaluationPipeline } from '../evaluation/evaluation.pipeline.js';
-import { DuplicateTransaction, EvaluationRepository, type CustomerKey, type LoadedCustomer } from '../evaluation/evaluation.repository.js';
-import { eventResult } from '../evaluation/event-outcome.js';
-import { newEventRows, planWrite, type NewEvent } from '../evaluation/write-plan.js';
+import { webhookOccurrences } from '../webhooks/index.js';
+import type { CampaignKey } from '../events/index.js';
+import { DuplicateTransaction, EvaluationPipeline, EvaluationRepository, eventResult, newEventRows, planWrite, type CustomerKey, type LoadedCustomer, type NewEvent } from '../evaluation/index.js';
 import {
   PERFORM_FILTERS,
   PERFORM_PLACEMENTS,

@@ -5,9 +5,9 @@ import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import type { ExtensionFailureRecord } from '../../engine/index.js';
 import { ExtensionFailures } from '../registry/index.js';
 import { QueueName } from '../../queues/queue-names.js';
-import { EventCounters, type EventCounter } from '../metrics/event-counters.js';
+import { EventCounters, type EventCounter } from '../metrics/index.js';
 import { enqueueEffects } from '../../queues/enqueue-effects.js';
-import { enqueueDeliveries } from '../webhooks/enqueue-deliveries.js';
+import { enqueueDeliveries } from '../webhooks/index.js';
 
 /** What a committed write left to send: webhook deliveries and rewards' after-commit effects (outbox ids). */
 export interface Outbox {

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { RulesModule } from '../campaigns/rules/rules.module.js';
-import { WebhookSubscriptions } from '../webhooks/subscriptions.js';
+import { RulesModule } from '../campaigns/index.js';
+import { WebhookSubscriptions } from '../webhooks/index.js';
 import { AfterCommit } from './after-commit.js';
 import { CustomerTransactions } from './customer-transactions.js';
 import { EvaluationPipeline } from './evaluation.pipeline.js';

@@ -5,7 +5,7 @@ import { UUID } from '../../common/validation/uuid.js';
 import type { BudgetLeft, CustomerSnapshot, EventInstance, ExperimentAssignment, ProgressMap, TierFact } from '../../engine/index.js';
 import type { NewEventRow, WritePlan } from './write-plan.js';
 import { EVENTS_BY_KEY, eventsByKeyParams, occurredKey, type EventKey } from './event-keys.js';
-import { tierFact, tierFactsOf, tierFactsQuery, type TierFactRow } from '../customers-state/tiers/tier-facts.repository.js';
+import { tierFact, tierFactsOf, tierFactsQuery, type TierFactRow } from '../customers-state/index.js';
 import { domainRowsStatements, storePendingStatement, writeStatement, type WrittenRow } from './write-statement.js';
 
 /** How a request names a customer. */

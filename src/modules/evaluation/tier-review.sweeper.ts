@@ -7,10 +7,10 @@ import { pacedBatches, PeriodicSweep } from '../../common/scheduling/periodic-sw
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { customerTierStanding, periodMove, tierDirection, tierName, type CompiledRules } from '../../engine/index.js';
-import { RulesCacheService } from '../campaigns/rules/rules-cache.service.js';
+import { RulesCacheService } from '../campaigns/index.js';
 import { AfterCommit } from './after-commit.js';
 import { CustomerTransactions } from './customer-transactions.js';
-import { TierReviewsRepository, type DueCustomer, type ReviewedCustomer } from '../customers-state/tiers/tier-reviews.repository.js';
+import { TierReviewsRepository, type DueCustomer, type ReviewedCustomer } from '../customers-state/index.js';
 
 /** Customers one transaction reviews at most: their rows are locked briefly, and its WAL is small. */
 export const REVIEW_BATCH = 500;

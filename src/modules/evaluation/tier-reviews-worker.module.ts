@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TierReviewsRepository } from '../customers-state/tiers/tier-reviews.repository.js';
+import { TierReviewsRepository } from '../customers-state/index.js';
 import { EvaluationModule } from './evaluation.module.js';
 import { TierReviewSweeper } from './tier-review.sweeper.js';
 

@@ -1,6 +1,6 @@
 import { addBudgetUse, type BudgetUse, type CustomerSnapshot, type EvaluationResult, type EventInstance } from '../../engine/index.js';
 import type { EventSource, EventStatus } from '../../database/entities/event.entity.js';
-import type { WebhookOccurrence } from '../webhooks/occurrences.js';
+import type { WebhookOccurrence } from '../webhooks/index.js';
 
 /** What an evaluation made of one event: its status, the reason, its result summary and the points it earned. */
 export interface EventOutcome {

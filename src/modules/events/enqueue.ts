@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import { OrganizationBacklog } from '../../queues/organization-backlog.js';
-import type { EventKey } from '../evaluation/event-keys.js';
+import type { EventKey } from '../evaluation/index.js';
 
 const JOB_OPTIONS = { removeOnComplete: true, removeOnFail: 10_000, attempts: 5, backoff: { type: 'exponential', delay: 1000 } };
 /** Events per job, at most (but one customer's events of one call are never split): a worker evaluates a job in one transaction. */

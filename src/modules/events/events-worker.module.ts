@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { EvaluationModule } from '../evaluation/evaluation.module.js';
+import { EvaluationModule } from '../evaluation/index.js';
 import { EventsProcessor } from './events.processor.js';
 import { EventsSweeper } from './events.sweeper.js';
 import { EventLogMaintenance } from './event-log/event-log-maintenance.js';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { EvaluationModule } from '../evaluation/evaluation.module.js';
-import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { EvaluationModule } from '../evaluation/index.js';
+import { TenancyModule } from '../tenancy/index.js';
 import { RejectedEventsController } from './rejected-events.controller.js';
 import { RetrievalUseCase } from './retrieval.use-case.js';
 import { V1EventsController } from './v1-events.controller.js';

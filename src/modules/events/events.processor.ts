@@ -9,11 +9,11 @@ import { ApiSaturation, SATURATION_EVERY_MS } from '../../queues/api-saturation.
 import { REDIS } from '../../redis/redis.module.js';
 import type { RedisClient } from '../../redis/connection.js';
 import { QueueName } from '../../queues/queue-names.js';
-import { EventCounters } from '../metrics/event-counters.js';
+import { EventCounters } from '../metrics/index.js';
 import { queueJobs, type EvaluateJobData } from './enqueue.js';
-import type { EventKey } from '../evaluation/event-keys.js';
+import type { EventKey } from '../evaluation/index.js';
 import { EVALUATION_FAILED } from '../../database/entities/event.entity.js';
-import { StoredEventsEvaluation } from '../evaluation/stored-events.evaluation.js';
+import { StoredEventsEvaluation } from '../evaluation/index.js';
 import { markActiveSpan, ORGANIZATION_ATTRIBUTE, REQUEST_ID_ATTRIBUTE } from '../../tracing.js';
 
 /**

@@ -9,7 +9,7 @@ import { PeriodicSweep } from '../../common/scheduling/periodic-sweep.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { EventsJob, QueueName } from '../../queues/queue-names.js';
-import { occurredKey } from '../evaluation/event-keys.js';
+import { occurredKey } from '../evaluation/index.js';
 import { enqueueEvents, type QueuedEvent } from './enqueue.js';
 
 /**

@@ -3,8 +3,8 @@ import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { isCanonicalInteger } from '../../common/validation/canonical-integer.js';
 import { behaviorApplies, behaviorView, experimentGroup, HOLDOUT, type CompiledBehavior, type CompiledRules, type CustomerSnapshot, type ProgressMap } from '../../engine/index.js';
-import { EvaluationPipeline } from '../evaluation/evaluation.pipeline.js';
-import type { CustomerKey } from '../evaluation/evaluation.repository.js';
+import { EvaluationPipeline } from '../evaluation/index.js';
+import type { CustomerKey } from '../evaluation/index.js';
 import type { RetrievalResponse } from './dto/retrieval.dto.js';
 
 /**

@@ -1,8 +1,8 @@
 import { behaviorApplies, behaviorView, experimentGroup, tierName, type CompiledRules, type EvaluationResult, type ProgressMap } from '../../engine/index.js';
 import type { BehaviorChange } from './dto/behavior-progress.dto.js';
-import { extensionFailureViews } from '../evaluation/event-outcome.js';
+import { extensionFailureViews } from '../evaluation/index.js';
 import type { V1EventResponse } from './dto/v1-answer.dto.js';
-import type { V1NotificationView } from '../customers-state/dto/notification.dto.js';
+import type { V1NotificationView } from '../customers-state/index.js';
 
 /**
  * The V1 answer (contract §8): behaviors of the campaigns the request evaluated (only the scoped one when scoped),

@@ -3,7 +3,7 @@ import { flatObjectProblem, isIsoDatetime, toDate } from '../../common/validatio
 import type { FlatValue } from '../../engine/index.js';
 import { UUID } from '../../common/validation/uuid.js';
 import { isStorableText, UNSTORABLE_MESSAGE } from '../../common/validation/request-input.js';
-import { occurredKey } from '../evaluation/event-keys.js';
+import { occurredKey } from '../evaluation/index.js';
 import { eventNameProblem, membersProblem } from '../../common/validation/event-limits.js';
 
 export const MAX_V2_EVENTS = 1000;

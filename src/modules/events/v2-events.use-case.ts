@@ -9,7 +9,7 @@ import type { Tenant } from '../../common/http/request-context.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { EventsJob, QueueName } from '../../queues/queue-names.js';
 import { EventEnrichment } from '../registry/index.js';
-import { EventCounters } from '../metrics/event-counters.js';
+import { EventCounters } from '../metrics/index.js';
 import { enqueueEvents, type QueuedEvent } from './enqueue.js';
 import { parseV2Body, STORE_V2_EVENTS, V2Event } from './v2-events.js';
 

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { AnalyticsModule } from '../analytics/analytics.module.js';
-import { AuditModule } from '../audit/audit.module.js';
-import { CampaignsModule } from '../campaigns/campaigns.module.js';
-import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { AnalyticsModule } from '../analytics/index.js';
+import { AuditModule } from '../audit/index.js';
+import { CampaignsModule } from '../campaigns/index.js';
+import { TenancyModule } from '../tenancy/index.js';
 import { ExperimentsController } from './experiments.controller.js';
 import { ExperimentsRepository } from './experiments.repository.js';
 import { ExperimentsUseCase } from './experiments.use-case.js';

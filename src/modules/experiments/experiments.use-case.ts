@@ -6,10 +6,9 @@ import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import type { Campaign } from '../../database/entities/index.js';
 import { experimentResults, HOLDOUT, type GroupSums } from '../../engine/index.js';
-import { AnalyticsRepository } from '../analytics/analytics.repository.js';
-import { ConfigChangesService } from '../audit/config-changes.service.js';
-import { campaignView } from '../campaigns/campaign.view.js';
-import { CampaignsService } from '../campaigns/campaigns.service.js';
+import { AnalyticsRepository } from '../analytics/index.js';
+import { ConfigChangesService } from '../audit/index.js';
+import { CampaignsService, campaignView } from '../campaigns/index.js';
 import type { ExperimentResultsView } from './dto/experiment-results.dto.js';
 import { ExperimentsRepository } from './experiments.repository.js';
 

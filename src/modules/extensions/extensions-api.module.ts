@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { TenancyModule } from '../tenancy/index.js';
 import { ExtensionListing } from './extension-listing.js';
 import { ExtensionsController } from './extensions.controller.js';
 

@@ -6,8 +6,7 @@ import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { pacedBatches, PeriodicSweep } from '../../common/scheduling/periodic-sweep.js';
-import { AfterCommit } from '../evaluation/after-commit.js';
-import { CustomerTransactions } from '../evaluation/customer-transactions.js';
+import { AfterCommit, CustomerTransactions } from '../evaluation/index.js';
 import { PointsRepository } from './points.repository.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { EvaluationModule } from '../evaluation/evaluation.module.js';
+import { EvaluationModule } from '../evaluation/index.js';
 import { LedgerBackfill } from './ledger-backfill.js';
 import { LedgerBackfillRepository } from './ledger-backfill.repository.js';
 import { PointsExpirySweeper } from './points-expiry.sweeper.js';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { EvaluationModule } from '../evaluation/evaluation.module.js';
-import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { EvaluationModule } from '../evaluation/index.js';
+import { TenancyModule } from '../tenancy/index.js';
 import { PointsController } from './points.controller.js';
 import { PointsRepository } from './points.repository.js';
 import { PointsUseCase } from './points.use-case.js';

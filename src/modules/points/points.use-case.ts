@@ -4,9 +4,7 @@ import { CLOCK, type Clock } from '../../common/clock.js';
 import { AppError } from '../../common/errors/app-error.js';
 import { pageWindow, type PageQuery } from '../../common/http/pagination.dto.js';
 import type { Tenant } from '../../common/http/request-context.js';
-import { EvaluationPipeline } from '../evaluation/evaluation.pipeline.js';
-import { DuplicateTransaction, EvaluationRepository, type CustomerKey } from '../evaluation/evaluation.repository.js';
-import { CustomerTransactions } from '../evaluation/customer-transactions.js';
+import { CustomerTransactions, DuplicateTransaction, EvaluationPipeline, EvaluationRepository, type CustomerKey } from '../evaluation/index.js';
 import type { DebitInput, DebitResponse, PointsLedgerResponse } from './dto/points.dto.js';
 import { PointsRepository } from './points.repository.js';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
-import { submissionStatement, type SubmissionEvent } from '../events/event-log/event-log.repository.js';
+import { submissionStatement, type SubmissionEvent } from '../events/index.js';
 import type { BehaviorProgress } from '../../engine/index.js';
 import { consumeSoonestFirst, deliveries, type BalanceRow } from './points.repository.js';
 

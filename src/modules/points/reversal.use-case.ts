@@ -4,9 +4,8 @@ import { CLOCK, type Clock } from '../../common/clock.js';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { customerTierStanding, tierName as tierNameOf, undoCompletions } from '../../engine/index.js';
-import { tierFactsOf } from '../customers-state/tiers/tier-facts.repository.js';
-import { EvaluationPipeline } from '../evaluation/evaluation.pipeline.js';
-import { EvaluationRepository, type CustomerKey } from '../evaluation/evaluation.repository.js';
+import { tierFactsOf } from '../customers-state/index.js';
+import { EvaluationPipeline, EvaluationRepository, type CustomerKey } from '../evaluation/index.js';
 import type { ReversalInput, ReversalResponse } from './dto/points.dto.js';
 import { ReversalRepository } from './reversal.repository.js';
 

@@ -3,7 +3,7 @@ import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { DiscoveryService } from '@nestjs/core';
 import type { DiscoverableDecorator } from '@nestjs/core/discovery/discovery-service.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { byName, CORE_OPERATORS, CORE_REWARDS, criteriaOperators, rewards, type CriteriaOperator as Operator, type EngineExtensions, type Reward } from '../../engine/index.js';
+import { byName, CORE_OPERATORS, CORE_REWARDS, criteriaOperators, rewards, type EngineExtensions, type OperatorDefinition as Operator, type Reward } from '../../engine/index.js';
 import { objectCheck, useExtensionChecks, valueCheck, type ArgsCheck } from '../../common/validation/extension-checks.js';
 import { isPrototypeKey } from '../../common/validation/reserved-names.js';
 import { ConfigError } from '../../config/config.js';

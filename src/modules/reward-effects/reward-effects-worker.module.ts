@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { EvaluationModule } from '../evaluation/evaluation.module.js';
+import { EvaluationModule } from '../evaluation/index.js';
 import { RewardEffectsProcessor } from './reward-effects.processor.js';
 import { RewardEffectsRepository } from './reward-effects.repository.js';
 import { RewardEffectsSweeper } from './reward-effects.sweeper.js';

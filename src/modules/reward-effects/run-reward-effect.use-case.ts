@@ -9,13 +9,10 @@ import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import type { FlatValue } from '../../engine/index.js';
 import type { RewardEffectContext } from '../../extension-api/kinds.js';
 import { EventsJob, QueueName } from '../../queues/queue-names.js';
-import { MESSAGE_TYPES } from '../campaigns/rules/rule-set.mapper.js';
-import { AfterCommit } from '../evaluation/after-commit.js';
-import { CustomerTransactions } from '../evaluation/customer-transactions.js';
-import { EvaluationRepository } from '../evaluation/evaluation.repository.js';
-import type { EventKey } from '../evaluation/event-keys.js';
-import { newEventRows } from '../evaluation/write-plan.js';
-import { enqueueEvents } from '../events/enqueue.js';
+import { MESSAGE_TYPES } from '../campaigns/index.js';
+import { AfterCommit, CustomerTransactions, EvaluationRepository, newEventRows } from '../evaluation/index.js';
+import type { EventKey } from '../evaluation/index.js';
+import { enqueueEvents } from '../events/index.js';
 import { callExtension, ExtensionFailures, ExtensionRegistry, pastDeadline } from '../registry/index.js';
 import { RewardEffectsRepository, type EffectRow } from './reward-effects.repository.js';
 

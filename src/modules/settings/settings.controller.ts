@@ -4,7 +4,7 @@ import { ApiKeyAuth } from '../../common/auth/api-key-auth.decorator.js';
 import { ApiErrors } from '../../common/http/api-errors.decorator.js';
 import { CurrentTenant } from '../../common/http/current-tenant.decorator.js';
 import type { Tenant } from '../../common/http/request-context.js';
-import { SettingsBody, SettingsResponse } from '../tenancy/dto/settings.dto.js';
+import { SettingsBody, SettingsResponse } from '../tenancy/index.js';
 import { SettingsService } from './settings.service.js';
 
 @ApiTags('management: settings')

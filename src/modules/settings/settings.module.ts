@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TiersModule } from '../customers-state/tiers/tiers.module.js';
+import { TiersModule } from '../customers-state/index.js';
 import { SettingsController } from './settings.controller.js';
 import { SettingsService } from './settings.service.js';
 

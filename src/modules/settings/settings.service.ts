@@ -7,10 +7,10 @@ import type { Tenant } from '../../common/http/request-context.js';
 import { Organization } from '../../database/entities/index.js';
 import { tierPolicy } from '../../database/entities/tier-policy.js';
 import { nextReviewAfter } from '../../engine/index.js';
-import { ConfigChangesService } from '../audit/config-changes.service.js';
-import type { SettingsInput, SettingsView } from '../tenancy/dto/settings.dto.js';
-import { storedTierPolicy } from '../tenancy/dto/tier-policy.dto.js';
-import { TierReviewsRepository } from '../customers-state/tiers/tier-reviews.repository.js';
+import { ConfigChangesService } from '../audit/index.js';
+import type { SettingsInput, SettingsView } from '../tenancy/index.js';
+import { storedTierPolicy } from '../tenancy/index.js';
+import { TierReviewsRepository } from '../customers-state/index.js';
 
 const view = (o: Organization): SettingsView => ({ points_expire_after_days: o.pointsExpireAfterDays, tier_policy: o.tierPolicy });
 

@@ -8,11 +8,10 @@ import { leaseHeartbeat } from '../../common/scheduling/lease.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { compileRules, type BudgetLeft, type CompiledRules, type EventExplanation } from '../../engine/index.js';
-import { toRuleSet } from '../campaigns/rules/rule-set.mapper.js';
+import { RulesRepository, toRuleSet } from '../campaigns/index.js';
 import { ExtensionRegistry } from '../registry/index.js';
-import { RulesRepository } from '../campaigns/rules/rules.repository.js';
-import { HistoryReplay, type ReplayedCustomer } from '../evaluation/history-replay.js';
-import { EventLogRepository } from '../events/event-log/event-log.repository.js';
+import { HistoryReplay, type ReplayedCustomer } from '../evaluation/index.js';
+import { EventLogRepository } from '../events/index.js';
 import { SimulationTally } from './simulation-results.js';
 import { SimulationsRepository, type SimulationRow } from './simulations.repository.js';
 

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { EvaluationModule } from '../evaluation/evaluation.module.js';
-import { EventLogRepository } from '../events/event-log/event-log.repository.js';
+import { EvaluationModule } from '../evaluation/index.js';
+import { EventLogRepository } from '../events/index.js';
 import { RunSimulationUseCase } from './run-simulation.use-case.js';
 import { SimulationsProcessor } from './simulations.processor.js';
 import { SimulationsRepository } from './simulations.repository.js';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { CampaignsModule } from '../campaigns/campaigns.module.js';
-import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { CampaignsModule } from '../campaigns/index.js';
+import { TenancyModule } from '../tenancy/index.js';
 import { SimulationsController } from './simulations.controller.js';
 import { SimulationsRepository } from './simulations.repository.js';
 import { SimulationsService } from './simulations.service.js';

@@ -4,7 +4,7 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { QueueName } from '../../queues/queue-names.js';
-import { EventCounters } from '../metrics/event-counters.js';
+import { EventCounters } from '../metrics/index.js';
 import type { SimulationJobData } from './enqueue-simulation.js';
 import { RunSimulationUseCase, SimulationImpossible } from './run-simulation.use-case.js';
 

@@ -7,7 +7,7 @@ import type { Tenant } from '../../common/http/request-context.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 import { toDate } from '../../common/validation/validators.js';
 import { QueueName } from '../../queues/queue-names.js';
-import { CampaignsService } from '../campaigns/campaigns.service.js';
+import { CampaignsService } from '../campaigns/index.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { MAX_EXPLAINED_CUSTOMERS, type QueuedSimulationView, type SimulationInput, type SimulationListResponse, type SimulationView } from './dto/simulation.dto.js';

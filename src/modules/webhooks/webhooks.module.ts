@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { TenancyModule } from '../tenancy/index.js';
 import { WebhooksController } from './webhooks.controller.js';
 import { WebhooksService } from './webhooks.service.js';
 

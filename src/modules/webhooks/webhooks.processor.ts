@@ -7,7 +7,7 @@ import type { AppConfig } from '../../config/config.js';
 import { QueueName, WebhooksJob } from '../../queues/queue-names.js';
 import { DeliverWebhookUseCase } from './deliver-webhook.use-case.js';
 import type { DeliverJobData } from './enqueue-deliveries.js';
-import { EventCounters } from '../metrics/event-counters.js';
+import { EventCounters } from '../metrics/index.js';
 
 /** Deliveries wait on remote servers, not on CPU: more run at once than event jobs. */
 const MIN_CONCURRENCY = 16;

@@ -6,7 +6,7 @@ import type { PageQuery } from '../../common/http/pagination.dto.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
-import { ConfigChangesService } from '../audit/config-changes.service.js';
+import { ConfigChangesService } from '../audit/index.js';
 import type { CreatedWebhookView, CreateWebhookInput, DeliveryListResponse, DeliveryView, WebhookView } from './dto/webhook.dto.js';
 import type { WebhookEventType } from './occurrences.js';
 import { newWebhookSecret } from './signature.js';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CampaignsModule } from '../campaigns.module.js';
-import { TenancyModule } from '../../tenancy/tenancy.module.js';
+import { TenancyModule } from '../../tenancy/index.js';
 import { BehaviorsController } from './behaviors.controller.js';
 import { BehaviorsService } from './behaviors.service.js';
 

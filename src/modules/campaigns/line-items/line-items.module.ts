@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TenancyModule } from '../../tenancy/tenancy.module.js';
+import { TenancyModule } from '../../tenancy/index.js';
 import { CampaignsModule } from '../campaigns.module.js';
 import { LineItemsController } from './line-items.controller.js';
 import { LineItemsService } from './line-items.service.js';

@@ -8,7 +8,7 @@ import { AppError } from '../../../common/errors/app-error.js';
 import type { Tenant } from '../../../common/http/request-context.js';
 import { toDate } from '../../../common/validation/validators.js';
 import { Campaign, LineItem } from '../../../database/entities/index.js';
-import { ConfigChangesService } from '../../audit/config-changes.service.js';
+import { ConfigChangesService } from '../../audit/index.js';
 import { CampaignsService } from '../campaigns.service.js';
 import type { CreateLineItemInput, LineItemView, UpdateLineItemInput } from './dto/line-item.dto.js';
 import { lineItemView } from './line-item.view.js';

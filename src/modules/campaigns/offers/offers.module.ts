@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TenancyModule } from '../../tenancy/tenancy.module.js';
+import { TenancyModule } from '../../tenancy/index.js';
 import { OffersController } from './offers.controller.js';
 import { OffersService } from './offers.service.js';
 

@@ -4,11 +4,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { OwnedWrites } from '../../../common/database/owned-writes.js';
 import { uniqueViolation } from '../../../common/database/unique-violation.js';
-import { pageWindow, PageQuery } from '../../../common/http/pagination.dto.js';
+import { PageQuery, pageWindow } from '../../../common/http/pagination.dto.js';
 import type { Tenant } from '../../../common/http/request-context.js';
 import { timestampsView } from '../../../common/http/timestamps.js';
 import { Offer } from '../../../database/entities/index.js';
-import { ConfigChangesService } from '../../audit/config-changes.service.js';
+import { ConfigChangesService } from '../../audit/index.js';
 import type { CreateOfferInput, OfferListResponse, OfferView, UpdateOfferInput } from './dto/offer.dto.js';
 import { findOwned } from '../../../common/database/find-owned.js';
 

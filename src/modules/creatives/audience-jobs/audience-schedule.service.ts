@@ -5,7 +5,7 @@ import type { Queue } from 'bullmq';
 import type { EntityManager } from 'typeorm';
 import { LOGGER, type Logger } from '../../../common/logging/logger.js';
 import { QueueName } from '../../../queues/queue-names.js';
-import { ConfigChangesService } from '../../audit/config-changes.service.js';
+import { ConfigChangesService } from '../../audit/index.js';
 import { ACTIVE_SCHEDULED_CREATIVES } from './active-creatives.js';
 import { enqueueAudienceJobs } from './enqueue-audience-jobs.js';
 

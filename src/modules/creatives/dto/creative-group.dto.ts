@@ -18,7 +18,7 @@ import {
   RequiredStatus,
 } from '../../../common/validation/schedule.dto.js';
 import { Optional } from '../../../common/validation/validators.js';
-import { DATETIME_FORMS } from '../../campaigns/dto/campaign.dto.js';
+import { DATETIME_FORMS } from '../../campaigns/index.js';
 import { RequiredObject } from '../../../common/validation/wrappers.js';
 
 const TARGETING_EXAMPLE = [{ field: 'user.tier', op: 'eq', value: 'Gold' }];

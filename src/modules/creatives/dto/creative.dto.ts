@@ -13,7 +13,7 @@ import {
   RequiredStatus,
 } from '../../../common/validation/schedule.dto.js';
 import { IsDatetime, NestedObject, Optional, Required } from '../../../common/validation/validators.js';
-import { DATETIME_FORMS } from '../../campaigns/dto/campaign.dto.js';
+import { DATETIME_FORMS } from '../../campaigns/index.js';
 import { AD_TYPES, CREATIVE_TYPES, DELIVERY_METHODS, type DeliveryMethod } from '../creative-types.js';
 import { RequiredObject } from '../../../common/validation/wrappers.js';
 

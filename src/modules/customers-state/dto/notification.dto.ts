@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { AD_TYPES } from '../../creatives/creative-types.js';
+import { AD_TYPES } from '../../creatives/index.js';
 
 export class NotificationData {
   @ApiProperty({ enum: ['message', 'open_ad'], example: 'message', description: 'message for email, push and messaging creatives; open_ad for the others' })

@@ -5,8 +5,8 @@ import { CLOCK, type Clock } from '../../../common/clock.js';
 import type { Queryable } from '../../../common/database/unit-of-work.js';
 import { tierPolicy } from '../../../database/entities/tier-policy.js';
 import { customerTierStanding, tierStanding, type CompiledRules, type RankedTier } from '../../../engine/index.js';
-import { RulesCacheService } from '../../campaigns/rules/rules-cache.service.js';
-import { storedTierPolicy, type TierPolicyInput } from '../../tenancy/dto/tier-policy.dto.js';
+import { RulesCacheService } from '../../campaigns/index.js';
+import { storedTierPolicy, type TierPolicyInput } from '../../tenancy/index.js';
 import type { TierPolicyPreviewResponse } from './dto/tier-policy-preview.dto.js';
 import { MonthCalendar, monthFacts, PolicyTiers } from './policy-tiers.js';
 import {

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../../common/clock.js';
 import type { Customer } from '../../../database/entities/index.js';
 import { customerTierStanding, type CompiledRules, type TierStanding } from '../../../engine/index.js';
-import { RulesCacheService } from '../../campaigns/rules/rules-cache.service.js';
+import { RulesCacheService } from '../../campaigns/index.js';
 import { tierFactsOf } from './tier-facts.repository.js';
 
 /** A customer's tier standing under a period policy, with the rules it was computed on. */

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { RulesModule } from '../../campaigns/rules/rules.module.js';
-import { TenancyModule } from '../../tenancy/tenancy.module.js';
+import { RulesModule } from '../../campaigns/index.js';
+import { TenancyModule } from '../../tenancy/index.js';
 import { TierPolicyController } from './tier-policy.controller.js';
 import { TierPolicyPreview } from './tier-policy-preview.js';
 import { TiersController } from './tiers.controller.js';

@@ -1,9 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ExperimentAssignmentView, UserView } from '../../customers-state/dto/user.dto.js';
-import { TierHistoryEntry } from '../../customers-state/dto/tier-standing.dto.js';
-import { mapOf, RetrievalBehaviorView } from '../../events/dto/behavior-progress.dto.js';
-import { NotificationView } from '../../customers-state/dto/notification.dto.js';
-import { LedgerEntryView } from '../../points/dto/points.dto.js';
+import { ExperimentAssignmentView, NotificationView, TierHistoryEntry, UserView } from '../../customers-state/index.js';
+import { mapOf, RetrievalBehaviorView } from '../../events/index.js';
+import { LedgerEntryView } from '../../points/index.js';
 
 const TIME = { type: String, format: 'date-time', example: '2026-01-05T10:00:00.000Z' } as const;
 const FREE_OBJECT = { type: 'object', additionalProperties: true, nullable: true } as const;

@@ -2,8 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsObject, IsOptional, IsString, Length } from 'class-validator';
 import { ApiEndsAt, ApiStartsAt, ApiStatus } from '../../../common/validation/schedule.dto.js';
 import { Optional, Required } from '../../../common/validation/validators.js';
-import { AD_TYPES, CREATIVE_TYPES, DELIVERY_METHODS } from '../../creatives/creative-types.js';
-import { BehaviorProgressView } from '../../events/dto/behavior-progress.dto.js';
+import { AD_TYPES, CREATIVE_TYPES, DELIVERY_METHODS } from '../../creatives/index.js';
+import { BehaviorProgressView } from '../../events/index.js';
 
 export const PERFORM_SECTIONS = ['progress', 'behaviors', 'offers', 'redemptions'] as const;
 export const PERFORM_FILTERS = ['eligible', 'ineligible', 'all'] as const;

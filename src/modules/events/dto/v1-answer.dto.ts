@@ -4,7 +4,7 @@ import type { CampaignState, ExtensionKind } from '../../../engine/index.js';
 import { BehaviorChange, mapOf, V1BehaviorView } from './behavior-progress.dto.js';
 import { CAMPAIGN_STATES, FAILURE_STATES } from './engine-values.js';
 import { EventExplanationView } from './explanation.dto.js';
-import { V1NotificationView } from '../../customers-state/dto/notification.dto.js';
+import { V1NotificationView } from '../../customers-state/index.js';
 
 // The three answers of a V1 POST .../events route (contract §8): the evaluation (default), {"status":"ok"} with
 // async=true, and the eligibility check with qualify=true.

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Statement } from '../../../common/database/unit-of-work.js';
 import { EventRecord } from '../../../database/entities/event.entity.js';
 import type { CustomerSnapshot, EventInstance } from '../../../engine/index.js';
-import { customerSnapshot, PROFILE_COLUMNS, storedInstance, type ProfileRow } from '../../evaluation/evaluation.repository.js';
+import { customerSnapshot, PROFILE_COLUMNS, storedInstance, type ProfileRow } from '../../evaluation/index.js';
 
 /** Where a page of a customer's events resumes: after this event, in `occurred_at` order. */
 export interface EventLogCursor {

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length } from 'class-validator';
 import { Required } from '../../../common/validation/validators.js';
-import { ExperimentView } from '../../campaigns/dto/experiment.dto.js';
+import { ExperimentView } from '../../campaigns/index.js';
 
 const NUMBER_OR_NULL = { type: 'number', nullable: true } as const;
 

@@ -3,7 +3,7 @@ import { ArrayMaxSize, IsArray, IsBoolean, IsUUID } from 'class-validator';
 import { RequiredDatetime } from '../../../common/validation/schedule.dto.js';
 import { Optional } from '../../../common/validation/validators.js';
 import { DEFAULT_LIMITS, LIMIT_SETTINGS } from '../../../config/limits.js';
-import { DATETIME_FORMS } from '../../campaigns/dto/campaign.dto.js';
+import { DATETIME_FORMS } from '../../campaigns/index.js';
 import type { SimulationResults } from '../simulation-results.js';
 import type { SimulationStatus } from '../simulations.repository.js';
 import { RequiredObject } from '../../../common/validation/wrappers.js';

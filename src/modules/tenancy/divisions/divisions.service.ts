@@ -8,7 +8,7 @@ import { AppError } from '../../../common/errors/app-error.js';
 import type { Tenant } from '../../../common/http/request-context.js';
 import { timestampsView } from '../../../common/http/timestamps.js';
 import { Division } from '../../../database/entities/index.js';
-import { ConfigChangesService } from '../../audit/config-changes.service.js';
+import { ConfigChangesService } from '../../audit/index.js';
 import type { CreateDivisionInput, DivisionView, UpdateDivisionInput } from './dto/division.dto.js';
 import { findOwned } from '../../../common/database/find-owned.js';
 

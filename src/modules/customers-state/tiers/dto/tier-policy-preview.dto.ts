@@ -1,6 +1,6 @@
 import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { RequiredObject } from '../../../../common/validation/wrappers.js';
-import { TIER_POLICY_DESCRIPTION, TierPolicyInput } from '../../../tenancy/dto/tier-policy.dto.js';
+import { TIER_POLICY_DESCRIPTION, TierPolicyInput } from '../../../tenancy/index.js';
 
 export class TierPolicyPreviewBody {
   @RequiredObject(TierPolicyInput, `The policy to preview, validated as the settings' tier_policy. ${TIER_POLICY_DESCRIPTION}`)

@@ -5,12 +5,12 @@ import { getQueueToken } from '@nestjs/bullmq';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Queue } from 'bullmq';
 import type { NextFunction, Request, Response } from 'express';
-import type { AppConfig } from '../../config/config.js';
-import { QueueName } from '../../queues/queue-names.js';
-import { checkAdminToken } from '../../modules/tenancy/admin-token.js';
-import { basicCredentials } from '../auth/api-key.guard.js';
-import { RateLimiter } from '../auth/rate-limiter.js';
-import { AppError } from '../errors/app-error.js';
+import type { AppConfig } from '../config/config.js';
+import { QueueName } from '../queues/queue-names.js';
+import { checkAdminToken } from '../modules/tenancy/index.js';
+import { basicCredentials } from '../common/auth/api-key.guard.js';
+import { RateLimiter } from '../common/auth/rate-limiter.js';
+import { AppError } from '../common/errors/app-error.js';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 

@@ -1,17 +1,17 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
-import type { AppConfig } from '../../config/config.js';
-import { LOGGER, Logger } from '../logging/logger.js';
-import { completeDocument } from './openapi-document.js';
+import type { AppConfig } from '../config/config.js';
+import { LOGGER, Logger } from '../common/logging/logger.js';
+import { completeDocument } from '../common/http/openapi-document.js';
 import { mountQueueDashboard } from './queue-dashboard.js';
-import { QueueName } from '../../queues/queue-names.js';
-import { requestContext } from './request-id.middleware.js';
-import { LoadShedding } from '../auth/load-shedding.js';
-import { turnScope } from '../auth/current-turn.js';
-import { MetricsService } from '../../modules/metrics/metrics.service.js';
-import { ExtensionListing } from '../../modules/extensions/extension-listing.js';
-import { CRITERION_FORMS } from '../validation/criterion.dto.js';
+import { QueueName } from '../queues/queue-names.js';
+import { requestContext } from '../common/http/request-id.middleware.js';
+import { LoadShedding } from '../common/auth/load-shedding.js';
+import { turnScope } from '../common/auth/current-turn.js';
+import { MetricsService } from '../modules/metrics/index.js';
+import { ExtensionListing } from '../modules/extensions/index.js';
+import { CRITERION_FORMS } from '../common/validation/criterion.dto.js';
 
 /**
  * The document's description, rendered as Markdown by Swagger UI: a placeholder such as <token> is written in a code
