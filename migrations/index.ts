@@ -22,6 +22,7 @@ import { LedgerBackfillIndex1765800000000 } from './1765800000000-ledger-backfil
 import { CampaignAnalytics1765900000000 } from './1765900000000-campaign-analytics.js';
 import { Experiments1766000000000 } from './1766000000000-experiments.js';
 import { Erasures1766100000000 } from './1766100000000-erasures.js';
+import { RewardEffectsDeadIndex1766200000000 } from './1766200000000-reward-effects-dead-index.js';
 
 /** Every migration, in order. Listed here (not globbed) so the same list runs from dist, tests and the CLI. */
 export const migrations = [
@@ -49,4 +50,5 @@ export const migrations = [
   CampaignAnalytics1765900000000,
   Experiments1766000000000,
   Erasures1766100000000,
+  RewardEffectsDeadIndex1766200000000,
 ];

@@ -93,6 +93,9 @@ describe('the dashboard and alert rules of ops/', () => {
       'webhook_deliveries_total',
       'simulations_total',
       'points_expiry_backlog_seconds',
+      'reward_effects_total', // reward effects by outcome, open and dead, and the oldest open one (issue #46)
+      'reward_effects_backlog',
+      'reward_effects_oldest_open_seconds',
     ]) {
       expect(used).toContain(name);
     }

@@ -1,6 +1,6 @@
 import type { Type } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { getMetadataStorage, validateSync } from 'class-validator';
 import { CORE_REWARDS, type Rewards } from '../../engine/index.js';
 import { flatten } from './validation.pipe.js';
 
@@ -54,6 +54,11 @@ export function objectCheck(dto: Type | undefined): ArgsCheck {
     }
     return problems;
   };
+}
+
+/** The members a class states its checks for (class-validator), in the order it declares them: those objectCheck takes. */
+export function declaredMembers(dto: Type): string[] {
+  return [...new Set(getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false).map((m) => m.propertyName))];
 }
 
 /** A criterion's `value` checked as the `value` member of `dto` (no class: any value passes the check). */

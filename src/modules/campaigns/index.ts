@@ -11,4 +11,5 @@ export { OffersModule } from './offers/offers.module.js';
 export { MESSAGE_TYPES, toRuleSet } from './rules/rule-set.mapper.js';
 export { RulesCacheService } from './rules/rules-cache.service.js';
 export { RulesModule } from './rules/rules.module.js';
+export { CoreRewardsModule } from './rewards/core-rewards.js';
 export { RulesRepository } from './rules/rules.repository.js';

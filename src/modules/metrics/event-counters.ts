@@ -38,6 +38,10 @@ export const OUTCOME_COUNTERS = {
     help: 'Simulation runs ended across every worker, by outcome: completed, cancelled, failed (a run that failed for good)',
     outcomes: ['completed', 'cancelled', 'failed'],
   },
+  reward_effects_total: {
+    help: "Attempts of rewards' after-commit effects across every worker, by outcome: done, retrying (the attempt failed, another will follow), dead (the last attempt failed)",
+    outcomes: ['done', 'retrying', 'dead'],
+  },
 } as const;
 export type OutcomeCounter = keyof typeof OUTCOME_COUNTERS;
 export type Outcome<M extends OutcomeCounter> = (typeof OUTCOME_COUNTERS)[M]['outcomes'][number];
@@ -80,7 +84,7 @@ export class EventCounters implements OnModuleDestroy {
     for (const [name, n] of Object.entries(counts) as Array<[EventCounter, number]>) if (n > 0) this.pending[name] = (this.pending[name] ?? 0) + n;
   }
 
-  /** One more job of another queue ended with this outcome (a webhook delivery attempt, a simulation run). */
+  /** One more job of another queue ended with this outcome (a webhook delivery attempt, a simulation run, a reward effect's attempt). */
   count<M extends OutcomeCounter>(metric: M, outcome: Outcome<M>): void {
     const key = outcomeKey(this.config.queuePrefix, metric, outcome);
     this.outcomes.set(key, (this.outcomes.get(key) ?? 0) + 1);

@@ -12,12 +12,12 @@ import { REDIS } from '../../redis/redis.module.js';
 import type { RedisClient } from '../../redis/connection.js';
 import { failuresMetricKey } from '../registry/index.js';
 import { counterKey, EVENT_COUNTERS, EVENT_HISTOGRAMS, EventHistogram, histogramKey, LATENCY_BUCKETS } from './event-counters.js';
-import { registerExpiryBacklogGauge, registerOutcomeCounters, registerPoolGauge } from './service-gauges.js';
+import { registerExpiryBacklogGauge, registerOutcomeCounters, registerPoolGauge, registerRewardEffectsGauges } from './service-gauges.js';
 
 /**
  * Prometheus metrics of this API process (requests by route and status, their latency, its PostgreSQL pool, Node's
- * own), plus the cluster's event, webhook delivery and simulation counters (from Redis), the events queue's depth and
- * the points expiry backlog, read at scrape time.
+ * own), plus the cluster's event, webhook delivery, simulation and reward effect counters (from Redis), the events
+ * queue's depth, the points expiry backlog and the reward effects open and dead, read at scrape time.
  */
 @Injectable()
 export class MetricsService {
@@ -42,6 +42,7 @@ export class MetricsService {
     registerOutcomeCounters(this.registry, redis, config.queuePrefix);
     registerPoolGauge(this.registry, db);
     registerExpiryBacklogGauge(this.registry, db, clock);
+    registerRewardEffectsGauges(this.registry, db, clock);
     new Gauge({
       name: 'events_total',
       help: 'Events by outcome across every process: accepted (stored), duplicates (ignored transaction ids), processed, rejected (unknown customer), failed (job attempts failed)',

@@ -3,10 +3,12 @@ import { Test } from '@nestjs/testing';
 import { CriteriaOperator, CriteriaOperatorHandler, DomainAction, DomainActionHandler, RewardKind, RewardKindHandler, type DomainActionContext, type DomainActionDecision, type RewardContext } from '../../extension-api/index.js';
 import { extensionChecks, useExtensionChecks } from '../../common/validation/extension-checks.js';
 import { ConfigModule } from '../../config/config.module.js';
-import { ExtensionRegistry } from './extension-registry.js';
+import { BuiltIn, ExtensionRegistry } from './extension-registry.js';
 import { ExtensionFailures } from './extension-failures.js';
 import { RegistryModule } from './registry.module.js';
 import { CoreActionsModule } from '../domain-actions/index.js';
+import { CoreRewardsModule } from '../campaigns/index.js';
+import { CORE_REWARDS } from '../../engine/index.js';
 
 @CriteriaOperator({ name: 'starts_with', description: 'The value starts with the given text.' })
 class StartsWith extends CriteriaOperatorHandler {
@@ -52,6 +54,24 @@ describe('ExtensionRegistry', () => {
     const engine = (await registry()).engine();
     expect([...engine.operators.keys()]).toEqual(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'exists', 'contains']);
     expect([...engine.rewards.keys()]).toEqual(['deal', 'ad_unit', 'points', 'event', 'tier']);
+  });
+
+  it("finds the built-in reward kinds' providers (source core) apart from the extensions: the engine keeps its own", async () => {
+    const found = await registry(CoreRewardsModule);
+    expect([...found.engine().rewards.values()]).toEqual([...CORE_REWARDS.values()]);
+    expect([found.definitions().rewardKinds, [...found.arguments().rewards.keys()], [...extensionChecks().rewards.keys()]]).toEqual([[], [], []]);
+    useExtensionChecks({ rewards: new Map(), operators: new Map() });
+  });
+
+  it('refuses a built-in reward kind the engine does not define', async () => {
+    @RewardKind({ name: 'stars', description: 'Not one of the engine.' })
+    class Stars extends RewardKindHandler {
+      apply(): void {}
+    }
+    @BuiltIn()
+    @Module({ providers: [Stars] })
+    class NotCoreModule {}
+    await expect(registry(NotCoreModule)).rejects.toThrow('reward kind "stars" (core): the engine has no built-in reward kind of that name');
   });
 
   it("finds decorated providers in any module, named after their module, bound to their instance", async () => {

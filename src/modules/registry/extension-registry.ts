@@ -175,7 +175,13 @@ export class ExtensionRegistry implements OnModuleInit {
     const builtIns = found.filter(({ source }) => source === CORE);
     const actions = found.filter(({ source }) => source !== CORE);
     const operators = this.find<CriteriaOperatorHandler, CriteriaOperatorOptions>(CriteriaOperator, CriteriaOperatorHandler, 'criteria operator');
-    const kinds = this.find<RewardKindHandler, RewardKindOptions>(RewardKind, RewardKindHandler, 'reward kind');
+    const allKinds = this.find<RewardKindHandler, RewardKindOptions>(RewardKind, RewardKindHandler, 'reward kind');
+    // The built-in reward kinds' providers (the campaigns module's) declare the engine's own, CORE_REWARDS, which the
+    // engine compiles with in every process, that module imported or not: they are not among the extensions.
+    const kinds = allKinds.filter(({ source }) => source !== CORE);
+    for (const { options } of allKinds.filter(({ source }) => source === CORE)) {
+      if (!CORE_REWARDS.has(options.name)) throw new ExtensionConfigError(`reward kind "${options.name}" (core): the engine has no built-in reward kind of that name`);
+    }
     const enrichers = this.find<EventEnricherHandler, ExtensionOptions>(EventEnricher, EventEnricherHandler, 'event enricher');
     for (const { options, source } of kinds) {
       if (OUTCOME_BOOKKEEPING.includes(options.name)) throw new ExtensionConfigError(`reward kind "${options.name}" (${source}): that name is a member every stored outcome has`);

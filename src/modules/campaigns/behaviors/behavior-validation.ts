@@ -1,9 +1,14 @@
+import type { Type } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
 import { criteriaProblem } from '../../../common/validation/criteria.js';
-import { extensionChecks, type ArgsCheck } from '../../../common/validation/extension-checks.js';
-import { hasPrototypeKeySegment, isPrototypeKey, PROTOTYPE_KEY_MESSAGE } from '../../../common/validation/reserved-names.js';
+import { declaredMembers, extensionChecks, objectCheck, valueCheck, type ArgsCheck } from '../../../common/validation/extension-checks.js';
+import { hasPrototypeKeySegment, PROTOTYPE_KEY_MESSAGE } from '../../../common/validation/reserved-names.js';
 import { CORE_REWARDS, type Criterion } from '../../../engine/index.js';
+import { BARE_VALUE_ARGS } from '../rewards/core-reward-args.js';
+import { CORE_REWARD_KINDS, rewardKindOptions } from '../rewards/core-rewards.js';
 import type { BehaviorInput, GoalInput, GroupInput, OutcomeInput } from './behavior-input.js';
 import { completionPointsProblem, goalsPerBehaviorProblem, uniqueEventCountProblem } from './behavior-limits.js';
+import { intProblem, MAX_INT, nameProblem, REQUIRED, textProblem } from './value-problems.js';
 
 /**
  * Checks one submitted behavior (contract §6) and collects every problem in its `errors` object: a map from a dotted
@@ -36,11 +41,9 @@ export interface KnownReferences {
   tierNames: Map<string, string>;
 }
 
-const MAX_INT = 2_147_483_647;
 const MAX_GROUPS = 20;
 const MAX_GOALS = 50;
 const MAX_OUTCOMES = 20;
-/** The built-in reward kinds, as the engine defines them. */
 const BEHAVIOR_KEYS = ['name', 'tags', 'points', 'data', 'goal_groups', 'outcome_config', 'variant'];
 const ACHIEVEMENT_KEYS = ['name', 'internal_event_name', 'event_count', 'type', 'unique_attribute', 'points', 'required', 'criteria', 'tags', 'data'];
 const RESPONSE_ONLY = ['id', 'campaign_id', 'outcomes', 'errors', 'created_at', 'updated_at', 'deleted_at'];
@@ -74,15 +77,21 @@ class Checker {
   }
 
   present(field: string, value: unknown): boolean {
-    if (value === undefined || value === null) this.fail(field, 'is required');
+    if (value === undefined || value === null) this.fail(field, REQUIRED);
     return value !== undefined && value !== null;
   }
 
-  int(field: string, value: unknown, min: number, max = MAX_INT): number | undefined {
+  /** `value` when `problem` finds nothing wrong with it; else the problem recorded. Undefined (absent) is not checked. */
+  private valid<T>(field: string, value: unknown, problem: (value: unknown) => string | null): T | undefined {
     if (value === undefined) return undefined;
-    if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
-    this.fail(field, max === MAX_INT ? `must be an integer of at least ${min}` : `must be an integer from ${min} to ${max}`);
+    const found = problem(value);
+    if (found === null) return value as T;
+    this.fail(field, found);
     return undefined;
+  }
+
+  int(field: string, value: unknown, min: number, max = MAX_INT): number | undefined {
+    return this.valid(field, value, (v) => intProblem(v, min, max));
   }
 
   bool(field: string, value: unknown): boolean | undefined {
@@ -92,10 +101,7 @@ class Checker {
   }
 
   text(field: string, value: unknown, max = 255): string | undefined {
-    if (value === undefined) return undefined;
-    if (typeof value === 'string' && value.length >= 1 && value.length <= max) return value;
-    this.fail(field, `must be a string of 1 to ${max} characters`);
-    return undefined;
+    return this.valid(field, value, (v) => textProblem(v, max));
   }
 
   /** A member the view answers as null when it is not set. */
@@ -105,10 +111,7 @@ class Checker {
 
   /** A name of a behavior, goal, event or attribute: text that is not a prototype key (contract §18). */
   name(field: string, value: unknown): string | undefined {
-    const name = this.text(field, value);
-    if (name === undefined || !isPrototypeKey(name)) return name;
-    this.fail(field, PROTOTYPE_KEY_MESSAGE);
-    return undefined;
+    return this.valid(field, value, nameProblem);
   }
 
   nullableName(field: string, value: unknown): string | null {
@@ -240,68 +243,67 @@ function checkGroups(c: Checker, value: unknown): GroupInput[] {
   return groups;
 }
 
-/** An outcome's object: `members` allowed, the first of them required. */
-function checkRef(c: Checker, field: string, value: unknown, members: string[]): Json | null {
-  if (!isObject(value)) {
-    c.fail(field, `must be an object {${members.join(', ')}}`);
-    return null;
-  }
-  c.members(field, value, members);
-  return c.present(at(field, members[0]), value[members[0]]) ? value : null;
-}
-
 /**
  * How one reward kind's arguments are checked when a behavior is written: problems recorded on `c` under `field`, and
  * the arguments as stored answered (null or undefined when they are wrong).
  */
 type OutcomeCheck = (c: Checker, field: string, args: unknown) => unknown;
 
-const refId: OutcomeCheck = (c, f, value) => {
-  const ref = checkRef(c, f, value, ['id']);
-  const id = ref ? c.int(at(f, 'id'), ref.id, 1) : undefined;
-  return id === undefined ? null : { id };
-};
+/** Problems of a class's check recorded under `field`: `member` is a dotted path below it ('' for the field itself). */
+function record(c: Checker, field: string, problems: Array<[string, string]>): void {
+  for (const [member, message] of problems) c.fail(member === '' ? field : at(field, member), message);
+}
 
-/** The built-in reward kinds' checks (their messages are part of the API), by kind. */
-const CORE_CHECKS = new Map<string, OutcomeCheck>([
-  ['deal', refId],
-  ['ad_unit', refId],
-  ['points', (c, f, value) => (c.present(f, value) ? c.int(f, value, 1) : undefined)],
-  [
-    'event',
-    (c, f, value) => {
-      const ref = checkRef(c, f, value, ['name', 'by']);
-      const name = ref ? c.name(at(f, 'name'), ref.name) : undefined;
-      const by = ref?.by ?? 1;
-      if (typeof by !== 'number' || !Number.isFinite(by) || by <= 0) c.fail(at(f, 'by'), 'must be a number greater than 0');
-      return name === undefined || typeof by !== 'number' ? null : { name, by };
-    },
-  ],
-  [
-    'tier',
-    (c, f, value) => {
-      const ref = checkRef(c, f, value, ['name']);
-      const name = ref ? c.text(at(f, 'name'), ref.name) : undefined;
-      return name === undefined ? null : { name };
-    },
-  ],
-]);
+/**
+ * A built-in kind's check: its args class's, as an extension's is, with the messages behaviors have always answered. An
+ * object of the class's members (a value that is not one: `must be an object {id}`; other members refused, as the
+ * behavior's are) is stored with those members only, their defaults filled in (an event's `by`); a bare value (points)
+ * is checked as the class's `value`, and stored as it is.
+ */
+function coreCheck(args: Type): OutcomeCheck {
+  if (BARE_VALUE_ARGS.has(args)) {
+    const check = valueCheck(args);
+    return (c, f, value) => {
+      const problems = Object.entries(check(value)).map(([member, message]): [string, string] => [member.replace(/^value\.?/, ''), message]);
+      record(c, f, problems);
+      return problems.length ? null : value;
+    };
+  }
+  const members = declaredMembers(args);
+  const check = objectCheck(args);
+  return (c, f, value) => {
+    if (!isObject(value)) {
+      c.fail(f, `must be an object {${members.join(', ')}}`);
+      return null;
+    }
+    c.members(f, value, members);
+    const own = Object.fromEntries(members.filter((m) => Object.hasOwn(value, m)).map((m) => [m, value[m]]));
+    const problems = Object.entries(check(own));
+    record(c, f, problems);
+    if (problems.length) return null;
+    const stored = plainToInstance(args, own) as Json;
+    return Object.fromEntries(members.filter((m) => stored[m] !== undefined).map((m) => [m, stored[m]]));
+  };
+}
 
-/** The built-in kinds' checks in the engine's order of its built-in rewards, looked up as the extensions' are. */
-const CORE_OUTCOME_CHECKS = new Map(
-  [...CORE_REWARDS.keys()].map((kind): [string, OutcomeCheck] => {
-    const check = CORE_CHECKS.get(kind);
-    if (!check) throw new Error(`the built-in reward kind "${kind}" has no write-time check`);
-    return [kind, check];
-  }),
-);
+/** The built-in kinds' checks (their messages are part of the API), from their @RewardKind's args classes, in the engine's order. */
+const CORE_OUTCOME_CHECKS = ((): Map<string, OutcomeCheck> => {
+  const argsOf = new Map(CORE_REWARD_KINDS.map((handler) => rewardKindOptions(handler)).map(({ name, args }) => [name, args]));
+  return new Map(
+    [...CORE_REWARDS.keys()].map((kind): [string, OutcomeCheck] => {
+      const args = argsOf.get(kind);
+      if (!args) throw new Error(`the built-in reward kind "${kind}" has no args class (rewards/core-rewards.ts)`);
+      return [kind, coreCheck(args)];
+    }),
+  );
+})();
 
 /** An extension's check (its args class) as an outcome check: each problem under its member; arguments kept as stored pass. */
 function extensionCheck(kind: string, check: ArgsCheck): OutcomeCheck {
   return (c, f, value) => {
     if (c.kept?.outcome(kind, value)) return value;
     const problems = Object.entries(check(value));
-    for (const [member, message] of problems) c.fail(member === '' ? f : at(f, member), message);
+    record(c, f, problems);
     return problems.length ? null : value;
   };
 }

@@ -3,6 +3,7 @@ import { ApiSchemaOf } from '../../../../common/http/api-schema.js';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject } from 'class-validator';
 import { Criterion } from '../../../../common/validation/criterion.dto.js';
 import { Required } from '../../../../common/validation/validators.js';
+import { EventOutcomeInput, OutcomeIdRef, OutcomeTierRef, POINTS_PROPERTY } from '../../rewards/core-reward-args.js';
 
 /**
  * Request classes document the behavior shape (contract §6) in Swagger. Their members are checked by
@@ -83,29 +84,16 @@ export class GoalGroupInput {
   @ApiProperty({ type: [GoalInput], minItems: 1, maxItems: 50 }) goals: GoalInput[];
 }
 
-export class OutcomeIdRef {
-  @ApiProperty({ type: 'integer', minimum: 1, example: 12 }) id: number;
-}
-
-export class EventOutcomeInput {
-  @ApiProperty({ example: 'explorer_done', description: `The event raised for the customer. ${NOT_PROTOTYPE}` }) name: string;
-  @ApiPropertyOptional({ type: Number, exclusiveMinimum: true, minimum: 0, example: 1, default: 1, description: 'Count of the raised event (> 0)' })
-  by?: number;
-}
-
-export class OutcomeTierRef {
-  @ApiProperty({ example: 'Gold', description: 'A tier of the organization (any case)' }) name: string;
-}
-
 /**
- * One outcome: exactly one of its members. The built-in kinds' members as the document holds them: extendDocument
- * (extension-document.ts) makes the OutcomeInput component a union of one-member forms, OutcomeInput_<kind>, one per
- * built-in kind and per extension kind, so that a body with no member or two fits none.
+ * One outcome: exactly one of its members. The built-in kinds' members (their args classes: rewards/core-reward-args.ts)
+ * as the document holds them: extendDocument (extension-document.ts) makes the OutcomeInput component a union of
+ * one-member forms, OutcomeInput_<kind>, one per built-in kind and per extension kind, so that a body with no member or
+ * two fits none.
  */
 export class OutcomeInput {
   @ApiPropertyOptional({ type: OutcomeIdRef, description: 'An offer of the organization' }) deal?: OutcomeIdRef;
   @ApiPropertyOptional({ type: OutcomeIdRef, description: 'A creative (message) of the same campaign' }) ad_unit?: OutcomeIdRef;
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, example: 10, description: 'Points credited' }) points?: number;
+  @ApiPropertyOptional({ ...POINTS_PROPERTY }) points?: number;
   @ApiPropertyOptional({ type: EventOutcomeInput, description: 'An event raised for the customer' }) event?: EventOutcomeInput;
   @ApiPropertyOptional({ type: OutcomeTierRef, description: 'A tier of the organization the customer is lifted to' }) tier?: OutcomeTierRef;
 }
