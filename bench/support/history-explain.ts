@@ -14,6 +14,7 @@ import { dataSourceOptions } from '../../src/database/data-source.js';
 import type { Tenant } from '../../src/common/http/request-context.js';
 import type { Statement, UnitOfWork } from '../../src/common/database/unit-of-work.js';
 import { EvaluationRepository } from '../../src/modules/evaluation/evaluation.repository.js';
+import { TierFacts } from '../../src/modules/customers-state/tiers/tier-facts.repository.js';
 import { writeStatement } from '../../src/modules/evaluation/write-statement.js';
 import { emptyPlan, type WritePlan } from '../../src/modules/evaluation/write-plan.js';
 import { V2EventsUseCase } from '../../src/modules/events/v2-events.use-case.js';
@@ -56,7 +57,7 @@ function recorder(into: Captured[], label: (s: Statement) => string, write = fal
 /** The statements of one V1 sync event (a visit) for customer c: the locked customer, its progress, the write. */
 async function v1Statements(plan: HistoryPlan, c: number): Promise<Captured[]> {
   const out: Captured[] = [];
-  const repo = new EvaluationRepository();
+  const repo = new EvaluationRepository(new TierFacts());
   const { tenant, sizes } = plan;
   const key = { userId: customerUuid(c) };
   const behaviorIds = Object.values(tenant.behaviorIds);
@@ -118,7 +119,7 @@ async function v1Statements(plan: HistoryPlan, c: number): Promise<Captured[]> {
 /** Retrieval's statements: the customer (no lock) and its progress in every live behavior. */
 async function retrievalStatements(plan: HistoryPlan, c: number): Promise<Captured[]> {
   const out: Captured[] = [];
-  const repo = new EvaluationRepository();
+  const repo = new EvaluationRepository(new TierFacts());
   const key = { userId: customerUuid(c) };
   await repo.customer(recorder(out, () => 'retrieval: customer (customer-by-id)'), plan.tenant.organizationId, key, false);
   return out;

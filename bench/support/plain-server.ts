@@ -27,6 +27,7 @@ import { compileRules, CORE_EXTENSIONS, evaluate, instancesFromV1, type Compiled
 import { toRuleSet } from '../../src/modules/campaigns/rules/rule-set.mapper.js';
 import { RulesRepository } from '../../src/modules/campaigns/rules/rules.repository.js';
 import { EvaluationRepository } from '../../src/modules/evaluation/evaluation.repository.js';
+import { TierFacts } from '../../src/modules/customers-state/tiers/tier-facts.repository.js';
 import { eventOutcome } from '../../src/modules/evaluation/event-outcome.js';
 import { involvedBehaviors } from '../../src/modules/evaluation/involved-behaviors.js';
 import { newEventRows, planWrite, type NewEvent } from '../../src/modules/evaluation/write-plan.js';
@@ -47,7 +48,7 @@ const db = new pg.Pool({
   pipeline: true,
   onConnect: (client) => void client.on('error', () => undefined),
 });
-const repository = new EvaluationRepository();
+const repository = new EvaluationRepository(new TierFacts());
 const rulesRepository = new RulesRepository();
 
 /** What the API's key guard answers for the key (api-key.service.ts), read once: S does no auth. */

@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../../src/config/config.module.js';
 import type { AppConfig } from '../../src/config/config.js';
 import { RulesCacheService } from '../../src/modules/campaigns/rules/rules-cache.service.js';
 import { TierReviewSweeper } from '../../src/modules/evaluation/tier-review.sweeper.js';
+import { TierFacts } from '../../src/modules/customers-state/tiers/tier-facts.repository.js';
 import { TierReviewsRepository } from '../../src/modules/customers-state/tiers/tier-reviews.repository.js';
 import { AfterCommit } from '../../src/modules/evaluation/after-commit.js';
 import { CustomerTransactions } from '../../src/modules/evaluation/customer-transactions.js';
@@ -31,7 +32,7 @@ describe('tier reviews on the real database', () => {
     await useOwnDatabase('tier_reviews');
     ctx = await createMediumContext({}, at('2027-01-05T00:00:00Z'));
     const get = <T>(token: unknown) => ctx.app.get<T>(token as never);
-    sweeper = new TierReviewSweeper(ctx.db, get(CustomerTransactions), get(RulesCacheService), get(AfterCommit), new TierReviewsRepository(), get<Logger>(LOGGER), ctx.clock, get<AppConfig>(APP_CONFIG));
+    sweeper = new TierReviewSweeper(ctx.db, get(CustomerTransactions), get(RulesCacheService), get(AfterCommit), new TierReviewsRepository(new TierFacts()), get<Logger>(LOGGER), ctx.clock, get<AppConfig>(APP_CONFIG));
     tenant = await seedTenant(ctx.db);
     await ctx.db.query(`UPDATE organizations SET tier_policy = $2 WHERE id = $1`, [
       tenant.organizationId,
@@ -103,7 +104,7 @@ describe('tier reviews on the real database', () => {
 
   it('writes a review once, however many times it is written', async () => {
     const id = await goldCustomer(0);
-    const reviews = new TierReviewsRepository();
+    const reviews = new TierReviewsRepository(new TierFacts());
     const review = {
       id,
       tier_id: tiers.Silver,

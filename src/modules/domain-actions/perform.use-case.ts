@@ -18,9 +18,8 @@ import {
   type ExtensionFailureRecord,
   type ProgressMap,
 } from '../../engine/index.js';
-import { webhookOccurrences } from '../webhooks/index.js';
 import type { CampaignKey } from '../events/index.js';
-import { DuplicateTransaction, EvaluationPipeline, EvaluationRepository, eventResult, newEventRows, planWrite, type CustomerKey, type LoadedCustomer, type NewEvent } from '../evaluation/index.js';
+import { DuplicateTransaction, EvaluationPipeline, EvaluationRepository, type CustomerKey, type EventToStore, type LoadedCustomer } from '../evaluation/index.js';
 import {
   PERFORM_FILTERS,
   PERFORM_PLACEMENTS,
@@ -136,7 +135,7 @@ export class PerformUseCase {
       write: true,
       requestId: req.requestId,
       involved: (rules) => involved(action, rules, campaign.id, args),
-      decide: async ({ rules, customer, progress, subscribed, now, uow, budgets }) => {
+      decide: async ({ rules, customer, progress, now, uow, budgets }) => {
         met = [];
         // A repeat answers 409 even when the first perform completed the campaign (which would otherwise be a 422);
         // a repeat racing the first one for another customer is stopped by the unique index when it writes.
@@ -176,12 +175,10 @@ export class PerformUseCase {
           failed,
         );
         const { result, attributes, rows } = this.accepted(what, action, decision, given);
-        const event = this.event(req, customer, campaign.id, result, { ...instance, attributes: { ...instance.attributes, ...attributes } });
-        const webhooks = webhookOccurrences(rules, customer.snapshot, result, customer.externalId, subscribed, now);
+        const event = this.event(req, customer, campaign.id, { ...instance, attributes: { ...instance.attributes, ...attributes } });
         const qualified = 'qualified' in result && typeof result.qualified === 'boolean' ? result.qualified : performQualified(input);
-        const plan = planWrite({ insert: newEventRows([event]) }, [{ organizationId: org, before: customer.snapshot, result, firstIndex: 0, webhooks }]);
         return {
-          plan: rows?.length ? { ...plan, rows } : plan,
+          store: { events: [event], result, explain: false, processed: true, rows },
           extensionFailures: met,
           answer: () => ({ rules, result, qualified, progress: { ...progress, ...result.progress }, now }),
         };
@@ -232,24 +229,15 @@ export class PerformUseCase {
     return { ...base, name: domain, attributes: { ...enriched.attributes, domain }, context: { ...enriched.context, ...base.context } };
   }
 
-  /** The one event row perform writes: processed, source 'perform'; its ledger rows, offers and notifications hang on it. */
-  private event(req: PerformRequest, customer: LoadedCustomer, campaignId: number, result: EvaluationResult, instance: EventInstance): NewEvent {
-    const multiOrg = req.tenant.multiOrgEnabled;
-    const { points, result: summary } = eventResult(result, 0, false);
+  /** The one event perform writes (processed, source 'perform'); its ledger rows, offers and notifications hang on it. */
+  private event(req: PerformRequest, customer: LoadedCustomer, campaignId: number, instance: EventInstance): EventToStore {
     return {
-      organizationId: req.tenant.organizationId,
       apiKeyId: req.tenant.apiKeyId,
-      customerId: customer.snapshot.id,
-      userRef: customer.externalId,
       source: 'perform',
       transactionId: req.body.transaction_id ?? null,
       instance,
-      divisionId: multiOrg ? customer.snapshot.divisionId : null,
+      divisionId: req.tenant.multiOrgEnabled ? customer.snapshot.divisionId : null,
       campaignId,
-      status: 'processed',
-      reason: null,
-      result: summary,
-      pointsEarned: points,
       requestId: req.requestId,
       qualify: false,
     };

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RulesModule } from '../campaigns/index.js';
+import { TierFacts } from '../customers-state/index.js';
 import { WebhookSubscriptions } from '../webhooks/index.js';
 import { AfterCommit } from './after-commit.js';
 import { CustomerTransactions } from './customer-transactions.js';
@@ -13,7 +14,7 @@ import { StoredEventsEvaluation } from './stored-events.evaluation.js';
  */
 @Module({
   imports: [RulesModule],
-  providers: [CustomerTransactions, EvaluationRepository, EvaluationPipeline, StoredEventsEvaluation, AfterCommit, WebhookSubscriptions],
+  providers: [CustomerTransactions, EvaluationRepository, EvaluationPipeline, StoredEventsEvaluation, AfterCommit, WebhookSubscriptions, TierFacts],
   exports: [EvaluationPipeline, StoredEventsEvaluation, CustomerTransactions, EvaluationRepository, AfterCommit, RulesModule],
 })
 export class EvaluationModule {}

@@ -2,16 +2,19 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { AppError } from '../../common/errors/app-error.js';
-import type { BudgetLeft, CompiledRules, ExtensionFailureRecord, ProgressMap } from '../../engine/index.js';
+import type { BudgetLeft, CompiledRules, EventInstance, ExtensionFailureRecord, ProgressMap } from '../../engine/index.js';
 import type { EventCounter } from '../metrics/index.js';
 import { RulesCacheService } from '../campaigns/index.js';
 import type { WebhookEventType } from '../webhooks/index.js';
 import { WebhookSubscriptions } from '../webhooks/index.js';
 import { AfterCommit } from './after-commit.js';
 import { budgetedCampaigns, retryOnBudget } from './budgets.js';
+import { customerPlan, pendingRows, type EventsToStore } from './customer-plan.js';
 import { CustomerTransactions, type CustomerTransaction } from './customer-transactions.js';
 import { EvaluationRepository, type CustomerKey, type LoadedCustomer, type Written } from './evaluation.repository.js';
-import type { WritePlan } from './write-plan.js';
+import type { EventKey } from './event-keys.js';
+import { involvedBehaviors } from './involved-behaviors.js';
+import type { EventToStore, WritePlan } from './write-plan.js';
 
 /** What the pipeline loaded for one customer: the engine's whole input but the events. */
 export interface Loaded {
@@ -28,9 +31,7 @@ export interface Loaded {
   uow: UnitOfWork;
 }
 
-/** What a way in decided, from the engine's result: the plan to write (null: write nothing) and its answer. */
-export interface Decision<T> {
-  plan: WritePlan | null;
+interface Decided<T> {
   /** Counted in the event metrics once committed. */
   counts?: Partial<Record<EventCounter, number>>;
   /** The extensions' failures the engine met (EvaluationResult.extensionFailures): recorded once settled. */
@@ -38,15 +39,24 @@ export interface Decision<T> {
   answer(written: Written | null): T;
 }
 
-/** One customer's evaluation as a way in (V1, read_only, the qualify check, perform) describes it. */
+/**
+ * What a way in decided, from the engine's result, and its answer. What it writes: `store`, its events and the
+ * engine's result for them, which the pipeline plans (event rows, what the result changed, webhook events); or `plan`,
+ * a write plan made already. Null: nothing.
+ */
+export type Decision<T> = Decided<T> & ({ store: EventsToStore | null } | { plan: WritePlan | null });
+
+/** The behaviors whose progress an evaluation reads: those its events listen to (and their campaign's), or its own list. */
+export type Involved = { events: EventInstance[]; campaignId(rules: CompiledRules): number | null } | ((rules: CompiledRules) => number[]);
+
+/** One customer's evaluation as a way in (V1 and read_only, the qualify check, retrieval, perform) asks for it. */
 export interface CustomerEvaluation<T> {
   organizationId: number;
   customer: CustomerKey;
   /** false: the customer is read without a lock or a transaction, and nothing is written (read_only, the qualify check, retrieval). */
   write: boolean;
-  /** The behaviors whose progress the evaluation reads, by the rules. */
-  involved(rules: CompiledRules): number[];
-  /** Runs the engine on what was loaded. Throwing here rolls everything back. */
+  involved: Involved;
+  /** Runs the engine on what was loaded, as the way in does (a domain action decides here). Throwing rolls everything back. */
   decide(loaded: Loaded): Decision<T> | Promise<Decision<T>>;
   /** For log lines of what happens after commit. */
   requestId?: string;
@@ -57,11 +67,15 @@ const NONE: ReadonlySet<WebhookEventType> = new Set();
 /** Work for one customer waits for its turn in this process by the key the request names it by. */
 const laneOf = (org: number, key: CustomerKey) => `${org}:${'userId' in key ? `id:${key.userId}` : `external:${key.externalId}`}`;
 
+const involvedIn = (involved: Involved, rules: CompiledRules): number[] =>
+  typeof involved === 'function' ? involved(rules) : involvedBehaviors(rules, involved.events, involved.campaignId(rules));
+
 /**
  * The event path: load (customer locked, progress of the involved behaviors, compiled rules) → engine (the way in's
  * `decide`) → write plan → persist (one transaction, CustomerTransactions) → after commit (deliveries, metrics).
- * Every evaluation goes through here: V1 sync and read_only, the qualify check, perform, and the events worker
- * (StoredEventsEvaluation). Rules and webhook subscriptions are loaded on the transaction's own connection.
+ * Every evaluation of one customer goes through forCustomer: V1 sync and read_only, the qualify check, retrieval,
+ * perform; V1 async=true stores its events through storePending. The events worker's batches of many customers go
+ * through StoredEventsEvaluation. Rules and webhook subscriptions are loaded on the transaction's own connection.
  */
 @Injectable()
 export class EvaluationPipeline {
@@ -79,7 +93,7 @@ export class EvaluationPipeline {
     // The progress the last compiled rules say the events involve is read with the customer, in its round trip;
     // only what the current rules add is read after.
     const hint = await this.rules.peek(org)?.catch(() => null);
-    const guess = hint ? evaluation.involved(hint) : [];
+    const guess = hint ? involvedIn(evaluation.involved, hint) : [];
     const lane = laneOf(org, key);
     const work = async (tx: CustomerTransaction, locked: number[]) => {
       // Under a period tier policy the customer's qualifying facts are read in the same round trip too (§17).
@@ -101,15 +115,17 @@ export class EvaluationPipeline {
         customer.snapshot.tierFacts = fresh ? facts : (await this.repository.tierFacts(tx.uow, [customer.snapshot.id], rules.tierRules.timeZone)).get(customer.snapshot.id);
       }
       // The hint is the current rules on a warm cache: what they involve was read already.
-      const missing = rules === hint ? [] : evaluation.involved(rules).filter((id) => !guess.includes(id));
+      const missing = rules === hint ? [] : involvedIn(evaluation.involved, rules).filter((id) => !guess.includes(id));
       const progress = missing.length ? { ...guessed, ...(await this.repository.progress(tx.uow, [customer.snapshot.id], missing)).get(customer.snapshot.id) } : guessed;
       // Budgets: a write locks and reads only those a failed attempt met (retryOnBudget); a read sees them as they are.
       const [subscribed, budgets] = await Promise.all([
         write ? this.subscriptions.typesFor(org, customer.rulesVersion, tx.uow) : NONE,
         this.repository.budgets(tx.uow, write ? locked : budgetedCampaigns(rules), write),
       ]);
-      const decision = await evaluation.decide({ rules, customer, progress, subscribed, budgets, now: this.clock.now(), uow: tx.uow });
-      const written = decision.plan ? await tx.commitWith(this.repository.write(tx.uow, decision.plan)) : null;
+      const loaded: Loaded = { rules, customer, progress, subscribed, budgets, now: this.clock.now(), uow: tx.uow };
+      const decision = await evaluation.decide(loaded);
+      const plan = 'store' in decision ? decision.store && customerPlan(org, loaded, decision.store) : decision.plan;
+      const written = plan ? await tx.commitWith(this.repository.write(tx.uow, plan)) : null;
       return { decision, written };
     };
     const { decision, written } = write
@@ -139,9 +155,17 @@ export class EvaluationPipeline {
     return answer;
   }
 
-  /** Work of a way in that needs the path's transaction without the engine (V1 async=true stores events pending). */
-  inTransaction<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
-    return this.transactions.run(null, (tx) => work(tx.uow));
+  /**
+   * V1 async=true: the events stored pending for the events worker, in one transaction with the read of their customer
+   * (not locked) and its rules, which `events` describes them by; answers their keys, in order.
+   */
+  storePending(organizationId: number, key: CustomerKey, events: (rules: CompiledRules) => EventToStore[]): Promise<EventKey[]> {
+    return this.transactions.run(null, async ({ uow }) => {
+      const customer = await this.repository.customer(uow, organizationId, key, false);
+      if (!customer) throw AppError.notFound('user');
+      const rules = await this.rules.get(organizationId, customer.rulesVersion, uow);
+      return this.repository.storePending(uow, pendingRows(organizationId, customer, events(rules)));
+    });
   }
 
   /** The rules of an organization at a version, read on `uow`'s connection. */

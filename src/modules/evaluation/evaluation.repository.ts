@@ -5,7 +5,7 @@ import { UUID } from '../../common/validation/uuid.js';
 import type { BudgetLeft, CustomerSnapshot, EventInstance, ExperimentAssignment, ProgressMap, TierFact } from '../../engine/index.js';
 import type { NewEventRow, WritePlan } from './write-plan.js';
 import { EVENTS_BY_KEY, eventsByKeyParams, occurredKey, type EventKey } from './event-keys.js';
-import { tierFact, tierFactsOf, tierFactsQuery, type TierFactRow } from '../customers-state/index.js';
+import { TierFacts } from '../customers-state/index.js';
 import { domainRowsStatements, storePendingStatement, writeStatement, type WrittenRow } from './write-statement.js';
 
 /** How a request names a customer. */
@@ -92,6 +92,8 @@ const CUSTOMER_COLUMNS = `${PROFILE_COLUMNS}, o.rules_version`;
  */
 @Injectable()
 export class EvaluationRepository {
+  constructor(private readonly facts: TierFacts) {}
+
   /** The customer the key names (null when none); `lock` holds its row until the transaction ends. */
   async customer(uow: UnitOfWork, organizationId: number, key: CustomerKey, lock: boolean): Promise<LoadedCustomer | null> {
     if ('userId' in key && !UUID.test(key.userId)) return null;
@@ -124,19 +126,10 @@ export class EvaluationRepository {
    * The qualifying facts of the customer the key names, under a period tier policy (§17): see tierFacts(). Asked for
    * with the locking read of customer(), it runs once the lock is held.
    */
-  async tierFactsByKey(uow: UnitOfWork, organizationId: number, key: CustomerKey, timeZone: string): Promise<TierFact[]> {
-    if ('userId' in key && !UUID.test(key.userId)) return [];
+  tierFactsByKey(uow: UnitOfWork, organizationId: number, key: CustomerKey, timeZone: string): Promise<TierFact[]> {
+    if ('userId' in key && !UUID.test(key.userId)) return Promise.resolve([]);
     // By id, the customer read beside it checks the organization (another's customer answers 404, its facts unused).
-    const rows = await uow.run<TierFactRow>(
-      'userId' in key
-        ? { name: 'tier-facts-by-id', text: tierFactsQuery(`= $1::uuid`, '$2::text'), values: [key.userId, timeZone] }
-        : {
-            name: 'tier-facts-by-external-id',
-            text: tierFactsQuery(`= (SELECT id FROM customers WHERE organization_id = $1 AND external_id = $2)`, '$3::text'),
-            values: [organizationId, key.externalId, timeZone],
-          },
-    );
-    return rows.map(tierFact);
+    return this.facts.ofCustomer(uow, organizationId, key, timeZone);
   }
 
   /**
@@ -165,9 +158,9 @@ export class EvaluationRepository {
     return assignmentsOf(rows);
   }
 
-  /** Customers' qualifying facts under a period tier policy (§17), by customer (tier-facts.ts). */
+  /** Customers' qualifying facts under a period tier policy (§17), by customer (TierFacts). */
   tierFacts(db: Queryable, customerIds: string[], timeZone: string): Promise<Map<string, TierFact[]>> {
-    return tierFactsOf(db, customerIds, timeZone);
+    return this.facts.of(db, customerIds, timeZone);
   }
 
   /**

@@ -34,6 +34,12 @@ export function extensionFailureViews(result: EvaluationResult): ExtensionFailur
   return result.extensionFailures.map((f) => ({ campaign_id: f.campaignId, event_index: f.eventIndex, kind: f.kind, extension: f.extension, source: f.source }));
 }
 
+/** What the event of a perform records: processed, whatever the campaigns' states (its domain action decided). */
+export function processedOutcome(result: EvaluationResult, index: number, explain: boolean): EventOutcome {
+  const { points, result: summary } = eventResult(result, index, explain);
+  return { status: 'processed', reason: null, result: summary, pointsEarned: points };
+}
+
 /**
  * What an evaluated event row records: `stored` when an opt-in campaign listened and the customer had not qualified
  * (saved, not processed: contract §7), else `processed`, with the request's state as the reason when it did not

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import type { Statement, UnitOfWork } from '../../common/database/unit-of-work.js';
 import { RulesRepository } from '../campaigns/rules/rules.repository.js';
+import { TierFacts } from '../customers-state/index.js';
 import { BEGIN_STATEMENT } from './customer-transactions.js';
 import { EvaluationRepository } from './evaluation.repository.js';
 import { emptyPlan, type WritePlan } from './write-plan.js';
@@ -39,7 +40,7 @@ const plan = (events: WritePlan['events'], withDeliveries: boolean): WritePlan =
 
 async function printed(): Promise<string> {
   const { uow, statements, as } = recorder();
-  const repo = new EvaluationRepository();
+  const repo = new EvaluationRepository(new TierFacts());
   const id = { userId: sample.customer_id };
   const external = { externalId: 'c-1' };
   as('CustomerTransactions: every transaction of the path begins with');

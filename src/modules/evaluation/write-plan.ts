@@ -26,6 +26,9 @@ export interface NewEvent extends EventOutcome {
   qualify: boolean;
 }
 
+/** An event as a way in describes it to the pipeline: its row but its customer and what the evaluation made of it. */
+export type EventToStore = Omit<NewEvent, 'organizationId' | 'customerId' | 'userRef' | keyof EventOutcome>;
+
 /** The part of an engine result that is written: perform's result and evaluate's both have it. */
 export type Outcomes = Pick<
   EvaluationResult,
@@ -162,11 +165,16 @@ export interface MarkedEventRow {
 }
 
 export function newEventRows(events: NewEvent[]): NewEventRow[] {
-  return events.map((e) => ({
-    organization_id: e.organizationId,
+  return events.map((e) => eventRow(e, e, e));
+}
+
+/** The row of an event a way in stores, for its customer (`who`), with what the evaluation made of it. */
+export function eventRow(who: Pick<NewEvent, 'organizationId' | 'customerId' | 'userRef'>, e: EventToStore, outcome: EventOutcome): NewEventRow {
+  return {
+    organization_id: who.organizationId,
     api_key_id: e.apiKeyId,
-    customer_id: e.customerId,
-    user_ref: e.userRef,
+    customer_id: who.customerId,
+    user_ref: who.userRef,
     source: e.source,
     transaction_id: e.transactionId,
     name: e.instance.name,
@@ -176,13 +184,13 @@ export function newEventRows(events: NewEvent[]): NewEventRow[] {
     division_id: e.divisionId,
     campaign_id: e.campaignId,
     occurred_at: new Date(e.instance.occurredAt).toISOString(),
-    status: e.status,
-    reason: e.reason,
-    result: e.result,
-    points: e.pointsEarned,
+    status: outcome.status,
+    reason: outcome.reason,
+    result: outcome.result,
+    points: outcome.pointsEarned,
     request_id: e.requestId,
     qualify: e.qualify,
-  }));
+  };
 }
 
 /** A plan that writes the events and nothing else (the start of every plan). */

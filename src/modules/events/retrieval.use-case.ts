@@ -29,7 +29,7 @@ export class RetrievalUseCase {
       involved: (rules) => [...rules.behaviors.keys()],
       decide: ({ rules, customer, progress }) => {
         const response = this.view(rules, customer.snapshot, progress, tenant.multiOrgEnabled ? parseDivisionIds(divisionIdsQuery) : null);
-        return { plan: null, answer: () => response };
+        return { store: null, answer: () => response };
       },
     });
   }

@@ -11,8 +11,7 @@ import { checkEligibility, evaluateStepwise, instancesFromV1, type CompiledRules
 import { EventsJob, QueueName } from '../../queues/queue-names.js';
 import { EventEnrichment } from '../registry/index.js';
 import { EventCounters } from '../metrics/index.js';
-import { webhookOccurrences } from '../webhooks/index.js';
-import { DuplicateTransaction, EvaluationPipeline, EvaluationRepository, eventOutcome, involvedBehaviors, newEventRows, planWrite, type CustomerKey, type Decision, type EventOutcome, type Loaded, type NewEvent } from '../evaluation/index.js';
+import { DuplicateTransaction, EvaluationPipeline, EvaluationRepository, type CustomerKey, type Decision, type EventToStore, type Loaded } from '../evaluation/index.js';
 import type { V1AsyncResponse, V1EventResponse, V1QualificationResponse } from './dto/v1-answer.dto.js';
 import type { V1EventBody } from './dto/v1-event.dto.js';
 import { enqueueEvents } from './enqueue.js';
@@ -71,9 +70,9 @@ export class V1EventsUseCase {
       customer: req.customer,
       write: !readOnly,
       requestId: req.requestId,
-      involved: (rules) => involvedBehaviors(rules, instances, scopedCampaignIdOrNull(rules, req.campaign)),
+      involved: { events: instances, campaignId: (rules) => scopedCampaignIdOrNull(rules, req.campaign) },
       decide: async (loaded): Promise<Decision<V1EventResponse>> => {
-        const { rules, customer, progress } = loaded;
+        const { rules, progress } = loaded;
         const campaignId = scopedCampaignId(rules, req.campaign);
         const divisions = this.divisions(req, rules, instances);
         // In slices: a request at the limits (100 instances against thousands of goals) never holds the loop long.
@@ -82,13 +81,11 @@ export class V1EventsUseCase {
         if (readOnly) {
           const used = req.body.transaction_id ? await this.repository.transactionUsed(loaded.uow, req.tenant.apiKeyId, req.body.transaction_id) : false;
           if (used) throw new DuplicateTransaction(req.body.transaction_id!);
-          return { plan: null, extensionFailures: result.extensionFailures, answer: () => answer(result.notifications.map(() => null)) };
+          return { store: null, extensionFailures: result.extensionFailures, answer: () => answer(result.notifications.map(() => null)) };
         }
-        const rows = instances.map((instance, i) => this.event(req, customer.snapshot.id, customer.externalId, instance, divisions[i], campaignId, eventOutcome(result, i, req.explain)));
-        const webhooks = webhookOccurrences(rules, customer.snapshot, result, customer.externalId, loaded.subscribed, loaded.now);
         return {
-          plan: planWrite({ insert: newEventRows(rows) }, [{ organizationId: req.tenant.organizationId, before: customer.snapshot, result, firstIndex: 0, webhooks }]),
-          counts: { accepted: rows.length, processed: rows.length },
+          store: { events: instances.map((instance, i) => this.event(req, 'v1', instance, divisions[i], campaignId)), result, explain: req.explain },
+          counts: { accepted: instances.length, processed: instances.length },
           extensionFailures: result.extensionFailures,
           answer: (written) => answer(written!.notificationIds),
         };
@@ -102,7 +99,7 @@ export class V1EventsUseCase {
       organizationId: req.tenant.organizationId,
       customer: req.customer,
       write: false,
-      involved: (rules) => involvedBehaviors(rules, instances, scopedCampaignIdOrNull(rules, req.campaign)),
+      involved: { events: instances, campaignId: (rules) => scopedCampaignIdOrNull(rules, req.campaign) },
       decide: (loaded) => {
         const campaignId = scopedCampaignId(loaded.rules, req.campaign);
         this.divisions(req, loaded.rules, instances);
@@ -111,7 +108,7 @@ export class V1EventsUseCase {
         const notifications = qualified
           ? []
           : eligibility.campaigns.map((c) => ({ type: 'qualification' as const, campaign_id: c.campaignId, data: { state: c.state, message: c.detail } }));
-        return { plan: null, extensionFailures: eligibility.extensionFailures, answer: () => ({ status: 'ok', qualified, state: eligibility.state, notifications }) };
+        return { store: null, extensionFailures: eligibility.extensionFailures, answer: () => ({ status: 'ok', qualified, state: eligibility.state, notifications }) };
       },
     });
   }
@@ -119,15 +116,10 @@ export class V1EventsUseCase {
   /** async=true: the events are stored (pending) before the answer, then queued for a worker. */
   private async enqueue(req: V1Request, instances: EventInstance[]): Promise<V1AsyncResponse> {
     const org = req.tenant.organizationId;
-    const stored = await this.pipeline.inTransaction(async (uow) => {
-      const customer = await this.repository.customer(uow, org, req.customer, false);
-      if (!customer) throw AppError.notFound('user');
-      const rules = await this.pipeline.rulesAt(org, customer.rulesVersion, uow);
+    const stored = await this.pipeline.storePending(org, req.customer, (rules) => {
       const campaignId = scopedCampaignId(rules, req.campaign);
       const divisions = this.divisions(req, rules, instances);
-      const pending: EventOutcome = { status: 'pending', reason: null, result: null, pointsEarned: 0 };
-      const rows = instances.map((instance, i) => ({ ...this.event(req, customer.snapshot.id, customer.externalId, instance, divisions[i], campaignId, pending), source: 'v1_async' as const }));
-      return this.repository.storePending(uow, newEventRows(rows));
+      return instances.map((instance, i) => this.event(req, 'v1_async', instance, divisions[i], campaignId));
     });
     this.counters.add({ accepted: stored.length });
     await enqueueEvents(this.queue, stored.map((key) => ({ ...key, customerId: 'request', organizationId: org })), EventsJob.Evaluate, 'v1', true, req.requestId).catch((error: Error) =>
@@ -155,21 +147,10 @@ export class V1EventsUseCase {
     return instanceDivisions(req.tenant, rules, instances, (i) => `events.${instances[i].name}.context.division_id`);
   }
 
-  private event(
-    req: V1Request,
-    customerId: string,
-    externalId: string,
-    instance: EventInstance,
-    divisionId: number | null,
-    campaignId: number | null,
-    outcome: EventOutcome,
-  ): NewEvent {
+  private event(req: V1Request, source: 'v1' | 'v1_async', instance: EventInstance, divisionId: number | null, campaignId: number | null): EventToStore {
     return {
-      organizationId: req.tenant.organizationId,
       apiKeyId: req.tenant.apiKeyId,
-      customerId,
-      userRef: externalId,
-      source: 'v1',
+      source,
       // One request, one idempotency key, on every instance (a reversal finds them all by it); claimed once.
       transactionId: req.body.transaction_id ?? null,
       instance,
@@ -177,7 +158,6 @@ export class V1EventsUseCase {
       campaignId,
       requestId: req.requestId,
       qualify: req.body.qualify === true,
-      ...outcome,
     };
   }
 }

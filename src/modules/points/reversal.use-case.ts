@@ -4,7 +4,6 @@ import { CLOCK, type Clock } from '../../common/clock.js';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { customerTierStanding, tierName as tierNameOf, undoCompletions } from '../../engine/index.js';
-import { tierFactsOf } from '../customers-state/index.js';
 import { EvaluationPipeline, EvaluationRepository, type CustomerKey } from '../evaluation/index.js';
 import type { ReversalInput, ReversalResponse } from './dto/points.dto.js';
 import { ReversalRepository } from './reversal.repository.js';
@@ -74,7 +73,7 @@ export class ReversalUseCase {
             now: new Date(now).toISOString(),
             reviewTier,
           }),
-            reviewTier ? tierFactsOf(uow, [id], rules.tierRules.timeZone) : null,
+            reviewTier ? this.customers.tierFacts(uow, [id], rules.tierRules.timeZone) : null,
             this.reversals.reverseAnalytics(uow, tenant.organizationId, id, eventIds, undoneCompletions),
           ]),
         );

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Queryable, UnitOfWork } from '../../../common/database/unit-of-work.js';
 import type { TierFact } from '../../../engine/index.js';
-import { tierFactsOf } from './tier-facts.repository.js';
+import { TierFacts } from './tier-facts.repository.js';
 
 /** A customer whose tier review is due, locked for the review (what the standing is computed from). */
 export interface DueCustomer {
@@ -31,6 +31,8 @@ export interface ReviewedCustomer {
  */
 @Injectable()
 export class TierReviewsRepository {
+  constructor(private readonly facts: TierFacts) {}
+
   /**
    * Up to `limit` customers whose review is due at `now`, soonest first (in the order of the index customers_tier_review:
    * a tie-break on another column would sort every due customer at each batch), locked until the transaction ends.
@@ -46,7 +48,7 @@ export class TierReviewsRepository {
     // The facts of each time zone's customers (their months are those of their organization's zone).
     const facts = new Map<string, TierFact[]>();
     for (const zone of new Set(rows.map((r) => r.time_zone))) {
-      for (const [id, list] of await tierFactsOf(uow, rows.filter((r) => r.time_zone === zone).map((r) => r.id), zone)) facts.set(id, list);
+      for (const [id, list] of await this.facts.of(uow, rows.filter((r) => r.time_zone === zone).map((r) => r.id), zone)) facts.set(id, list);
     }
     return rows.map((r) => ({
       id: r.id,

@@ -5,7 +5,7 @@ import { CLOCK, type Clock } from '../../../common/clock.js';
 import type { Customer } from '../../../database/entities/index.js';
 import { customerTierStanding, type CompiledRules, type TierStanding } from '../../../engine/index.js';
 import { RulesCacheService } from '../../campaigns/index.js';
-import { tierFactsOf } from './tier-facts.repository.js';
+import { TierFacts } from './tier-facts.repository.js';
 
 /** A customer's tier standing under a period policy, with the rules it was computed on. */
 export interface PeriodStanding {
@@ -22,6 +22,7 @@ export class TierStandings {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly rules: RulesCacheService,
+    private readonly facts: TierFacts,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -29,7 +30,7 @@ export class TierStandings {
   async of(customer: Pick<Customer, 'id' | 'organizationId' | 'tierFloorId'>): Promise<PeriodStanding | null> {
     const rules = await this.rules.get(customer.organizationId);
     if (rules.tierRules.policy.basis !== 'period') return null;
-    const facts = (await tierFactsOf(this.db, [customer.id], rules.tierRules.timeZone)).get(customer.id);
+    const facts = (await this.facts.of(this.db, [customer.id], rules.tierRules.timeZone)).get(customer.id);
     return { rules, standing: customerTierStanding(rules, { tierFacts: facts, tierFloorId: customer.tierFloorId }, this.clock.now()) };
   }
 }
