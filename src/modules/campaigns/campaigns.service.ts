@@ -2,10 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
+import { ownedPage } from '../../common/database/owned-lists.js';
 import { OwnedWrites } from '../../common/database/owned-writes.js';
 import { uniqueViolation } from '../../common/database/unique-violation.js';
 import { AppError } from '../../common/errors/app-error.js';
-import { PageQuery, pageWindow } from '../../common/http/pagination.dto.js';
+import type { PageQuery } from '../../common/http/pagination.dto.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { toDate } from '../../common/validation/validators.js';
 import { Campaign, Creative, CreativeGroup, LineItem } from '../../database/entities/index.js';
@@ -50,24 +51,16 @@ export class CampaignsService {
   ) {}
 
   create(tenant: Tenant, input: CreateCampaignInput): Promise<CampaignView> {
-    return this.db.transaction(async (em) => {
+    return this.writes.create(tenant, async (em) => {
       const fields = await this.validated(em, tenant, input, null);
       const permalink = input.permalink ?? (await this.freePermalink(em, tenant, slug(input.name)));
-      const campaign = em.create(Campaign, { ...fields, organizationId: tenant.organizationId, permalink, status: input.status ?? 'draft' });
-      await em.save(campaign).catch(UNIQUE);
-      const view = campaignView(campaign);
-      await this.changes.record(em, tenant, { action: 'create', objectType: 'campaign', objectId: campaign.id, after: view });
-      return view;
+      return em.create(Campaign, { ...fields, organizationId: tenant.organizationId, permalink, status: input.status ?? 'draft' });
     });
   }
 
   async list(tenant: Tenant, query: PageQuery): Promise<CampaignListResponse> {
-    const [rows, total] = await this.db.manager.findAndCount(Campaign, {
-      where: { organizationId: tenant.organizationId },
-      order: { id: 'ASC' },
-      ...pageWindow(query),
-    });
-    return { status: 'ok', campaigns: rows.map(campaignView), page: query.page, limit: query.limit, total };
+    const { rows, ...page } = await ownedPage(this.db.manager, Campaign, tenant.organizationId, query);
+    return { status: 'ok', campaigns: rows.map(campaignView), ...page };
   }
 
   async get(tenant: Tenant, ref: CampaignRef): Promise<CampaignView> {

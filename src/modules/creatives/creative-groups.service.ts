@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { ownedRows } from '../../common/database/owned-lists.js';
 import { OwnedWrites } from '../../common/database/owned-writes.js';
 import type { Tenant } from '../../common/http/request-context.js';
 import { CreativeGroup, LineItem } from '../../database/entities/index.js';
@@ -23,9 +24,9 @@ export class CreativeGroupsService {
   ) {}
 
   create(tenant: Tenant, lineItemId: number, input: CreateCreativeGroupInput): Promise<CreativeGroupView> {
-    return this.db.transaction(async (em) => {
+    return this.writes.create(tenant, async (em) => {
       const lineItem = await this.lineItems.findLocked(em, tenant, lineItemId);
-      const group = em.create(CreativeGroup, {
+      return em.create(CreativeGroup, {
         organizationId: tenant.organizationId,
         lineItemId: lineItem.id,
         name: input.name,
@@ -34,19 +35,12 @@ export class CreativeGroupsService {
         targeting: input.targeting ?? [],
         ...datesInOrder('creative_group', input),
       });
-      await em.save(group);
-      const view = creativeGroupView(group);
-      await this.changes.record(em, tenant, { action: 'create', objectType: 'creative_group', objectId: group.id, after: view });
-      return view;
     });
   }
 
   async list(tenant: Tenant, lineItemId: number): Promise<CreativeGroupView[]> {
     const lineItem = await this.lineItems.find(this.db.manager, tenant, lineItemId);
-    const rows = await this.db.manager.find(CreativeGroup, {
-      where: { lineItemId: lineItem.id, organizationId: tenant.organizationId },
-      order: { id: 'ASC' },
-    });
+    const rows = await ownedRows(this.db.manager, CreativeGroup, { lineItemId: lineItem.id }, tenant.organizationId);
     return rows.map(creativeGroupView);
   }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { ownedRows } from '../../common/database/owned-lists.js';
 import { OwnedWrites } from '../../common/database/owned-writes.js';
 import { uniqueViolation } from '../../common/database/unique-violation.js';
 import { AppError } from '../../common/errors/app-error.js';
@@ -24,7 +25,7 @@ const DELIVERY = 'creative.issue_audience_csv';
 
 @Injectable()
 export class CreativesService {
-  private readonly writes = new OwnedWrites(this.db, this.changes, this.clock, { objectType: 'creative', view: creativeView });
+  private readonly writes = new OwnedWrites(this.db, this.changes, this.clock, { objectType: 'creative', view: creativeView, unique: UNIQUE });
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -35,12 +36,12 @@ export class CreativesService {
   ) {}
 
   create(tenant: Tenant, groupId: number, input: CreateCreativeInput): Promise<CreativeView> {
-    return this.db.transaction(async (em) => {
+    return this.writes.create(tenant, async (em) => {
       const { group, lineItem } = await this.groups.findLocked(em, tenant, groupId);
       checkTypes(input.ad_type, input.creative_type);
       await this.checkApplication(em, tenant, input.application_id);
       const delivery = await this.delivery(em, tenant, lineItem.campaignId, input.issue_audience_csv);
-      const creative = em.create(Creative, {
+      return em.create(Creative, {
         organizationId: tenant.organizationId,
         creativeGroupId: group.id,
         applicationId: input.application_id,
@@ -54,19 +55,12 @@ export class CreativesService {
         issueAudienceCsv: delivery,
         behaviorId: delivery.behavior_id ?? null,
       });
-      await em.save(creative).catch(UNIQUE);
-      const view = creativeView(creative);
-      await this.changes.record(em, tenant, { action: 'create', objectType: 'creative', objectId: creative.id, after: view });
-      return view;
     });
   }
 
   async list(tenant: Tenant, groupId: number): Promise<CreativeView[]> {
     const group = await this.groups.find(this.db.manager, tenant, groupId);
-    const rows = await this.db.manager.find(Creative, {
-      where: { creativeGroupId: group.id, organizationId: tenant.organizationId },
-      order: { id: 'ASC' },
-    });
+    const rows = await ownedRows(this.db.manager, Creative, { creativeGroupId: group.id }, tenant.organizationId);
     return rows.map(creativeView);
   }
 

@@ -1,18 +1,7 @@
-import type { Criterion } from '../../../engine/index.js';
+import type { StoredGoal } from '../../../database/entities/behavior.entity.js';
 
 /** A behavior as written (contract §6), once checked: what the limits and the store take. */
-export interface GoalInput {
-  name: string;
-  internal_event_name: string | null;
-  event_count: number;
-  type: 'count' | 'unique';
-  unique_attribute: string | null;
-  points: number;
-  required: boolean;
-  criteria: Criterion[];
-  tags: string | null;
-  data: Record<string, unknown>;
-}
+export type GoalInput = Omit<StoredGoal, 'id'>;
 
 export interface GroupInput {
   goal_count: number;

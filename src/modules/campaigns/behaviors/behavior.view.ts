@@ -1,12 +1,12 @@
 import type { Behavior, StoredGoal, StoredGoalGroup, StoredOutcome } from '../../../database/entities/behavior.entity.js';
 import { csvLine } from '../../../common/csv.js';
+import { timestampsView } from '../../../common/http/timestamps.js';
 import type { AchievementView, BehaviorView, OutcomeConfigView, OutcomeView } from './dto/behavior-view.dto.js';
 
 /** Lower-cased tier name → tier id: what a tier outcome's model_id answers. */
 export type TierIds = Map<string, number>;
 
 const MODEL_TYPES = { deal: 'Offer', ad_unit: 'AdUnit', points: 'Points', event: 'EventOutcome', tier: 'Tier', extension: 'Extension' } as const;
-
 
 /** `goals_csv_data`: one line per goal after the header, each line ending with a newline; formula characters neutralised (common/csv.ts). */
 export function goalsCsv(groups: StoredGoalGroup[]): string {
@@ -75,8 +75,6 @@ export function behaviorView(b: Behavior, tierIds: TierIds): BehaviorView {
     outcomes: b.outcomeConfig.map((o) => outcomeView(o, b.organizationId, tierIds)),
     variant: b.variant,
     errors: {},
-    created_at: b.createdAt.toISOString(),
-    updated_at: b.updatedAt.toISOString(),
-    ...(b.deletedAt ? { deleted_at: b.deletedAt.toISOString() } : {}),
+    ...timestampsView(b),
   };
 }

@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { softDelete } from '../../../common/database/soft-delete.js';
+import { ownedRows } from '../../../common/database/owned-lists.js';
+import { OwnedWrites } from '../../../common/database/owned-writes.js';
 import { uniqueViolation } from '../../../common/database/unique-violation.js';
 import { AppError, ErrorDetail } from '../../../common/errors/app-error.js';
 import type { Tenant } from '../../../common/http/request-context.js';
@@ -71,6 +72,12 @@ function storedInput(b: Behavior): Submitted {
 
 @Injectable()
 export class BehaviorsService {
+  private readonly writes = new OwnedWrites(this.db, this.changes, this.clock, {
+    objectType: 'behavior',
+    view: async (b: Behavior, em: EntityManager) => behaviorView(b, await this.tierIds(em, b.organizationId, [b])),
+    unique: UNIQUE,
+  });
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly changes: ConfigChangesService,
@@ -102,7 +109,7 @@ export class BehaviorsService {
         await em.save(behavior).catch(UNIQUE);
         stored.push(behavior);
       }
-      const tierIds = await this.tierIds(em, tenant, stored);
+      const tierIds = await this.tierIds(em, tenant.organizationId, stored);
       const views = stored.map((b) => behaviorView(b, tierIds));
       for (const view of views) await this.changes.record(em, tenant, { action: 'create', objectType: 'behavior', objectId: view.id, after: view });
       return views;
@@ -111,17 +118,14 @@ export class BehaviorsService {
 
   async list(tenant: Tenant, campaignId: number): Promise<BehaviorView[]> {
     const campaign = await this.campaigns.find(this.db.manager, tenant, { id: campaignId });
-    const behaviors = await this.db.manager.find(Behavior, {
-      where: { campaignId: campaign.id, organizationId: tenant.organizationId },
-      order: { id: 'ASC' },
-    });
-    const tierIds = await this.tierIds(this.db.manager, tenant, behaviors);
+    const behaviors = await ownedRows(this.db.manager, Behavior, { campaignId: campaign.id }, tenant.organizationId);
+    const tierIds = await this.tierIds(this.db.manager, tenant.organizationId, behaviors);
     return behaviors.map((b) => behaviorView(b, tierIds));
   }
 
   async get(tenant: Tenant, id: number): Promise<BehaviorView> {
     const behavior = await this.find(this.db.manager, tenant, id);
-    return behaviorView(behavior, await this.tierIds(this.db.manager, tenant, [behavior]));
+    return behaviorView(behavior, await this.tierIds(this.db.manager, tenant.organizationId, [behavior]));
   }
 
   /**
@@ -132,9 +136,7 @@ export class BehaviorsService {
    * criterion sent equal to one of them (members in any order) is taken as stored, unchecked; a changed one is checked.
    */
   update(tenant: Tenant, id: number, submitted: Submitted): Promise<BehaviorView> {
-    return this.db.transaction(async (em) => {
-      const behavior = await this.find(em, tenant, id, true);
-      const before = behaviorView(behavior, await this.tierIds(em, tenant, [behavior]));
+    return this.writes.update(tenant, (em) => this.find(em, tenant, id, true), async (behavior, em) => {
       const stale = findStaleValues(
         [{ object_type: 'behavior', object_id: behavior.id, organization_id: behavior.organizationId, outcome_config: behavior.outcomeConfig, goal_groups: behavior.goalGroups }],
         extensionChecks(),
@@ -155,25 +157,12 @@ export class BehaviorsService {
         if (problem) throw limitError('behavior.goal_groups', problem);
       }
       Object.assign(behavior, await this.storedFields(em, checked.input, behavior));
-      await em.save(behavior).catch(UNIQUE);
-      const after = behaviorView(behavior, await this.tierIds(em, tenant, [behavior]));
-      await this.changes.record(em, tenant, { action: 'update', objectType: 'behavior', objectId: behavior.id, before, after });
-      return after;
     });
   }
 
   /** Soft delete: the behavior stops answering and counting; its name is freed with a marker. */
   remove(tenant: Tenant, id: number): Promise<BehaviorView> {
-    return this.db.transaction(async (em) => {
-      const behavior = await this.find(em, tenant, id, true);
-      const tierIds = await this.tierIds(em, tenant, [behavior]);
-      const before = behaviorView(behavior, tierIds);
-      const at = new Date(this.clock.now());
-      await softDelete(em, behavior, at);
-      const after = behaviorView(behavior, tierIds);
-      await this.changes.record(em, tenant, { action: 'delete', objectType: 'behavior', objectId: behavior.id, before, after });
-      return after;
-    });
+    return this.writes.remove(tenant, (em) => this.find(em, tenant, id, true));
   }
 
   /**
@@ -286,12 +275,12 @@ export class BehaviorsService {
     };
   }
 
-  private async tierIds(em: EntityManager, tenant: Tenant, behaviors: Behavior[]): Promise<TierIds> {
+  private async tierIds(em: EntityManager, organizationId: number, behaviors: Behavior[]): Promise<TierIds> {
     const names = [...new Set(behaviors.flatMap((b) => b.outcomeConfig.flatMap((o) => (o.tier ? [o.tier.name.toLowerCase()] : []))))];
     if (!names.length) return new Map();
     const rows: Array<{ id: number; name: string }> = await em.query(
       `SELECT id, lower(name) AS name FROM tiers WHERE organization_id = $1 AND deleted_at IS NULL AND lower(name) = ANY($2::text[])`,
-      [tenant.organizationId, names],
+      [organizationId, names],
     );
     return new Map(rows.map((r) => [r.name, r.id]));
   }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { ownedRows } from '../../../common/database/owned-lists.js';
 import { OwnedWrites } from '../../../common/database/owned-writes.js';
 import { uniqueViolation } from '../../../common/database/unique-violation.js';
 import { AppError } from '../../../common/errors/app-error.js';
@@ -32,7 +33,7 @@ export function datesInOrder(
 
 @Injectable()
 export class LineItemsService {
-  private readonly writes = new OwnedWrites(this.db, this.changes, this.clock, { objectType: 'line_item', view: lineItemView });
+  private readonly writes = new OwnedWrites(this.db, this.changes, this.clock, { objectType: 'line_item', view: lineItemView, unique: UNIQUE });
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -42,9 +43,9 @@ export class LineItemsService {
   ) {}
 
   create(tenant: Tenant, campaignId: number, input: CreateLineItemInput): Promise<LineItemView> {
-    return this.db.transaction(async (em) => {
+    return this.writes.create(tenant, async (em) => {
       const campaign = await this.campaigns.find(em, tenant, { id: campaignId }, true);
-      const lineItem = em.create(LineItem, {
+      return em.create(LineItem, {
         organizationId: tenant.organizationId,
         campaignId: campaign.id,
         name: input.name,
@@ -53,16 +54,12 @@ export class LineItemsService {
         status: input.status,
         ...datesInOrder('line_item', input),
       });
-      await em.save(lineItem).catch(UNIQUE);
-      const view = lineItemView(lineItem);
-      await this.changes.record(em, tenant, { action: 'create', objectType: 'line_item', objectId: lineItem.id, after: view });
-      return view;
     });
   }
 
   async list(tenant: Tenant, campaignId: number): Promise<LineItemView[]> {
     const campaign = await this.campaigns.find(this.db.manager, tenant, { id: campaignId });
-    const rows = await this.db.manager.find(LineItem, { where: { campaignId: campaign.id, organizationId: tenant.organizationId }, order: { id: 'ASC' } });
+    const rows = await ownedRows(this.db.manager, LineItem, { campaignId: campaign.id }, tenant.organizationId);
     return rows.map(lineItemView);
   }
 

@@ -2,9 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../../common/clock.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { ownedPage } from '../../../common/database/owned-lists.js';
 import { OwnedWrites } from '../../../common/database/owned-writes.js';
 import { uniqueViolation } from '../../../common/database/unique-violation.js';
-import { PageQuery, pageWindow } from '../../../common/http/pagination.dto.js';
+import type { PageQuery } from '../../../common/http/pagination.dto.js';
 import type { Tenant } from '../../../common/http/request-context.js';
 import { timestampsView } from '../../../common/http/timestamps.js';
 import { Offer } from '../../../database/entities/index.js';
@@ -37,27 +38,14 @@ export class OffersService {
   ) {}
 
   create(tenant: Tenant, input: CreateOfferInput): Promise<OfferView> {
-    return this.db.transaction(async (em) => {
-      const offer = em.create(Offer, {
-        organizationId: tenant.organizationId,
-        name: input.name,
-        points: input.points ?? 0,
-        description: input.description ?? null,
-      });
-      await em.save(offer).catch(UNIQUE);
-      const after = offerView(offer);
-      await this.changes.record(em, tenant, { action: 'create', objectType: 'offer', objectId: offer.id, after });
-      return after;
-    });
+    return this.writes.create(tenant, async (em) =>
+      em.create(Offer, { organizationId: tenant.organizationId, name: input.name, points: input.points ?? 0, description: input.description ?? null }),
+    );
   }
 
   async list(tenant: Tenant, query: PageQuery): Promise<OfferListResponse> {
-    const [rows, total] = await this.db.manager.findAndCount(Offer, {
-      where: { organizationId: tenant.organizationId },
-      order: { id: 'ASC' },
-      ...pageWindow(query),
-    });
-    return { status: 'ok', offers: rows.map(offerView), page: query.page, limit: query.limit, total };
+    const { rows, ...page } = await ownedPage(this.db.manager, Offer, tenant.organizationId, query);
+    return { status: 'ok', offers: rows.map(offerView), ...page };
   }
 
   async get(tenant: Tenant, id: number): Promise<OfferView> {

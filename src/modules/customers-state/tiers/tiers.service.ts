@@ -44,16 +44,12 @@ export class TiersService {
   ) {}
 
   create(tenant: Tenant, input: CreateTierInput): Promise<TierView> {
-    return this.db.transaction(async (em) => {
+    return this.writes.create(tenant, async (em) => {
       await em.query(`SELECT pg_advisory_xact_lock($1, $2)`, [TIERS_LOCK, tenant.organizationId]);
       await this.assertFree(em, tenant, input.name, input.min_points, null);
       const retainPoints = input.retain_points ?? null;
       assertRetain(retainPoints, input.min_points);
-      const tier = em.create(Tier, { organizationId: tenant.organizationId, name: input.name, minPoints: input.min_points, retainPoints });
-      await em.save(tier).catch(UNIQUE);
-      const view = tierView(tier);
-      await this.changes.record(em, tenant, { action: 'create', objectType: 'tier', objectId: tier.id, after: view });
-      return view;
+      return em.create(Tier, { organizationId: tenant.organizationId, name: input.name, minPoints: input.min_points, retainPoints });
     });
   }
 

@@ -50,9 +50,7 @@ export class DivisionsService {
       const division = em.create(Division, { organizationId: tenant.organizationId, parentId: parent.id, name: input.name, ancestorIds: parent.ancestorIds });
       await em.insert(Division, division).catch(UNIQUE);
       await em.update(Division, division.id, { ancestorIds: [...parent.ancestorIds, division.id] });
-      const view = divisionView(await em.findOneByOrFail(Division, { id: division.id }));
-      await this.changes.record(em, tenant, { action: 'create', objectType: 'division', objectId: division.id, after: view });
-      return view;
+      return this.writes.created(em, tenant, await em.findOneByOrFail(Division, { id: division.id }));
     });
   }
 
