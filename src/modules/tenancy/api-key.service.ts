@@ -12,8 +12,6 @@ import { ApiKeyVerifier, BUSY, isApiKeyForm } from '../../common/auth/api-key-ve
 import { hashSecret, newSecret, sha256, verifySecret } from './secrets.js';
 import { LOGGER, type Logger } from '../../common/logging/logger.js';
 
-/** What `verify` answers when AUTH_VERIFICATIONS_AT_ONCE secrets are being hashed already. */
-
 interface CachedKey {
   tenant: Tenant;
   secretDigest: Buffer;

@@ -9,7 +9,6 @@ export function newApiKey(): string {
   return randomBytes(16).toString('hex');
 }
 
-
 export function newSecret(): string {
   return randomBytes(32).toString('base64url');
 }
